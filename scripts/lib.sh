@@ -1,0 +1,58 @@
+# Shared helpers for start.sh and test.sh: bootstrap what a fresh machine lacks, idempotently.
+# shellcheck shell=bash
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TEMPORAL_CLI_VERSION="1.5.1"
+CACHE_DIR="${PAYMENTS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}"
+
+log() { printf '\033[1m[payments]\033[0m %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# node_modules from the lock file. `npm ci` refuses our lock file on registries that lack some
+# optional platform packages (@swc/core's), while `npm install` honours the lock as it is.
+ensure_node_modules() {
+  command -v node >/dev/null || die "Node.js 20+ is required (node not found on PATH)"
+  local major; major="$(node -p 'process.versions.node.split(".")[0]')"
+  [ "$major" -ge 20 ] || die "Node.js 20+ is required (found $(node --version))"
+  if [ ! -f "$ROOT/node_modules/.package-lock.json" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
+    log "installing npm dependencies"
+    (cd "$ROOT" && npm install --no-audit --no-fund --loglevel=error) || die "npm install failed"
+    touch "$ROOT/node_modules/.package-lock.json"
+  fi
+}
+
+# Prints the path of a Temporal CLI: TEMPORAL_CLI_PATH, the cache, PATH, or a fresh build into the cache.
+find_or_build_temporal() {
+  if [ -n "${TEMPORAL_CLI_PATH:-}" ]; then
+    [ -x "$TEMPORAL_CLI_PATH" ] || die "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not executable"
+    echo "$TEMPORAL_CLI_PATH"; return
+  fi
+  local cached="$CACHE_DIR/temporal-$TEMPORAL_CLI_VERSION/temporal"
+  if [ -x "$cached" ]; then echo "$cached"; return; fi
+  if command -v temporal >/dev/null 2>&1; then command -v temporal; return; fi
+  command -v go >/dev/null 2>&1 || die "no Temporal CLI found and Go is not installed to build one (set TEMPORAL_CLI_PATH or TEMPORAL_ADDRESS)"
+  mkdir -p "$(dirname "$cached")"
+  # One build at a time, even when start and test run together on a fresh machine.
+  (
+    flock 9
+    if [ ! -x "$cached" ]; then
+      log "building the Temporal CLI v$TEMPORAL_CLI_VERSION with Go (once per machine; takes a few minutes)"
+      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION" >&2 \
+        || die "go install github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION failed"
+    fi
+  ) 9>"$CACHE_DIR/temporal-build.lock"
+  echo "$cached"
+}
+
+# Debian's chromium for the browser tests (playwright cannot download its own browser here).
+ensure_chromium() {
+  if [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then return; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing Debian's chromium for the browser tests"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || die "apt-get install chromium failed"
+  else
+    die "chromium is required for the browser tests: install Debian's chromium or set CHROMIUM_PATH"
+  fi
+}
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `npm start`: everything a fresh machine needs, then the Temporal dev server, the worker and the API.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+ensure_node_modules
+
+export PORT="${PORT:-3000}"
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/payments}"
+export TEMPORAL_NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
+export TEMPORAL_TASK_QUEUE="${TEMPORAL_TASK_QUEUE:-payments}"
+export ADMIN_TOKEN="${ADMIN_TOKEN:-dev-admin-token}"
+TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+PIDS=()
+cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT INT TERM
+
+if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
+  export TEMPORAL_ADDRESS="127.0.0.1:${TEMPORAL_PORT:-7233}"
+  if port_open 127.0.0.1 "${TEMPORAL_ADDRESS##*:}"; then
+    log "using the Temporal server already listening on $TEMPORAL_ADDRESS"
+  else
+    TEMPORAL_BIN="$(find_or_build_temporal)"
+    mkdir -p .data
+    log "starting the Temporal dev server on $TEMPORAL_ADDRESS (UI :$TEMPORAL_UI_PORT, data .data/temporal.db)"
+    "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 --port "${TEMPORAL_ADDRESS##*:}" --ui-port "$TEMPORAL_UI_PORT" \
+      --db-filename .data/temporal.db --namespace "$TEMPORAL_NAMESPACE" --log-level warn \
+      --search-attribute MerchantId=Keyword --search-attribute CustomerId=Keyword --search-attribute CheckoutType=Keyword \
+      > .data/temporal.log 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 120); do port_open 127.0.0.1 "${TEMPORAL_ADDRESS##*:}" && break; sleep 0.5; done
+    port_open 127.0.0.1 "${TEMPORAL_ADDRESS##*:}" || die "Temporal did not start; see .data/temporal.log"
+  fi
+fi
+
+log "compiling TypeScript"
+npx tsc -p tsconfig.build.json
+log "migrating the database ($DATABASE_URL)"
+node dist/src/entry/migrate.js
+
+node dist/src/entry/worker.js & PIDS+=($!)
+node dist/src/entry/api.js & PIDS+=($!)
+
+cat >&2 <<INFO
+
+  API          http://localhost:$PORT/api/v1   (OpenAPI: /api/v1/openapi.json)
+  Wallet       ${WALLET_BASE_URL:-http://localhost:$PORT}/checkout/{checkout_id}?client_secret=...
+  Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer $ADMIN_TOKEN)
+  Temporal UI  http://localhost:$TEMPORAL_UI_PORT  (Temporal gRPC at $TEMPORAL_ADDRESS)
+
+INFO
+# Stop everything if any one part stops.
+wait -n

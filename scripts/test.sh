@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# `npm test`: every test. Starts what the tests need itself (an isolated database and an
+# ephemeral Temporal server on free ports, in the jest global setup), so two runs never collide.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+ensure_node_modules
+TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
+export TEMPORAL_CLI_PATH
+ensure_chromium
+export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+
+log "type-checking"
+npx tsc --noEmit -p tsconfig.json
+
+log "running jest"
+RESULTS="$(mktemp)"
+status=0
+npx jest --json --outputFile="$RESULTS" "$@" || status=$?
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const skipped = r.numPendingTests + r.numTodoTests;
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
+' "$RESULTS" || true
+rm -f "$RESULTS"
+exit "$status"

@@ -1,0 +1,14 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from './config';
+import type { Sealer } from './crypto';
+import type { Logger } from './logger';
+import type { Db } from './storage/db';
+
+/** What the HTTP layer is built from; created once per process and injected (tests build their own). */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  sealer: Sealer;
+  logger: Logger;
+}

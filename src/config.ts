@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+/**
+ * Configuration comes only from environment variables, validated once at start-up so a bad
+ * value stops the process with a message naming the variable instead of failing later.
+ */
+const DEV_ADMIN_TOKEN = 'dev-admin-token';
+const DEV_ENCRYPTION_KEY = 'dev-only-data-encryption-key-change-me';
+
+const boolFromEnv = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/payments'),
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  DATA_ENCRYPTION_KEY: z.string().min(16).optional(),
+  API_BASE_URL: z.string().url().optional(),
+  WALLET_BASE_URL: z.string().url().optional(),
+  ALLOW_PRIVATE_WEBHOOK_URLS: boolFromEnv.default(false),
+  /** First retry delay of webhook delivery; later ones double (tests shorten it). */
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
+  /** How often the worker re-dispatches events whose delivery was never started. */
+  OUTBOX_SWEEP_MS: z.coerce.number().int().min(100).default(5000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export interface Config {
+  nodeEnv: 'development' | 'test' | 'production';
+  port: number;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  adminToken: string;
+  adminTokenIsDefault: boolean;
+  dataEncryptionKey: string;
+  apiBaseUrl: string;
+  walletBaseUrl: string;
+  allowPrivateWebhookUrls: boolean;
+  webhookRetryInitialMs: number;
+  outboxSweepMs: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  // Production must never run with a token or key that is printed in our README.
+  if (production && !e.ADMIN_TOKEN) throw new ConfigError('Invalid configuration:\n  ADMIN_TOKEN: required in production');
+  if (production && !e.DATA_ENCRYPTION_KEY) {
+    throw new ConfigError('Invalid configuration:\n  DATA_ENCRYPTION_KEY: required in production');
+  }
+  const local = `http://localhost:${e.PORT}`;
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporalNamespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.TEMPORAL_TASK_QUEUE,
+    adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
+    adminTokenIsDefault: !e.ADMIN_TOKEN,
+    dataEncryptionKey: e.DATA_ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
+    apiBaseUrl: stripSlash(e.API_BASE_URL ?? local),
+    walletBaseUrl: stripSlash(e.WALLET_BASE_URL ?? local),
+    allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS,
+    webhookRetryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
+    outboxSweepMs: e.OUTBOX_SWEEP_MS,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
+
+/** Limits of the contract's Customer resource, named once. */
+export const PHONE_PATTERN = /^\d{10}$/;
+const MAX_TEXT = 255;
+
+const email = z.string().max(MAX_TEXT).pipe(z.email());
+const name = z.string().min(1).max(MAX_TEXT);
+const phoneNumber = z.string().regex(PHONE_PATTERN, 'must be exactly 10 digits, no country code or punctuation');
+const dateOfBirth = z.iso.date();
+/** Input accepts a string or an integer; it is stored and echoed as a string. */
+const internalId = z.union([z.string().min(1).max(MAX_TEXT), z.number().int().transform(String)]);
+
+export const CustomerCreateBody = registry.register(
+  'CustomerCreate',
+  z
+    .object({
+      email: email.optional(),
+      first_name: name.optional(),
+      last_name: name.optional(),
+      phone_number: phoneNumber.optional(),
+      date_of_birth: dateOfBirth.optional(),
+      internal_id: internalId.optional(),
+    })
+    .strict(),
+);
+export type CustomerCreateBody = z.infer<typeof CustomerCreateBody>;
+
+export const CustomerUpdateBody = registry.register(
+  'CustomerUpdate',
+  z
+    .object({
+      email: email.optional(),
+      first_name: name.optional(),
+      last_name: name.optional(),
+      phone_number: phoneNumber.optional(),
+      date_of_birth: dateOfBirth.optional(),
+    })
+    .strict()
+    .refine((body) => Object.values(body).some((v) => v !== undefined), {
+      message: 'at least one of email, first_name, last_name, phone_number, date_of_birth is required',
+    }),
+);
+export type CustomerUpdateBody = z.infer<typeof CustomerUpdateBody>;
+
+/** Search input: a leading +1 and every non-digit are stripped from phone_number before matching. */
+export const CustomerSearchQuery = z
+  .object({
+    email: z.string().min(1).max(MAX_TEXT).optional(),
+    phone_number: z
+      .string()
+      .max(40)
+      .transform((raw) => normalizeSearchPhone(raw))
+      .pipe(phoneNumber)
+      .optional(),
+    internal_id: z.string().min(1).max(MAX_TEXT).optional(),
+  })
+  .refine((q) => q.email !== undefined || q.phone_number !== undefined || q.internal_id !== undefined, {
+    message: 'at least one of email, phone_number, internal_id is required',
+  });
+
+export function normalizeSearchPhone(raw: string): string {
+  const trimmed = raw.trim();
+  const withoutCountry = trimmed.startsWith('+1') ? trimmed.slice(2) : trimmed;
+  return withoutCountry.replace(/\D/g, '');
+}
+
+const CustomerFields = {
+  id: z.string().openapi({ example: 'cus_4f8Jk2...' }),
+  internal_id: z.string().nullable(),
+  email: z.string().nullable(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  phone_number: z.string().nullable(),
+  created_at: z.string().datetime(),
+};
+export const CustomerResponse = registry.register(
+  'Customer',
+  z.object({ ...CustomerFields, date_of_birth: z.string().nullable() }),
+);
+export const CustomerUpdateResponse = registry.register(
+  'CustomerUpdated',
+  z.object({ ...CustomerFields, date_of_birth: z.string().nullable(), updated_at: z.string().datetime() }),
+);
+export const CustomerSearchResponse = registry.register(
+  'CustomerSearchResults',
+  z.object({ results: z.array(z.object(CustomerFields)) }),
+);
+
+registry.registerPath({
+  method: 'post',
+  path: '/api/v1/customers',
+  summary: 'Create a customer',
+  security: [{ [ApiKeyAuth.name]: [] }],
+  request: { body: { content: { 'application/json': { schema: CustomerCreateBody } } } },
+  responses: { 201: { description: 'Created', content: { 'application/json': { schema: CustomerResponse } } }, ...errorResponses({ 400: 'Body is not JSON.' }) },
+});
+registry.registerPath({
+  method: 'patch',
+  path: '/api/v1/customers/{id}',
+  summary: 'Update a customer',
+  security: [{ [ApiKeyAuth.name]: [] }],
+  request: {
+    params: z.object({ id: z.string() }),
+    body: { content: { 'application/json': { schema: CustomerUpdateBody } } },
+  },
+  responses: { 200: { description: 'Updated', content: { 'application/json': { schema: CustomerUpdateResponse } } }, ...errorResponses({ 400: 'Body is not JSON.' }) },
+});
+registry.registerPath({
+  method: 'get',
+  path: '/api/v1/customers/search',
+  summary: 'Search customers (AND of the given criteria)',
+  security: [{ [ApiKeyAuth.name]: [] }],
+  request: { query: z.object({ email: z.string().optional(), phone_number: z.string().optional(), internal_id: z.string().optional() }) },
+  responses: { 200: { description: 'Matches', content: { 'application/json': { schema: CustomerSearchResponse } } }, ...errorResponses() },
+});

@@ -1,0 +1,21 @@
+/**
+ * The contract's event catalog as names only (the payload builders live in event-catalog.ts).
+ * Kept in its own file so settings validation can import it without pulling in payload code.
+ */
+export const ALWAYS_ON_EVENT_TYPES = ['checkout.succeeded', 'checkout.hold', 'checkout.release_hold', 'checkout.returned'] as const;
+
+export const OPTIONAL_EVENT_TYPES = [
+  'checkout.pending',
+  'checkout.failed',
+  'checkout.voided',
+  'checkout.refunded',
+  'checkout.cancelled',
+  'checkout.expired',
+  'checkout.terminally_failed',
+  'checkout.review.created',
+  'checkout.review.approved',
+  'checkout.review.declined',
+  'customer.kyc.created',
+  'customer.restricted',
+  'customer.unrestricted',
+] as const;

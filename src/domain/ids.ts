@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+
+/** Identifier prefixes fixed by the contract (and the admin spec for mer_/pm_/prod_). */
+export const ID_PREFIX = {
+  merchant: 'mer_',
+  customer: 'cus_',
+  checkout: 'chk_',
+  charge: 'ch_',
+  event: 'ev_',
+  review: 'cpilr_',
+  kyc: 'id_',
+  geoCheck: 'gc_',
+  devicePing: 'dp_',
+  product: 'prod_',
+  paymentMethod: 'pm_',
+  refund: 're_',
+  apiKey: 'key_',
+  clientSecret: 'secret_',
+  signingSecret: 'wss_',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Base62 from a CSPRNG with rejection sampling, so every character is uniform (no modulo bias). */
+export function randomToken(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** Ids carry 24 random base62 characters (~143 bits): unguessable, so knowing one id reveals no other. */
+export function newId(kind: IdKind): string {
+  return ID_PREFIX[kind] + randomToken(24);
+}
+
+/** Secrets are longer than ids (~238 bits). */
+export function newSecret(kind: 'apiKey' | 'clientSecret' | 'signingSecret'): string {
+  return ID_PREFIX[kind] + randomToken(40);
+}

@@ -1,0 +1,24 @@
+import { createApp } from '../app';
+import { closeRuntime, createRuntime } from '../runtime';
+
+/** The API server: merchant API, admin API and hosted wallet on one port. */
+async function main(): Promise<void> {
+  const deps = await createRuntime();
+  const { config, logger } = deps;
+  if (config.adminTokenIsDefault) {
+    logger.warn(`ADMIN_TOKEN not set: using the development admin token "${config.adminToken}"`);
+  }
+  const server = createApp(deps).listen(config.port, () => {
+    logger.info({ api: `${config.apiBaseUrl}/api/v1`, wallet: config.walletBaseUrl, admin: `${config.apiBaseUrl}/admin/v1` }, 'API listening');
+  });
+  const stop = () => {
+    server.close(() => void closeRuntime(deps).then(() => process.exit(0)));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,21 @@
+import { closeRuntime, createRuntime } from '../runtime';
+import { createWorker } from '../worker';
+
+/** The Temporal worker: runs checkout, delivery and refund workflows and their activities. */
+async function main(): Promise<void> {
+  const deps = await createRuntime();
+  const { worker, connection } = await createWorker({
+    deps,
+    workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined,
+  });
+  deps.logger.info({ taskQueue: deps.config.taskQueue, temporal: deps.config.temporalAddress }, 'worker started');
+  // worker.run() resolves after SIGINT/SIGTERM once in-flight tasks are drained.
+  await worker.run();
+  await connection.close();
+  await closeRuntime(deps);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { hashSecret, hashesEqual } from '../crypto';
+import { findActiveByApiKeyHash, findActiveByClientSecretHash } from '../storage/api-keys';
+import { findMerchant, type MerchantRow } from '../storage/merchants';
+import type { Db } from '../storage/db';
+import { AdminAuthenticationError, AuthenticationError } from './errors';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The merchant the presented credential belongs to; every read and write is scoped to it. */
+    merchant?: MerchantRow;
+  }
+}
+
+/** `Authorization: Bearer <credential>`; a bare credential or another scheme yields null. */
+export function bearerCredential(req: Request): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+type CredentialKind = 'api_key' | 'client_secret';
+
+const RULES: Record<CredentialKind, { prefix: string; message: string; lookup: typeof findActiveByApiKeyHash; column: 'api_key_hash' | 'client_secret_hash' }> = {
+  api_key: { prefix: 'key_', message: 'API key not found.', lookup: findActiveByApiKeyHash, column: 'api_key_hash' },
+  client_secret: {
+    prefix: 'secret_',
+    message: 'Client secret not found.',
+    lookup: findActiveByClientSecretHash,
+    column: 'client_secret_hash',
+  },
+};
+
+/**
+ * Authenticates a merchant credential. Anything missing, malformed, of the other kind, unknown
+ * or revoked is the same 422 with the contract's message, so a caller learns nothing more.
+ */
+export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[kind].message): RequestHandler {
+  const rule = RULES[kind];
+  return async (req: Request, _res: Response, next: NextFunction) => {
+    try {
+      const credential = bearerCredential(req);
+      if (!credential || !credential.startsWith(rule.prefix) || credential.length > 200) throw new AuthenticationError(message);
+      const presented = hashSecret(credential);
+      const key = await rule.lookup(db, presented);
+      // The lookup is by hash; the constant-time comparison guards against any index-side shortcut.
+      if (!key || !hashesEqual(key[rule.column], presented)) throw new AuthenticationError(message);
+      const merchant = await findMerchant(db, key.merchant_id);
+      if (!merchant) throw new AuthenticationError(message);
+      req.merchant = merchant;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** The admin API: a single operator token, compared in constant time. */
+export function requireAdmin(adminToken: string): RequestHandler {
+  const expected = hashSecret(adminToken);
+  return (req, _res, next) => {
+    const credential = bearerCredential(req);
+    if (!credential || !hashesEqual(hashSecret(credential), expected)) return next(new AdminAuthenticationError());
+    next();
+  };
+}
+
+/** The merchant set by requireMerchant; a route without it is a wiring bug, not a client error. */
+export function merchantOf(req: Request): MerchantRow {
+  if (!req.merchant) throw new Error('requireMerchant did not run for this route');
+  return req.merchant;
+}

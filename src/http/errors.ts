@@ -1,0 +1,113 @@
+/**
+ * The one error family of the HTTP layer. Every error a handler raises is one of these; the
+ * error handler maps each kind to its status through STATUS_BY_KIND, so no handler picks a
+ * status code itself. Bodies are the contract's `{error, hint}` (hint omitted where the
+ * contract shows `{error}` alone) plus any extra fields a specific error carries.
+ */
+export type ErrorKind =
+  | 'bad_json'
+  | 'authentication'
+  | 'admin_authentication'
+  | 'validation'
+  | 'not_found'
+  | 'admin_not_found'
+  | 'feature_disabled'
+  | 'conflict'
+  | 'unsupported'
+  | 'refund'
+  | 'route_not_found';
+
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  // The contract answers unparseable JSON with 400.
+  bad_json: 400,
+  // The contract never uses 401 for merchants: a missing or wrong credential is 422.
+  authentication: 422,
+  // The admin API is ours: the operator spec fixes 401 for a missing or wrong admin token.
+  admin_authentication: 401,
+  validation: 422,
+  // Records of another merchant are reported exactly like missing ones, never 404 or 403.
+  not_found: 422,
+  // The admin API is not bound by the merchant contract: a missing record there is a plain 404.
+  admin_not_found: 404,
+  // KYC and device pings answer 404 when the operator turned them off for the account.
+  feature_disabled: 404,
+  conflict: 422,
+  unsupported: 422,
+  refund: 422,
+  route_not_found: 404,
+};
+
+export class ApiError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly hint?: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return STATUS_BY_KIND[this.kind];
+  }
+
+  body(): Record<string, unknown> {
+    return { error: this.message, ...(this.hint === undefined ? {} : { hint: this.hint }), ...this.extra };
+  }
+}
+
+/** Raised when a request's input breaks a schema or a business rule of the contract. */
+export class ValidationError extends ApiError {
+  constructor(message: string, hint?: string) {
+    super('validation', message, hint);
+  }
+}
+
+/** Raised when a record is missing or belongs to another merchant (the two are indistinguishable). */
+export class NotFoundError extends ApiError {
+  constructor(message: string, hint?: string) {
+    super('not_found', message, hint);
+  }
+}
+
+/** Raised when a unique value (email, phone, internal_id) is already taken within the business. */
+export class ConflictError extends ApiError {
+  constructor(message: string, hint?: string) {
+    super('conflict', message, hint);
+  }
+}
+
+/** Raised when a merchant credential (API key or client secret) is missing or unknown. */
+export class AuthenticationError extends ApiError {
+  constructor(message: string) {
+    super('authentication', message);
+  }
+}
+
+/** Raised when the admin bearer token is missing or wrong. */
+export class AdminAuthenticationError extends ApiError {
+  constructor(message = 'Admin token not valid.') {
+    super('admin_authentication', message, 'Send Authorization: Bearer <ADMIN_TOKEN>.');
+  }
+}
+
+/** Raised when the operator turned a feature off for the account (KYC, device pings). */
+export class FeatureDisabledError extends ApiError {
+  constructor(message: string, hint: string) {
+    super('feature_disabled', message, hint);
+  }
+}
+
+/** Raised when the account or the checkout does not allow what was asked (flows, payment options). */
+export class UnsupportedError extends ApiError {
+  constructor(message: string, hint?: string) {
+    super('unsupported', message, hint);
+  }
+}
+
+/** Raised by the admin API when the merchant, review, charge or event named in the path does not exist. */
+export class AdminNotFoundError extends ApiError {
+  constructor(message: string, hint?: string) {
+    super('admin_not_found', message, hint);
+  }
+}

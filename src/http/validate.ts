@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+import { ValidationError } from './errors';
+
+/**
+ * Turns a zod failure into the contract's `{error, hint}`: `error` names the first problem in
+ * one sentence, `hint` lists every problem with its field path so a merchant fixes all at once.
+ */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what = 'Request body'): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => {
+    const path = issue.path.join('.');
+    if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+  throw new ValidationError(`${what} is invalid: ${issues[0]}.`, issues.join('; '));
+}

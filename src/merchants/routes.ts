@@ -1,0 +1,44 @@
+import { Router } from 'express';
+import { parseOrThrow } from '../http/validate';
+import type { AppDeps } from '../app-deps';
+import { MerchantCreateBody, SettingsPatchBody } from './schemas';
+import { changeSettings, getMerchant, issueKey, listKeys, onboardMerchant, presentMerchant, revokeKey, type MerchantServiceOptions } from './service';
+
+/** Admin routes for merchants; mounted under /admin/v1 behind the admin token. */
+export function merchantAdminRoutes({ db, config, sealer }: AppDeps): Router {
+  const router = Router();
+  const options: MerchantServiceOptions = {
+    sealer,
+    allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
+    production: config.nodeEnv === 'production',
+  };
+
+  router.post('/merchants', async (req, res) => {
+    const body = parseOrThrow(MerchantCreateBody, req.body);
+    res.status(201).json(await onboardMerchant(db, options, body));
+  });
+
+  router.get('/merchants/:id', async (req, res) => {
+    res.json(presentMerchant(await getMerchant(db, req.params.id!)));
+  });
+
+  router.patch('/merchants/:id/settings', async (req, res) => {
+    const patch = parseOrThrow(SettingsPatchBody, req.body);
+    res.json(await changeSettings(db, options, req.params.id!, patch));
+  });
+
+  router.get('/merchants/:id/api_keys', async (req, res) => {
+    res.json({ results: await listKeys(db, req.params.id!) });
+  });
+
+  router.post('/merchants/:id/api_keys', async (req, res) => {
+    res.status(201).json(await issueKey(db, req.params.id!));
+  });
+
+  router.delete('/merchants/:id/api_keys/:keyPrefix', async (req, res) => {
+    await revokeKey(db, req.params.id!, req.params.keyPrefix!);
+    res.json({ key_prefix: req.params.keyPrefix, revoked: true });
+  });
+
+  return router;
+}

@@ -1,0 +1,97 @@
+import type { Db } from '../storage/db';
+import type { Sealer } from '../crypto';
+import { hashSecret } from '../crypto';
+import { newId, newSecret } from '../domain/ids';
+import { applySettingsPatch, defaultSettings, type MerchantSettings, type MerchantSettingsPatch } from '../domain/settings';
+import { AdminNotFoundError, ValidationError } from '../http/errors';
+import { insertApiKey, listApiKeys, revokeApiKey } from '../storage/api-keys';
+import { findMerchant, insertMerchant, updateMerchantSettings, type MerchantRow } from '../storage/merchants';
+import type { MerchantCreateBody } from './schemas';
+import { assertWebhookUrlAllowed } from './webhook-url';
+
+export interface IssuedCredentials {
+  api_key: string;
+  client_secret: string;
+  key_prefix: string;
+}
+
+/** Characters of a key shown to name it for revocation: "key_" plus 8, far too few to guess the rest. */
+const KEY_PREFIX_LENGTH = 12;
+
+export interface MerchantServiceOptions {
+  sealer: Sealer;
+  allowPrivateWebhookUrls: boolean;
+  production: boolean;
+}
+
+export async function onboardMerchant(db: Db, options: MerchantServiceOptions, body: MerchantCreateBody) {
+  const settings = applySettingsPatch(defaultSettings(), body.settings ?? {});
+  await assertWebhookUrlAllowed(settings.webhook_url, options);
+  const signingSecret = newSecret('signingSecret');
+  return db.transaction(async (trx) => {
+    const merchant = await insertMerchant(trx, {
+      id: newId('merchant'),
+      name: body.name,
+      environment: body.environment,
+      settings,
+      webhook_signing_secret_sealed: options.sealer.seal(signingSecret),
+    });
+    const credentials = await issueCredentials(trx, merchant.id);
+    // Secrets are answered once, here; only their hashes (or the sealed signing secret) remain.
+    return { ...presentMerchant(merchant), api_key: credentials.api_key, client_secret: credentials.client_secret, webhook_signing_secret: signingSecret };
+  });
+}
+
+export async function issueCredentials(db: Db, merchantId: string): Promise<IssuedCredentials> {
+  const apiKey = newSecret('apiKey');
+  const clientSecret = newSecret('clientSecret');
+  const keyPrefix = apiKey.slice(0, KEY_PREFIX_LENGTH);
+  await insertApiKey(db, {
+    merchant_id: merchantId,
+    key_prefix: keyPrefix,
+    api_key_hash: hashSecret(apiKey),
+    client_secret_hash: hashSecret(clientSecret),
+  });
+  return { api_key: apiKey, client_secret: clientSecret, key_prefix: keyPrefix };
+}
+
+export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
+  const merchant = await findMerchant(db, id);
+  if (!merchant) throw new AdminNotFoundError('Merchant not found.', `No merchant ${id} exists.`);
+  return merchant;
+}
+
+export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch): Promise<MerchantSettings> {
+  const merchant = await getMerchant(db, id);
+  if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options);
+  const settings = applySettingsPatch(merchant.settings, patch);
+  const updated = await updateMerchantSettings(db, id, settings);
+  return updated!.settings;
+}
+
+export async function issueKey(db: Db, merchantId: string): Promise<IssuedCredentials> {
+  await getMerchant(db, merchantId);
+  return issueCredentials(db, merchantId);
+}
+
+export async function revokeKey(db: Db, merchantId: string, keyPrefix: string): Promise<void> {
+  await getMerchant(db, merchantId);
+  const revoked = await revokeApiKey(db, merchantId, keyPrefix);
+  if (revoked === 0) {
+    throw new ValidationError('API key not found.', `No active key with prefix ${keyPrefix} belongs to merchant ${merchantId}.`);
+  }
+}
+
+export async function listKeys(db: Db, merchantId: string) {
+  await getMerchant(db, merchantId);
+  const keys = await listApiKeys(db, merchantId);
+  return keys.map((k) => ({
+    key_prefix: k.key_prefix,
+    created_at: k.created_at.toISOString(),
+    revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+  }));
+}
+
+export function presentMerchant(m: MerchantRow) {
+  return { id: m.id, name: m.name, environment: m.environment, settings: m.settings, created_at: m.created_at.toISOString() };
+}

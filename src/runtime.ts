@@ -1,0 +1,35 @@
+import { loadConfig, ConfigError, type Config } from './config';
+import { Sealer } from './crypto';
+import { createLogger } from './logger';
+import { createDb } from './storage/db';
+import { createTemporalClient } from './temporal/client';
+import type { AppDeps } from './app-deps';
+
+/**
+ * Builds the process-wide dependencies once: configuration (validated), the database pool,
+ * the one Temporal client, the sealer and the logger.
+ */
+export async function createRuntime(config: Config = loadConfigOrExit()): Promise<AppDeps> {
+  const logger = createLogger(config.logLevel);
+  // Migrations run before the processes start (entry/migrate.ts), never concurrently from two of them.
+  const db = createDb(config.databaseUrl);
+  const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
+  return { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger };
+}
+
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}
+
+export async function closeRuntime(deps: AppDeps): Promise<void> {
+  await deps.temporal.connection.close();
+  await deps.db.destroy();
+}

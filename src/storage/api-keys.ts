@@ -1,0 +1,40 @@
+import type { Db } from './db';
+
+export interface ApiKeyRow {
+  id: number;
+  merchant_id: string;
+  key_prefix: string;
+  api_key_hash: Buffer;
+  client_secret_hash: Buffer;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export async function insertApiKey(
+  db: Db,
+  row: Pick<ApiKeyRow, 'merchant_id' | 'key_prefix' | 'api_key_hash' | 'client_secret_hash'>,
+): Promise<ApiKeyRow> {
+  const [inserted] = await db<ApiKeyRow>('api_keys').insert(row).returning('*');
+  return inserted as ApiKeyRow;
+}
+
+/** Active key rows by the hash of a presented credential (the hash is unique and indexed). */
+export async function findActiveByApiKeyHash(db: Db, hash: Buffer): Promise<ApiKeyRow | undefined> {
+  return db<ApiKeyRow>('api_keys').where({ api_key_hash: hash }).whereNull('revoked_at').first();
+}
+
+export async function findActiveByClientSecretHash(db: Db, hash: Buffer): Promise<ApiKeyRow | undefined> {
+  return db<ApiKeyRow>('api_keys').where({ client_secret_hash: hash }).whereNull('revoked_at').first();
+}
+
+export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow[]> {
+  return db<ApiKeyRow>('api_keys').where({ merchant_id: merchantId }).orderBy('id');
+}
+
+/** Revokes by prefix, scoped to the merchant; returns the number of keys revoked (0 or 1). */
+export async function revokeApiKey(db: Db, merchantId: string, keyPrefix: string): Promise<number> {
+  return db('api_keys')
+    .where({ merchant_id: merchantId, key_prefix: keyPrefix })
+    .whereNull('revoked_at')
+    .update({ revoked_at: db.fn.now() });
+}

@@ -1,0 +1,92 @@
+import type { Db } from './db';
+import { uniqueViolation } from './db';
+import { ConflictError } from '../http/errors';
+
+export interface CustomerRow {
+  id: string;
+  merchant_id: string;
+  internal_id: string | null;
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone_number: string | null;
+  date_of_birth: string | null;
+  restriction_reason: string | null;
+  restricted_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type CustomerWritable = Pick<CustomerRow, 'internal_id' | 'email' | 'first_name' | 'last_name' | 'phone_number' | 'date_of_birth'>;
+
+const UNIQUE_FIELDS: Record<string, string> = {
+  customers_merchant_email_uq: 'email',
+  customers_merchant_phone_uq: 'phone_number',
+  customers_merchant_internal_id_uq: 'internal_id',
+};
+
+/** The storage boundary: a unique violation becomes the API's duplicate error, naming the field. */
+function asDuplicate(error: unknown): never {
+  const constraint = uniqueViolation(error);
+  const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
+  if (field) {
+    throw new ConflictError(
+      `A customer with this ${field} already exists.`,
+      `${field} must be unique within your business; search for the existing customer with GET /api/v1/customers/search.`,
+    );
+  }
+  throw error;
+}
+
+export async function insertCustomer(db: Db, row: CustomerWritable & { id: string; merchant_id: string }): Promise<CustomerRow> {
+  try {
+    const [inserted] = await db<CustomerRow>('customers').insert(row).returning('*');
+    return inserted as CustomerRow;
+  } catch (error) {
+    asDuplicate(error);
+  }
+}
+
+export async function findCustomer(db: Db, merchantId: string, id: string): Promise<CustomerRow | undefined> {
+  return db<CustomerRow>('customers').where({ merchant_id: merchantId, id }).first();
+}
+
+export async function updateCustomer(
+  db: Db,
+  merchantId: string,
+  id: string,
+  changes: Partial<CustomerWritable>,
+): Promise<CustomerRow | undefined> {
+  try {
+    const [row] = await db<CustomerRow>('customers')
+      .where({ merchant_id: merchantId, id })
+      .update({ ...changes, updated_at: db.fn.now() as unknown as Date })
+      .returning('*');
+    return row as CustomerRow | undefined;
+  } catch (error) {
+    asDuplicate(error);
+  }
+}
+
+export interface CustomerSearch {
+  email?: string;
+  phone_number?: string;
+  internal_id?: string;
+}
+
+/** AND of every given criterion, always scoped to the merchant; newest first, bounded. */
+export async function searchCustomers(db: Db, merchantId: string, search: CustomerSearch, limit: number): Promise<CustomerRow[]> {
+  const query = db<CustomerRow>('customers').where({ merchant_id: merchantId });
+  if (search.email !== undefined) query.whereRaw('lower(email) = lower(?)', [search.email]);
+  if (search.phone_number !== undefined) query.where({ phone_number: search.phone_number });
+  if (search.internal_id !== undefined) query.where({ internal_id: search.internal_id });
+  return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+}
+
+export async function setRestriction(db: Db, merchantId: string, id: string, reason: string | null): Promise<CustomerRow | undefined> {
+  const [row] = await db<CustomerRow>('customers')
+    .where({ merchant_id: merchantId, id })
+    .update({ restriction_reason: reason, restricted_at: reason ? (db.fn.now() as unknown as Date) : null })
+    .returning('*');
+  return row as CustomerRow | undefined;
+}

@@ -1,0 +1,62 @@
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+import { migrationSource } from './migrations';
+
+// DATE columns stay 'YYYY-MM-DD' strings: turning them into JS Dates would shift them by the
+// process's time zone, and the contract speaks of plain dates.
+pg.types.setTypeParser(pg.types.builtins.DATE, (value) => value);
+// COUNT(*) and bigserial ids fit comfortably in a JS number here.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export type Db = Knex;
+
+export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}): Db {
+  return knex({
+    client: 'pg',
+    connection: databaseUrl,
+    pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    migrations: { migrationSource, tableName: 'knex_migrations' },
+  });
+}
+
+export async function migrateLatest(db: Db): Promise<void> {
+  await db.migrate.latest();
+}
+
+/** Creates the database named in the URL when it does not exist yet (first start on a machine). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`Refusing to create database with unusual name: ${name}`);
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
+  } catch (error) {
+    // Two processes starting at once may race to create it; the loser sees duplicate_database.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Postgres unique_violation, with the constraint that fired (storage turns it into an API error). */
+export function uniqueViolation(error: unknown): string | null {
+  const e = error as { code?: string; constraint?: string };
+  return e && e.code === '23505' ? (e.constraint ?? 'unknown') : null;
+}

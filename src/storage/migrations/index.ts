@@ -1,0 +1,24 @@
+import type { Knex } from 'knex';
+import * as m001 from './001_merchants_and_customers';
+import * as m002 from './002_checkouts_and_charges';
+import * as m003 from './003_events';
+import * as m004 from './004_identity_and_location';
+
+type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
+
+/**
+ * Migrations are listed here, not discovered on disk, so the same list runs from TypeScript
+ * sources (tests, tsx) and from the compiled build alike. Append only.
+ */
+const MIGRATIONS: Array<[string, Migration]> = [
+  ['001_merchants_and_customers', m001],
+  ['002_checkouts_and_charges', m002],
+  ['003_events', m003],
+  ['004_identity_and_location', m004],
+];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => MIGRATIONS,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

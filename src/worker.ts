@@ -1,0 +1,30 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import path from 'node:path';
+import { createActivities, type ActivityDeps } from '../activities';
+
+export interface WorkerSetup {
+  deps: ActivityDeps;
+  /** A prebuilt bundle (production, tests); without it the worker bundles workflows/ itself. */
+  workflowBundlePath?: string;
+  taskQueue?: string;
+  /** Tests set 0 so every workflow task replays its history and non-determinism shows up. */
+  maxCachedWorkflows?: number;
+}
+
+export function workflowsPath(): string {
+  return path.resolve(__dirname, '../workflows');
+}
+
+export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
+  const { config } = setup.deps;
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const options: WorkerOptions = {
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: setup.taskQueue ?? config.taskQueue,
+    activities: createActivities(setup.deps),
+    ...(setup.workflowBundlePath ? { workflowBundle: { codePath: setup.workflowBundlePath } } : { workflowsPath: workflowsPath() }),
+    ...(setup.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: setup.maxCachedWorkflows } : {}),
+  };
+  return { worker: await Worker.create(options), connection };
+}

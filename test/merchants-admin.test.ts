@@ -1,0 +1,153 @@
+import { startService, type Service } from './support/harness';
+import { onboard, request } from './support/http';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService({ worker: false });
+});
+afterAll(async () => service.stop());
+
+const admin = (method: string, path: string, body?: unknown, token = service.adminToken) =>
+  request(service.baseUrl, method, `/admin/v1${path}`, { token, body });
+
+describe('Admin API: merchants', () => {
+  it('answers 401 {error} without the admin token or with a wrong one', async () => {
+    for (const token of [undefined, 'wrong-token-0000000000', 'key_abc']) {
+      const res = await request(service.baseUrl, 'POST', '/admin/v1/merchants', { token, body: { name: 'x' } });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toEqual(expect.any(String));
+    }
+  });
+
+  it('onboards a sandbox merchant with default settings and shows secrets once', async () => {
+    const res = await admin('POST', '/merchants', { name: 'Acme' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'Acme', environment: 'sandbox' });
+    expect(res.body.id).toMatch(/^mer_/);
+    expect(res.body.api_key).toMatch(/^key_/);
+    expect(res.body.client_secret).toMatch(/^secret_/);
+    expect(res.body.webhook_signing_secret).toMatch(/^wss_/);
+    expect(res.body.settings).toEqual({
+      webhook_url: null,
+      enabled_events: [],
+      customer_fields: 'names_and_email',
+      checkout_flows: ['deposit', 'preset_deposit', 'purchase', 'subscription', 'balance_withdrawal', 'preset_withdrawal'],
+      payment_methods: {
+        deposit: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'],
+        withdrawal: ['credit_card', 'bank_account'],
+      },
+      card_processor: 'sandbox_alpha',
+      kyc_enabled: true,
+      kyc_required_for: [],
+      device_pings_enabled: true,
+      geo_required_for: [],
+      supported_regions: expect.arrayContaining(['NY', 'CA', 'DC']),
+      review: { enabled: false, min_amount_cents: 1 },
+      checkout_expiry_seconds: 1800,
+      sandbox_settlement_seconds: 5,
+      sandbox_hold_seconds: 0,
+    });
+    expect(res.body.settings.supported_regions).toHaveLength(51);
+
+    const shown = await admin('GET', `/merchants/${res.body.id}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toEqual({ id: res.body.id, name: 'Acme', environment: 'sandbox', settings: res.body.settings, created_at: expect.any(String) });
+  });
+
+  it('onboards a production merchant with settings given at creation', async () => {
+    const m = await onboard(service, { environment: 'production', settings: { kyc_required_for: ['deposit'] } });
+    expect(m.environment).toBe('production');
+    expect(m.settings.kyc_required_for).toEqual(['deposit']);
+  });
+
+  it.each([
+    [{}],
+    [{ name: '' }],
+    [{ name: 'x', environment: 'staging' }],
+    [{ name: 'x', plan: 'gold' }],
+    [{ name: 'x', settings: { checkout_expiry_seconds: 0 } }],
+  ])('rejects an invalid onboarding body %j with 422 {error, hint}', async (body) => {
+    const res = await admin('POST', '/merchants', body);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+  });
+
+  it('PATCHes any subset of the settings and answers the full settings', async () => {
+    const m = await onboard(service);
+    const res = await admin('PATCH', `/merchants/${m.id}/settings`, {
+      webhook_url: 'http://127.0.0.1:9/hooks',
+      enabled_events: ['checkout.failed', 'checkout.expired'],
+      review: { enabled: true, min_amount_cents: 5000 },
+      checkout_expiry_seconds: 60,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      webhook_url: 'http://127.0.0.1:9/hooks',
+      enabled_events: ['checkout.failed', 'checkout.expired'],
+      review: { enabled: true, min_amount_cents: 5000 },
+      checkout_expiry_seconds: 60,
+      card_processor: 'sandbox_alpha',
+    });
+    const again = await admin('PATCH', `/merchants/${m.id}/settings`, { card_processor: 'sandbox_gamma' });
+    expect(again.body).toMatchObject({ card_processor: 'sandbox_gamma', checkout_expiry_seconds: 60 });
+    expect((await admin('GET', `/merchants/${m.id}`)).body.settings).toEqual(again.body);
+  });
+
+  it.each([
+    [{}],
+    [{ enabled_events: ['checkout.succeeded'] }],
+    [{ enabled_events: ['checkout.nope'] }],
+    [{ customer_fields: 'phone_only' }],
+    [{ checkout_flows: ['purchase', 'purchase'] }],
+    [{ payment_methods: { deposit: ['cash'], withdrawal: [] } }],
+    [{ card_processor: 'stripe' }],
+    [{ kyc_required_for: ['purchase'] }],
+    [{ supported_regions: ['ZZ'] }],
+    [{ review: { enabled: true } }],
+    [{ checkout_expiry_seconds: 86401 }],
+    [{ sandbox_settlement_seconds: -1 }],
+    [{ sandbox_hold_seconds: 3601 }],
+    [{ webhook_url: 'not a url' }],
+    [{ surprise: true }],
+  ])('rejects the settings patch %j with 422', async (body) => {
+    const m = await onboard(service);
+    const res = await admin('PATCH', `/merchants/${m.id}/settings`, body);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+  });
+
+  it('answers 404 for an unknown merchant', async () => {
+    expect((await admin('GET', '/merchants/mer_nope')).status).toBe(404);
+    expect((await admin('PATCH', '/merchants/mer_nope/settings', { kyc_enabled: false })).status).toBe(404);
+    expect((await admin('POST', '/merchants/mer_nope/api_keys')).status).toBe(404);
+  });
+});
+
+describe('Webhook URL policy', () => {
+  it('refuses private addresses in production mode unless allowed', async () => {
+    const prod = await startService({ worker: false, env: { NODE_ENV: 'production', DATA_ENCRYPTION_KEY: 'x'.repeat(32) } });
+    try {
+      const m = await onboard(prod);
+      for (const url of ['http://127.0.0.1/h', 'http://10.1.2.3/h', 'http://192.168.0.10/h', 'http://169.254.169.254/latest', 'http://[::1]/h', 'http://localhost/h']) {
+        const res = await request(prod.baseUrl, 'PATCH', `/admin/v1/merchants/${m.id}/settings`, { token: prod.adminToken, body: { webhook_url: url } });
+        expect(res.status).toBe(422);
+      }
+    } finally {
+      await prod.stop();
+    }
+    const allowed = await startService({
+      worker: false,
+      env: { NODE_ENV: 'production', DATA_ENCRYPTION_KEY: 'x'.repeat(32), ALLOW_PRIVATE_WEBHOOK_URLS: 'true' },
+    });
+    try {
+      const m = await onboard(allowed);
+      const res = await request(allowed.baseUrl, 'PATCH', `/admin/v1/merchants/${m.id}/settings`, {
+        token: allowed.adminToken,
+        body: { webhook_url: 'http://127.0.0.1:4000/h' },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await allowed.stop();
+    }
+  });
+});

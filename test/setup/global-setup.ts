@@ -1,0 +1,49 @@
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createDb, ensureDatabase, migrateLatest } from '../../src/storage/db';
+import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+
+/**
+ * Once per `npm test`: an isolated database (unique name) and an ephemeral Temporal dev server
+ * on free ports, so two runs never collide; and the workflow bundle, built once for every file.
+ */
+export default async function globalSetup(): Promise<void> {
+  const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const url = new URL(adminUrl);
+  url.pathname = `/payments_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl);
+  const db = createDb(databaseUrl);
+  await migrateLatest(db);
+  await db.destroy();
+
+  const executablePath = process.env.TEMPORAL_CLI_PATH;
+  if (!executablePath) throw new Error('TEMPORAL_CLI_PATH is not set: run the tests with `npm test`');
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: executablePath },
+      searchAttributes: SEARCH_ATTRIBUTES,
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
+
+  const bundleDir = mkdtempSync(path.join(tmpdir(), 'payments-bundle-'));
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../../workflows'), logger: quietLogger });
+  const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
+  writeFileSync(bundlePath, code);
+
+  const address = env.connection.options.address;
+  Object.assign(process.env, {
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: address,
+    WORKFLOW_BUNDLE_PATH: bundlePath,
+  });
+  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databaseUrl };
+}
+
+const noop = () => undefined;
+const quietLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };

@@ -1,0 +1,50 @@
+import { loadConfig, ConfigError } from '../../src/config';
+
+describe('configuration', () => {
+  it('defaults to development with the dev admin token, and says so', () => {
+    const config = loadConfig({});
+    expect(config.nodeEnv).toBe('development');
+    expect(config.adminToken).toBe('dev-admin-token');
+    expect(config.adminTokenIsDefault).toBe(true);
+    expect(config.apiBaseUrl).toBe('http://localhost:3000');
+    expect(config.walletBaseUrl).toBe('http://localhost:3000');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'nope' }, 'DATABASE_URL'],
+    [{ API_BASE_URL: 'localhost' }, 'API_BASE_URL'],
+    [{ WALLET_BASE_URL: '::' }, 'WALLET_BASE_URL'],
+    [{ TEMPORAL_ADDRESS: '' }, 'TEMPORAL_ADDRESS'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ NODE_ENV: 'production' }, 'ADMIN_TOKEN'],
+  ])('rejects %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(variable));
+  });
+
+  it('takes every documented variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@db:5432/x',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_NAMESPACE: 'payments',
+      TEMPORAL_TASK_QUEUE: 'q',
+      ADMIN_TOKEN: 'a-long-admin-token-123',
+      API_BASE_URL: 'https://api.example.com/',
+      WALLET_BASE_URL: 'https://pay.example.com',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      databaseUrl: 'postgres://u@db:5432/x',
+      temporalAddress: 'temporal:7233',
+      temporalNamespace: 'payments',
+      taskQueue: 'q',
+      adminToken: 'a-long-admin-token-123',
+      adminTokenIsDefault: false,
+      apiBaseUrl: 'https://api.example.com',
+      walletBaseUrl: 'https://pay.example.com',
+    });
+  });
+});

@@ -1,0 +1,37 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService();
+});
+afterAll(async () => service.stop());
+
+describe('Temporal smoke', () => {
+  it('runs a workflow on the real Temporal server whose activity reaches the real database', async () => {
+    const result = await service.deps.temporal.workflow.execute('workerHealthWorkflow', {
+      taskQueue: service.taskQueue,
+      workflowId: `health-${randomUUID()}`,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+    expect(result).toEqual({ database: 'ok' });
+  });
+
+  it('has the search attributes the checkout workflows use registered', async () => {
+    const response = await service.deps.temporal.connection.operatorService.listSearchAttributes({
+      namespace: service.deps.config.temporalNamespace,
+    });
+    const custom = Object.keys(response.customAttributes ?? {});
+    expect(custom).toEqual(expect.arrayContaining(['MerchantId', 'CustomerId', 'CheckoutType']));
+  });
+
+  it('reports database and Temporal as ready, without authentication', async () => {
+    const health = await request(service.baseUrl, 'GET', '/healthz');
+    expect(health.status).toBe(200);
+    const ready = await request(service.baseUrl, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok' } });
+  });
+});

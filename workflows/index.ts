@@ -1,0 +1,2 @@
+// Every workflow the worker runs; the worker bundles this file (and only what it imports).
+export { workerHealthWorkflow } from './health';
