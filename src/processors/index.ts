@@ -1,0 +1,13 @@
+// The processor layer's public surface; callers import from here, not from the files behind it.
+export * from './types';
+export { cardBrand, luhnValid } from './instruments';
+export {
+  FAILURE_MESSAGES,
+  SANDBOX_AUTO_REFUND_AMOUNT_CENTS,
+  createSandboxProcessor,
+  getProcessor,
+  isProcessorName,
+  type FailureCode,
+  type ProcessorName,
+  type SandboxOptions,
+} from './sandbox';

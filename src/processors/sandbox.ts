@@ -1,0 +1,264 @@
+// The sandbox processors (alpha, beta, gamma). Each instrument's outcome is decided once, at
+// tokenize time, and written into the opaque token (`sbx_<behaviour>_<random>`), so charges,
+// payouts and refunds never need, and nothing ever stores, a full card or account number.
+import { createHash, randomBytes } from 'node:crypto';
+import { CARD_PROCESSORS } from '../domain/settings';
+import {
+  fingerprint,
+  normalizeBankAccount,
+  normalizeCard,
+  normalizeCryptoWallet,
+} from './instruments';
+import {
+  InvalidPaymentMethod,
+  WALLET_PAYMENT_TYPES,
+  type ChargeOutcome,
+  type PaymentType,
+  type PayoutRequest,
+  type Processor,
+  type TokenizedMethod,
+  type TokenizeInput,
+  type WalletPaymentType,
+} from './types';
+
+// The names are the values of a merchant's card_processor setting.
+export type ProcessorName = (typeof CARD_PROCESSORS)[number];
+
+// The contract's refund path is offered by two of the three card processors.
+const REFUND_CAPABLE: ReadonlySet<ProcessorName> = new Set(['sandbox_alpha', 'sandbox_beta']);
+
+/** A sandbox deposit of exactly this amount succeeds and is then refunded (the contract's 1.08 USD). */
+export const SANDBOX_AUTO_REFUND_AMOUNT_CENTS = 108;
+
+export const FAILURE_MESSAGES = {
+  card_declined: 'The card was declined.',
+  insufficient_funds: 'The payment method has insufficient funds.',
+  expired_card: 'The card has expired.',
+  account_closed: 'The bank account is closed.',
+  transaction_rejected: 'The crypto network rejected the transaction.',
+  processing_error: 'The payment could not be processed.',
+} as const;
+export type FailureCode = keyof typeof FAILURE_MESSAGES;
+
+const BEHAVIOURS = [
+  'approve', // succeeds (cards, wallet tokens)
+  'threeds', // succeeds after 3D Secure
+  'norefund', // succeeds, but the refund is declined
+  'decline',
+  'nofunds',
+  'expired',
+  'bankok', // pending, then settles succeeded
+  'bankfail', // pending, then fails at settlement
+  'cryptook',
+  'cryptofail',
+] as const;
+type Behaviour = (typeof BEHAVIOURS)[number];
+
+const CARD_BEHAVIOURS: Readonly<Record<string, Behaviour>> = {
+  '4242424242424242': 'approve',
+  '4000000000000002': 'decline',
+  '4000000000009995': 'nofunds',
+  '4000000000000069': 'expired',
+  '4000000000003220': 'threeds',
+  // Our addition: lets the contract's "Refund failed" answer be exercised.
+  '4000000000005126': 'norefund',
+};
+
+const CARD_FAILURES: Partial<Record<Behaviour, FailureCode>> = {
+  decline: 'card_declined',
+  nofunds: 'insufficient_funds',
+  expired: 'expired_card',
+};
+const SETTLEMENT_FAILURES: Partial<Record<Behaviour, FailureCode>> = {
+  bankfail: 'account_closed',
+  cryptofail: 'transaction_rejected',
+};
+
+function railOf(behaviour: Behaviour): 'card' | 'bank_account' | 'crypto_wallet' {
+  if (behaviour.startsWith('bank')) return 'bank_account';
+  if (behaviour.startsWith('crypto')) return 'crypto_wallet';
+  return 'card';
+}
+
+function isCardNetwork(paymentType: PaymentType): boolean {
+  return paymentType !== 'bank_account' && paymentType !== 'crypto_wallet';
+}
+
+function readToken(token: string, paymentType?: PaymentType): Behaviour | undefined {
+  const match = /^sbx_([a-z]+)_[0-9a-f]{24}$/.exec(token);
+  const behaviour = BEHAVIOURS.find((known) => known === match?.[1]);
+  if (!behaviour) return undefined;
+  // Wallet tokens are card-network tokens, so they share the card rail.
+  if (paymentType && railOf(behaviour) !== (isCardNetwork(paymentType) ? 'card' : paymentType)) return undefined;
+  return behaviour;
+}
+
+function failure(code: FailureCode) {
+  return { failure_code: code, failure_message: FAILURE_MESSAGES[code] };
+}
+
+function assertAmount(amountCents: number): void {
+  if (!Number.isSafeInteger(amountCents) || amountCents < 1) {
+    throw new RangeError(`amount_cents must be a positive integer, got ${amountCents}`);
+  }
+}
+
+const AUTH_CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+export interface SandboxOptions {
+  /** Clock for card expiry checks; injectable for tests. */
+  now?: () => Date;
+}
+
+export function createSandboxProcessor(name: ProcessorName, options: SandboxOptions = {}): Processor {
+  const now = options.now ?? (() => new Date());
+  const supportsRefunds = REFUND_CAPABLE.has(name);
+
+  // With an idempotency key the ids are derived from it, so a retried call answers the same.
+  function entropy(purpose: string, idempotencyKey?: string): Buffer {
+    if (idempotencyKey === undefined) return randomBytes(32);
+    return createHash('sha256').update(`${name}:${purpose}:${idempotencyKey}`).digest();
+  }
+
+  function tokenizeFor(input: TokenizeInput, fingerprintKey: string): TokenizedMethod {
+    const token = (behaviour: Behaviour) => `sbx_${behaviour}_${randomBytes(12).toString('hex')}`;
+    switch (input.type) {
+      case 'card': {
+        const card = normalizeCard(input.card, now());
+        const { digits, brand, exp_month, exp_year } = card;
+        return {
+          payment_type: 'card',
+          fingerprint: fingerprint(fingerprintKey, 'card', [digits, exp_year, exp_month]),
+          processor_token: token(CARD_BEHAVIOURS[digits] ?? 'approve'),
+          details: { card: { brand, last4: digits.slice(-4), exp_month, exp_year, funding: 'credit' } },
+        };
+      }
+      case 'bank_account': {
+        const bank = normalizeBankAccount(input.bank_account);
+        return {
+          payment_type: 'bank_account',
+          fingerprint: fingerprint(fingerprintKey, 'bank', [bank.routing_number, bank.account_number]),
+          processor_token: token(bank.account_number.endsWith('0002') ? 'bankfail' : 'bankok'),
+          details: {
+            bank_account: {
+              last4: bank.account_number.slice(-4),
+              routing_number: bank.routing_number,
+              account_type: bank.account_type,
+            },
+          },
+        };
+      }
+      case 'crypto_wallet': {
+        const wallet = normalizeCryptoWallet(input.crypto_wallet);
+        const fails = wallet.address.toLowerCase().endsWith('dead');
+        return {
+          payment_type: 'crypto_wallet',
+          fingerprint: fingerprint(fingerprintKey, 'crypto', [wallet.network, wallet.address]),
+          processor_token: token(fails ? 'cryptofail' : 'cryptook'),
+          details: { crypto_wallet: { network: wallet.network, address_last4: wallet.address.slice(-4) } },
+        };
+      }
+      default:
+        return tokenizeWallet(input, fingerprintKey, token('approve'));
+    }
+  }
+
+  // Wallet tokens always succeed and are shown as the card behind them, because the contract
+  // wants exactly one of card, bank_account or crypto_wallet on every payment method.
+  function tokenizeWallet(input: TokenizeInput, fingerprintKey: string, processorToken: string): TokenizedMethod {
+    const type = input.type as WalletPaymentType;
+    if (!WALLET_PAYMENT_TYPES.includes(type) || !('token' in input)) {
+      throw new InvalidPaymentMethod('unsupported_payment_type', `Unsupported payment type: ${String(type)}.`);
+    }
+    if (typeof input.token !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(input.token)) {
+      throw new InvalidPaymentMethod('invalid_token', `The ${type} token is not valid.`);
+    }
+    const print = fingerprint(fingerprintKey, type, [input.token]);
+    const last4 = String(parseInt(print.slice(0, 8), 16) % 10_000).padStart(4, '0');
+    return {
+      payment_type: type,
+      fingerprint: print,
+      processor_token: processorToken,
+      details: { card: { brand: 'visa', last4, exp_month: 12, exp_year: now().getUTCFullYear() + 3 } },
+    };
+  }
+
+  function outcome(request: PayoutRequest, threedsAllowed: boolean): ChargeOutcome {
+    assertAmount(request.amount_cents);
+    const seed = entropy('charge', request.idempotency_key);
+    const base = {
+      processor_charge_id: `${name}_${seed.subarray(0, 12).toString('hex')}`,
+      avs_result: null,
+      cvv_result: null,
+      network_authorization_code: null,
+      threeds: null,
+    };
+    const behaviour = readToken(request.token, request.payment_type);
+    // A token we did not issue fails the charge rather than throwing, so a retrying caller stops.
+    if (!behaviour) return { ...base, kind: 'failed', ...failure('processing_error') };
+    if (!isCardNetwork(request.payment_type)) return { ...base, kind: 'pending' };
+
+    // Wallet tokens carry no cvc or billing address, so only real cards get AVS and CVV results.
+    const checks = request.payment_type === 'card' ? { avs_result: 'Y', cvv_result: 'M' } : {};
+    const failureCode = CARD_FAILURES[behaviour];
+    if (failureCode) return { ...base, ...checks, kind: 'failed', ...failure(failureCode) };
+    const code = Array.from(seed.subarray(12, 18), (byte) => AUTH_CODE_ALPHABET[byte % 36]).join('');
+    return {
+      ...base,
+      ...checks,
+      kind: 'succeeded',
+      network_authorization_code: code,
+      // 3D Secure authenticates a paying cardholder; it has no place in a payout.
+      threeds:
+        behaviour === 'threeds' && threedsAllowed ? { version: '2.2.0', authenticated: true, eci: '05' } : null,
+    };
+  }
+
+  return {
+    name,
+    supportsRefunds,
+    async tokenize(input, fingerprintKey) {
+      return tokenizeFor(input, fingerprintKey);
+    },
+    async charge(request) {
+      return outcome(request, request.transaction_type === 'credit');
+    },
+    async payout(request) {
+      return outcome(request, false);
+    },
+    async settle(request) {
+      const behaviour = readToken(request.token, request.payment_type);
+      if (!behaviour || !request.processor_charge_id) return { kind: 'failed', ...failure('processing_error') };
+      const failureCode = SETTLEMENT_FAILURES[behaviour];
+      return failureCode ? { kind: 'failed', ...failure(failureCode) } : { kind: 'succeeded' };
+    },
+    async refund(request) {
+      assertAmount(request.amount_cents);
+      if (!supportsRefunds) return { ok: false, responsetext: `Refunds through ${name} are not possible.` };
+      const behaviour = readToken(request.token);
+      if (!behaviour) return { ok: false, responsetext: 'Unknown payment token.' };
+      if (railOf(behaviour) !== 'card') return { ok: false, responsetext: 'Only card charges can be refunded.' };
+      if (behaviour === 'norefund') return { ok: false, responsetext: 'Refund amount exceeds transaction balance' };
+      // A charge is refunded at most once, so its id serves as the idempotency key by default.
+      const id = entropy('refund', request.idempotency_key ?? request.processor_charge_id);
+      return { ok: true, processor_refund_id: `${name}_rf_${id.subarray(0, 12).toString('hex')}` };
+    },
+  };
+}
+
+const processors = new Map<ProcessorName, Processor>();
+
+export function isProcessorName(value: string): value is ProcessorName {
+  return (CARD_PROCESSORS as readonly string[]).includes(value);
+}
+
+/** One shared instance per processor; the name usually comes from a merchant's card_processor setting. */
+export function getProcessor(name: ProcessorName): Processor {
+  if (!isProcessorName(name)) throw new TypeError(`Unknown card processor: ${String(name)}`);
+  let processor = processors.get(name);
+  if (!processor) {
+    processor = createSandboxProcessor(name);
+    processors.set(name, processor);
+  }
+  return processor;
+}
