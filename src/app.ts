@@ -5,7 +5,15 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { openApiDocument } from './http/openapi';
 import { healthRoutes } from './health';
 import { customerRoutes } from './customers/routes';
+import { checkoutRoutes } from './checkouts/routes';
 import { merchantAdminRoutes } from './merchants/routes';
+import { chargeRoutes } from './charges/routes';
+import { chargeAdminRoutes } from './charges/admin-routes';
+import { eventAdminRoutes } from './events/routes';
+import { reviewAdminRoutes } from './reviews/routes';
+import { sandboxAdminRoutes } from './sandbox/routes';
+import { walletPageRoutes } from './wallet/page';
+import { walletRoutes } from './wallet/routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
 export function createApp(deps: AppDeps): Express {
@@ -19,8 +27,22 @@ export function createApp(deps: AppDeps): Express {
     res.json(openApiDocument(deps.config.apiBaseUrl));
   });
   app.use('/api/v1/customers', customerRoutes(deps));
+  app.use('/api/v1/checkouts', checkoutRoutes(deps));
+  app.use('/api/v1/charges', chargeRoutes(deps));
 
-  app.use('/admin/v1', requireAdmin(deps.config.adminToken), merchantAdminRoutes(deps));
+  app.use('/wallet/v1', walletRoutes(deps));
+  // The hosted checkout page (GET /checkout/:id) and its assets under /wallet-assets.
+  app.use(walletPageRoutes());
+
+  app.use(
+    '/admin/v1',
+    requireAdmin(deps.config.adminToken),
+    merchantAdminRoutes(deps),
+    reviewAdminRoutes(deps),
+    chargeAdminRoutes(deps),
+    eventAdminRoutes(deps),
+    sandboxAdminRoutes(deps),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));

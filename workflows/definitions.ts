@@ -13,3 +13,71 @@ export const CustomerIdAttribute = defineSearchAttributeKey('CustomerId', 'KEYWO
 export const CheckoutTypeAttribute = defineSearchAttributeKey('CheckoutType', 'KEYWORD');
 
 export const SEARCH_ATTRIBUTES = [MerchantIdAttribute, CustomerIdAttribute, CheckoutTypeAttribute];
+
+/** What a checkout workflow starts from; the rest it reads through activities. */
+export interface CheckoutWorkflowInput {
+  checkoutId: string;
+  merchantId: string;
+  customerId: string;
+  type: 'deposit' | 'withdrawal';
+  /** ISO timestamp; the expiry timer is computed from it, so a late start still expires on time. */
+  expiresAt: string;
+}
+
+/** One payment attempt, already tokenized by the wallet API (no card number reaches Temporal). */
+export interface AttemptInput {
+  /** Made by the wallet API per request: the idempotency reference of the charge it creates. */
+  attemptId: string;
+  paymentMethodId: string;
+  amountCents: number;
+}
+
+export type AttemptResult = { kind: 'charge'; chargeId: string } | { kind: 'review'; reviewId: string };
+
+export type ReviewDecision = 'approved' | 'declined';
+
+/** Business refusals carry one of these failure types (never a class name). */
+export const FAILURE_TYPES = {
+  checkoutNotOpen: 'CHECKOUT_NOT_OPEN',
+  attemptInFlight: 'ATTEMPT_IN_FLIGHT',
+  chargeNotRefundable: 'CHARGE_NOT_REFUNDABLE',
+  refundUnsupported: 'REFUND_UNSUPPORTED',
+  refundDeclined: 'REFUND_DECLINED',
+  reviewAlreadyDecided: 'REVIEW_ALREADY_DECIDED',
+} as const;
+
+// Messages of the checkout workflow. Definitions only: safe to import from client code.
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+/** The wallet's payment attempt; answers once the charge has its first outcome (or the review exists). */
+export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('submitAttempt');
+/**
+ * The reviewer's decision from the admin API; the workflow waits for it with no timeout. An
+ * update (a signal with a result) so the admin call learns whether it decided the review or
+ * found it already decided, and a crash between the call and the workflow loses nothing.
+ */
+export const decideReviewUpdate = defineUpdate<ReviewSnapshotLike, [ReviewDecision]>('decideReview');
+
+/** The review as the admin API answers it. */
+export interface ReviewSnapshotLike {
+  id: string;
+  checkout_id: string;
+  merchant_id: string;
+  customer_id: string;
+  amount_cents: number;
+  status: 'pending' | 'approved' | 'declined';
+  created_at: string;
+  decided_at: string | null;
+}
+export const checkoutStatusQuery = defineQuery<{ state: string; attemptInFlight: boolean }>('checkoutStatus');
+
+export interface RefundWorkflowInput {
+  chargeId: string;
+  source: 'api' | 'dashboard' | 'sandbox';
+}
+
+export interface DeliveryWorkflowInput {
+  eventId: string;
+  /** First retry delay; later ones double. From configuration, passed in so replay is deterministic. */
+  retryInitialMs: number;
+}

@@ -37,7 +37,7 @@ export interface WebhookLineItem {
 }
 
 // Subscription fields are not fixed by the contract; the object is passed through as stored.
-export type SubscriptionLike = Readonly<Record<string, unknown>>;
+export type SubscriptionLike = Readonly<{ interval: string; interval_count: number }>;
 
 export interface CheckoutLike {
   id: string;

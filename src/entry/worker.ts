@@ -1,5 +1,6 @@
 import { closeRuntime, createRuntime } from '../runtime';
 import { createWorker } from '../worker';
+import { startOutboxSweeper } from '../events/sweeper';
 
 /** The Temporal worker: runs checkout, delivery and refund workflows and their activities. */
 async function main(): Promise<void> {
@@ -9,8 +10,10 @@ async function main(): Promise<void> {
     workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined,
   });
   deps.logger.info({ taskQueue: deps.config.taskQueue, temporal: deps.config.temporalAddress }, 'worker started');
+  const stopSweeper = startOutboxSweeper(deps, deps.config.outboxSweepMs);
   // worker.run() resolves after SIGINT/SIGTERM once in-flight tasks are drained.
   await worker.run();
+  await stopSweeper();
   await connection.close();
   await closeRuntime(deps);
 }

@@ -2,6 +2,8 @@ import { OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { registry } from './openapi-registry';
 // Importing the schema modules registers their paths.
 import '../customers/schemas';
+import '../charges/schemas';
+import '../checkouts/schemas';
 
 export const API_VERSION = '1.4.0';
 

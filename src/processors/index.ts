@@ -4,6 +4,7 @@ export { cardBrand, luhnValid } from './instruments';
 export {
   FAILURE_MESSAGES,
   SANDBOX_AUTO_REFUND_AMOUNT_CENTS,
+  SANDBOX_TEST_CARDS,
   createSandboxProcessor,
   getProcessor,
   isProcessorName,

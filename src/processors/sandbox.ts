@@ -64,6 +64,9 @@ const CARD_BEHAVIOURS: Readonly<Record<string, Behaviour>> = {
   '4000000000005126': 'norefund',
 };
 
+/** The sandbox's test card numbers: refused for production accounts, which must not use sandbox behaviour. */
+export const SANDBOX_TEST_CARDS: readonly string[] = Object.freeze(Object.keys(CARD_BEHAVIOURS));
+
 const CARD_FAILURES: Partial<Record<Behaviour, FailureCode>> = {
   decline: 'card_declined',
   nofunds: 'insufficient_funds',

@@ -10,10 +10,11 @@ import { createLogger } from '../../src/logger';
 import { createDb } from '../../src/storage/db';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
+import { startOutboxSweeper } from '../../src/events/sweeper';
 
-// The SDK's own worker logs (state changes) would drown test output; warnings still show.
+// The SDK's own worker logs (state changes) would drown test output; errors still show.
 try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
 } catch {
   // Already installed by an earlier startService in this file.
 }
@@ -63,7 +64,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   config.apiBaseUrl = baseUrl;
   config.walletBaseUrl = baseUrl;
 
-  let running: { worker: Worker; done: Promise<void>; close: () => Promise<void> } | null = null;
+  type Running = { worker: Worker; done: Promise<void>; close: () => Promise<void>; stopSweeper: () => Promise<void> };
+  let running: Running | null = null;
   const startWorker = async () => {
     const { worker, connection } = await createWorker({
       deps,
@@ -71,12 +73,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
       maxCachedWorkflows: 0,
     });
-    running = { worker, done: worker.run(), close: () => connection.close() };
+    running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startOutboxSweeper(deps, config.outboxSweepMs) };
   };
   const stopWorker = async () => {
     if (!running) return;
-    const current: { worker: Worker; done: Promise<void>; close: () => Promise<void> } = running;
+    const current: Running = running;
     running = null;
+    await current.stopSweeper();
     current.worker.shutdown();
     await current.done;
     await current.close();

@@ -4,6 +4,8 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('events', (t) => {
     t.string('id', 40).primary();
+    // Commit order: events recorded in one transaction share created_at, so order by this.
+    t.bigIncrements('seq', { primaryKey: false });
     t.string('merchant_id', 40).notNullable().references('merchants.id');
     t.string('type', 48).notNullable();
     t.string('checkout_id', 40);

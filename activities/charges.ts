@@ -1,0 +1,121 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityDeps } from './deps';
+import { newId } from '../src/domain/ids';
+import { applyChargeMove } from '../src/charges/moves';
+import { dispatchEvents } from '../src/events/dispatch';
+import { getProcessor, type ChargeOutcome, type ProcessorName } from '../src/processors';
+import { findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
+import type { CheckoutRow } from '../src/storage/checkouts';
+import type { MerchantRow } from '../src/storage/merchants';
+import type { PaymentMethodRow } from '../src/storage/payment-methods';
+import type { ChargeStatus } from '../src/domain/charge-states';
+import { FAILURE_TYPES } from '../workflows/definitions';
+
+export interface ChargeSnapshot {
+  chargeId: string;
+  status: ChargeStatus;
+  transactionType: 'credit' | 'debit';
+  paymentType: string;
+  amountCents: number;
+}
+
+function snapshot(charge: ChargeRow, paymentType: string): ChargeSnapshot {
+  return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType, amountCents: charge.amount_cents };
+}
+
+function outcomeChanges(outcome: ChargeOutcome) {
+  return {
+    processor_charge_id: outcome.processor_charge_id,
+    avs_result: outcome.avs_result,
+    cvv_result: outcome.cvv_result,
+    network_authorization_code: outcome.network_authorization_code,
+    threeds: outcome.threeds as Record<string, unknown> | null,
+    failure_code: outcome.failure_code ?? null,
+    failure_message: outcome.failure_message ?? null,
+  };
+}
+
+const TO_STATUS = { succeeded: 'succeeded', failed: 'failed', pending: 'pending' } as const;
+
+export function createChargeActivities(deps: ActivityDeps) {
+  const { db } = deps;
+
+  async function load(chargeId: string) {
+    const charge = await findChargeById(db, chargeId);
+    if (!charge) throw ApplicationFailure.nonRetryable(`charge ${chargeId} does not exist`);
+    const pm = (await db<PaymentMethodRow>('payment_methods').where({ id: charge.payment_method_id }).first())!;
+    return { charge, pm, processor: getProcessor(charge.processor as ProcessorName) };
+  }
+
+  /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
+  async function move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}) {
+    const result = await applyChargeMove(db, { chargeId, from, to, changes });
+    await dispatchEvents(deps, result.eventIds);
+    return result.charge;
+  }
+
+  return {
+    /** Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge. */
+    async createCharge(input: { attemptKey: string; checkoutId: string; paymentMethodId: string; amountCents: number }): Promise<ChargeSnapshot> {
+      const checkout = await db<CheckoutRow>('checkouts').where({ id: input.checkoutId }).first();
+      if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
+      const merchant = (await db<MerchantRow>('merchants').where({ id: checkout.merchant_id }).first())!;
+      const pm = await db<PaymentMethodRow>('payment_methods').where({ id: input.paymentMethodId, merchant_id: checkout.merchant_id }).first();
+      if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
+      const charge = await insertChargeOnce(db, {
+        id: newId('charge'),
+        merchant_id: checkout.merchant_id,
+        checkout_id: checkout.id,
+        customer_id: checkout.customer_id,
+        payment_method_id: pm.id,
+        attempt_key: input.attemptKey,
+        amount_cents: input.amountCents,
+        currency: checkout.currency,
+        transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
+        processor: merchant.settings.card_processor,
+      });
+      return snapshot(charge, pm.payment_type);
+    },
+
+    /** Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). */
+    async chargeDeposit(input: { chargeId: string }): Promise<ChargeSnapshot> {
+      const { charge, pm, processor } = await load(input.chargeId);
+      if (charge.status !== 'created') return snapshot(charge, pm.payment_type);
+      const outcome = await processor.charge({
+        token: pm.processor_token,
+        payment_type: pm.payment_type,
+        amount_cents: charge.amount_cents,
+        transaction_type: 'credit',
+        idempotency_key: charge.id,
+      });
+      return snapshot(await move(charge.id, 'created', TO_STATUS[outcome.kind], outcomeChanges(outcome)), pm.payment_type);
+    },
+
+    /** Sends a withdrawal's money once its hold was accepted: held -> succeeded, failed or pending. */
+    async payoutCharge(input: { chargeId: string }): Promise<ChargeSnapshot> {
+      const { charge, pm, processor } = await load(input.chargeId);
+      if (charge.status !== 'held') return snapshot(charge, pm.payment_type);
+      const outcome = await processor.payout({ token: pm.processor_token, payment_type: pm.payment_type, amount_cents: charge.amount_cents, idempotency_key: charge.id });
+      return snapshot(await move(charge.id, 'held', TO_STATUS[outcome.kind], outcomeChanges(outcome)), pm.payment_type);
+    },
+
+    /** The final result of a pending charge or payout: pending -> succeeded or failed. */
+    async settleCharge(input: { chargeId: string }): Promise<ChargeSnapshot> {
+      const { charge, pm, processor } = await load(input.chargeId);
+      if (charge.status !== 'pending') return snapshot(charge, pm.payment_type);
+      const outcome = await processor.settle({ processor_charge_id: charge.processor_charge_id ?? charge.id, token: pm.processor_token, payment_type: pm.payment_type });
+      const changes = { failure_code: outcome.failure_code ?? null, failure_message: outcome.failure_message ?? null };
+      return snapshot(await move(charge.id, 'pending', outcome.kind, changes), pm.payment_type);
+    },
+
+    /** The hold's answer decides the charge: accepted -> held; anything else fails it while `created`. */
+    async resolveHold(input: { chargeId: string; accepted: boolean }): Promise<ChargeSnapshot> {
+      const { charge, pm } = await load(input.chargeId);
+      if (charge.status !== 'created') return snapshot(charge, pm.payment_type);
+      const moved = input.accepted
+        ? await move(charge.id, 'created', 'held')
+        : await move(charge.id, 'created', 'failed', { failure_code: 'insufficient_funds', failure_message: 'The merchant did not confirm the customer has the funds.' });
+      return snapshot(moved, pm.payment_type);
+    },
+  };
+}

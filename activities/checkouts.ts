@@ -1,0 +1,156 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityDeps } from './deps';
+import { newId } from '../src/domain/ids';
+import { checkoutEventData, expiredEventData } from '../src/domain/event-catalog';
+import { recordEvent } from '../src/events/record';
+import { dispatchEvents } from '../src/events/dispatch';
+import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS } from '../src/processors';
+import type { CheckoutRow } from '../src/storage/checkouts';
+import type { MerchantRow } from '../src/storage/merchants';
+import type { Db } from '../src/storage/db';
+import { FAILURE_TYPES, type ReviewDecision } from '../workflows/definitions';
+
+/** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
+export interface AttemptPlan {
+  needsReview: boolean;
+  settlementMs: number;
+  holdMs: number;
+  /** Sandbox only: a 1.08 USD card deposit is refunded after it succeeds. */
+  autoRefund: boolean;
+}
+
+export interface ReviewSnapshot {
+  id: string;
+  checkout_id: string;
+  merchant_id: string;
+  customer_id: string;
+  amount_cents: number;
+  status: 'pending' | 'approved' | 'declined';
+  created_at: string;
+  decided_at: string | null;
+}
+
+const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
+
+async function loadCheckout(db: Db, checkoutId: string) {
+  const checkout = await db<CheckoutRow>('checkouts').where({ id: checkoutId }).first();
+  if (!checkout) return null;
+  const merchant = (await db<MerchantRow>('merchants').where({ id: checkout.merchant_id }).first())!;
+  return { checkout, merchant };
+}
+
+export function presentReview(row: Record<string, any>): ReviewSnapshot {
+  return {
+    id: row.id,
+    checkout_id: row.checkout_id,
+    merchant_id: row.merchant_id,
+    customer_id: row.customer_id,
+    amount_cents: row.amount_cents,
+    status: row.status,
+    created_at: new Date(row.created_at).toISOString(),
+    decided_at: row.decided_at ? new Date(row.decided_at).toISOString() : null,
+  };
+}
+
+export function createCheckoutActivities(deps: ActivityDeps) {
+  const { db } = deps;
+
+  /** Records an event for the checkout in its own transaction with `change`, then dispatches it. */
+  async function withEvents(work: (trx: Db) => Promise<string[]>): Promise<void> {
+    const ids = await db.transaction(work);
+    await dispatchEvents(deps, ids);
+  }
+
+  return {
+    async planAttempt(input: { checkoutId: string; paymentMethodId: string; amountCents: number }): Promise<AttemptPlan> {
+      const loaded = await loadCheckout(db, input.checkoutId);
+      if (!loaded) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
+      const { checkout, merchant } = loaded;
+      const s = merchant.settings;
+      const pm = await db('payment_methods').where({ id: input.paymentMethodId }).first();
+      const sandbox = merchant.environment === 'sandbox';
+      return {
+        needsReview: checkout.type === 'withdrawal' && s.review.enabled && input.amountCents >= s.review.min_amount_cents,
+        settlementMs: sandbox ? s.sandbox_settlement_seconds * 1000 : 0,
+        holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
+        autoRefund: sandbox && checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && CARD_LIKE.has(pm?.payment_type),
+      };
+    },
+
+    /** Expires an unfinished checkout and records checkout.expired; false if it was no longer open. */
+    async expireCheckout(input: { checkoutId: string }): Promise<boolean> {
+      const loaded = await loadCheckout(db, input.checkoutId);
+      if (!loaded) return false; // its row never landed: nothing to expire, nobody to tell
+      let expired = false;
+      await withEvents(async (trx) => {
+        const [row] = await trx<CheckoutRow>('checkouts')
+          .where({ id: input.checkoutId, state: 'open' })
+          .update({ state: 'expired', updated_at: trx.fn.now() as unknown as Date })
+          .returning('*');
+        if (!row) return [];
+        expired = true;
+        const data = expiredEventData({ checkout: row, customerId: row.customer_id, expiredAt: row.expires_at });
+        const event = await recordEvent(trx, loaded.merchant, 'checkout.expired', data, { checkoutId: row.id, customerId: row.customer_id });
+        return event.enabled ? [event.id] : [];
+      });
+      return expired;
+    },
+
+    /** Pauses a withdrawal for review: the review row, the checkout in_review, checkout.review.created. */
+    async createReview(input: { checkoutId: string; attemptKey: string; paymentMethodId: string; amountCents: number }): Promise<ReviewSnapshot> {
+      const loaded = await loadCheckout(db, input.checkoutId);
+      if (!loaded) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
+      const { checkout, merchant } = loaded;
+      let review: ReviewSnapshot | undefined;
+      await withEvents(async (trx) => {
+        // One review per checkout (unique checkout_id): a retried activity finds the one it made.
+        const existing = await trx('reviews').where({ checkout_id: checkout.id }).first();
+        if (existing) {
+          review = presentReview(existing);
+          return [];
+        }
+        const [row] = await trx('reviews')
+          .insert({ id: newId('review'), merchant_id: merchant.id, checkout_id: checkout.id, customer_id: checkout.customer_id, payment_method_id: input.paymentMethodId, amount_cents: input.amountCents })
+          .returning('*');
+        review = presentReview(row);
+        await trx('checkouts').where({ id: checkout.id }).update({ state: 'in_review', updated_at: trx.fn.now() });
+        const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
+        const event = await recordEvent(trx, merchant, 'checkout.review.created', data, { checkoutId: checkout.id, customerId: checkout.customer_id });
+        return event.enabled ? [event.id] : [];
+      });
+      return review!;
+    },
+
+    /**
+     * Records the reviewer's decision. Approval reopens the checkout for the charge and hold;
+     * decline blocks it for good (checkout.review.declined and checkout.terminally_failed, when enabled).
+     */
+    async recordReviewDecision(input: { checkoutId: string; decision: ReviewDecision }): Promise<ReviewSnapshot> {
+      const loaded = (await loadCheckout(db, input.checkoutId))!;
+      const { checkout, merchant } = loaded;
+      let review: ReviewSnapshot | undefined;
+      await withEvents(async (trx) => {
+        const current = await trx('reviews').where({ checkout_id: checkout.id }).forUpdate().first();
+        if (current.status !== 'pending') {
+          review = presentReview(current);
+          return [];
+        }
+        const [row] = await trx('reviews').where({ id: current.id }).update({ status: input.decision, decided_at: trx.fn.now() }).returning('*');
+        review = presentReview(row);
+        const approved = input.decision === 'approved';
+        await trx('checkouts')
+          .where({ id: checkout.id })
+          .update({ state: approved ? 'open' : 'blocked', blocked_reason: approved ? null : 'review_declined', updated_at: trx.fn.now() });
+        const reviewData = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
+        const refs = { checkoutId: checkout.id, customerId: checkout.customer_id };
+        const events = [await recordEvent(trx, merchant, approved ? 'checkout.review.approved' : 'checkout.review.declined', reviewData, refs)];
+        if (!approved) {
+          const failedData = checkoutEventData({ checkout, customerId: checkout.customer_id, reason: 'review_declined' });
+          events.push(await recordEvent(trx, merchant, 'checkout.terminally_failed', failedData, refs));
+        }
+        return events.filter((e) => e.enabled).map((e) => e.id);
+      });
+      return review!;
+    },
+  };
+}

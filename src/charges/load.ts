@@ -1,0 +1,29 @@
+import type { Db } from '../storage/db';
+import { findCharge, type ChargeRow } from '../storage/charges';
+import { findCustomer } from '../storage/customers';
+import { findPaymentMethod } from '../storage/payment-methods';
+import { NotFoundError } from '../http/errors';
+import { presentCharge, type PresentedCharge } from './present';
+
+/**
+ * Loads a charge of this merchant with what its API shape needs. Another merchant's charge is
+ * the same 422 as a missing one, so ids cannot be probed across merchants.
+ */
+export async function loadPresentedCharge(db: Db, merchantId: string, chargeId: string): Promise<PresentedCharge> {
+  const charge = await findCharge(db, merchantId, chargeId);
+  if (!charge) throw chargeNotFound(chargeId);
+  return presentLoaded(db, charge);
+}
+
+export async function presentLoaded(db: Db, charge: ChargeRow): Promise<PresentedCharge> {
+  const [customer, paymentMethod] = await Promise.all([
+    findCustomer(db, charge.merchant_id, charge.customer_id),
+    findPaymentMethod(db, charge.merchant_id, charge.payment_method_id),
+  ]);
+  if (!customer || !paymentMethod) throw new Error(`charge ${charge.id} references missing rows`);
+  return presentCharge(charge, customer, paymentMethod);
+}
+
+export function chargeNotFound(chargeId: string): NotFoundError {
+  return new NotFoundError('Charge not found.', `No charge ${chargeId} exists for this business.`);
+}

@@ -1,0 +1,61 @@
+import type { Db } from '../storage/db';
+import { assertMove, eventForMove, type ChargeStatus } from '../domain/charge-states';
+import { chargeEventData } from '../domain/event-catalog';
+import type { ChargeChanges, ChargeRow } from '../storage/charges';
+import { moveChargeStatus } from '../storage/charges';
+import type { CheckoutRow } from '../storage/checkouts';
+import type { CustomerRow } from '../storage/customers';
+import type { MerchantRow } from '../storage/merchants';
+import { recordEvent } from '../events/record';
+
+export interface MoveRequest {
+  chargeId: string;
+  to: ChargeStatus;
+  /** Only move from this status; a charge someone else already moved on is left alone. */
+  from?: ChargeStatus;
+  changes?: ChargeChanges;
+}
+
+export interface MoveResult {
+  moved: boolean;
+  charge: ChargeRow;
+  /** Outbox events written with the move, to dispatch once the transaction has committed. */
+  eventIds: string[];
+}
+
+/**
+ * The one way a charge changes status. In one transaction it locks the charge, checks the move
+ * against the state table, updates the charge and records the event the table names for the
+ * edge. A repeated request (an activity retried after it committed) finds the charge already in
+ * `to` and changes nothing, so every move happens once.
+ */
+export async function applyChargeMove(db: Db, request: MoveRequest): Promise<MoveResult> {
+  return db.transaction(async (trx) => {
+    const charge = await trx<ChargeRow>('charges').where({ id: request.chargeId }).forUpdate().first();
+    if (!charge) throw new Error(`charge ${request.chargeId} does not exist`);
+    const notFromExpected = request.from !== undefined && charge.status !== request.from;
+    if (charge.status === request.to || notFromExpected) return { moved: false, charge, eventIds: [] };
+    assertMove(charge.status, request.to);
+
+    const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, request.changes ?? {}))!;
+    // A checkout is completed once one of its charges has succeeded: the same commit says both.
+    if (request.to === 'succeeded') {
+      await trx('checkouts').where({ id: charge.checkout_id }).whereIn('state', ['open', 'in_review']).update({ state: 'completed', updated_at: trx.fn.now() });
+    }
+    const event = eventForMove(charge.status, request.to, charge.transaction_type);
+    // checkout.hold is sent synchronously by the hold activity before this move, never by the outbox.
+    if (!event || event === 'checkout.hold') return { moved: true, charge: moved, eventIds: [] };
+
+    // One connection per transaction: its queries run one after another.
+    const checkout = await trx<CheckoutRow>('checkouts').where({ id: charge.checkout_id }).first();
+    const customer = await trx<CustomerRow>('customers').where({ id: charge.customer_id }).first();
+    const merchant = await trx<MerchantRow>('merchants').where({ id: charge.merchant_id }).first();
+    const data = chargeEventData({ checkout: checkout!, customer: customer!, charge: moved, fromStatus: charge.status });
+    const recorded = await recordEvent(trx, merchant!, event, data, {
+      checkoutId: charge.checkout_id,
+      chargeId: charge.id,
+      customerId: charge.customer_id,
+    });
+    return { moved: true, charge: moved, eventIds: recorded.enabled ? [recorded.id] : [] };
+  });
+}

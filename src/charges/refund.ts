@@ -1,0 +1,64 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../http/errors';
+import { findChargeById, type ChargeRow } from '../storage/charges';
+import type { PaymentMethodRow } from '../storage/payment-methods';
+import { FAILURE_TYPES, type RefundWorkflowInput } from '../../workflows/definitions';
+import { loadPresentedCharge } from './load';
+import { refundRefusal } from './refund-rules';
+
+export const REFUND_WORKFLOW = 'refundWorkflow';
+
+/** The contract's "wrong charge id or no longer succeeded" answer; its hint names the charge. */
+function unableToRefund(chargeId: string, why: string): ApiError {
+  return new ApiError('refund', 'Unable to refund charge.', `Charge ${chargeId} ${why}.`);
+}
+
+function refusalError(chargeId: string, refusal: { type: string; message: string }): ApiError {
+  if (refusal.message === 'Unable to refund charge.') return unableToRefund(chargeId, 'is not in status succeeded');
+  return new ApiError('refund', refusal.message);
+}
+
+/**
+ * Refunds a charge in full, for the public API (scoped to the key's merchant) and the
+ * dashboard (any merchant). Guards answer the contract's errors at once; the refund itself
+ * runs as a workflow keyed by the charge id, so a double submit cannot refund twice.
+ */
+export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source']) {
+  const { db, temporal, config } = deps;
+  const charge: ChargeRow | undefined = await findChargeById(db, chargeId);
+  // Another merchant's charge is the same answer as a missing one.
+  if (!charge || (scope.merchantId !== undefined && charge.merchant_id !== scope.merchantId)) throw unableToRefund(chargeId, 'does not exist for this business');
+  const pm = (await db<PaymentMethodRow>('payment_methods').where({ id: charge.payment_method_id }).first())!;
+  const refusal = refundRefusal(charge, pm.payment_type);
+  if (refusal) throw refusalError(chargeId, refusal);
+
+  try {
+    await temporal.workflow.execute(REFUND_WORKFLOW, {
+      taskQueue: config.taskQueue,
+      workflowId: charge.id,
+      args: [{ chargeId: charge.id, source } satisfies RefundWorkflowInput],
+      // Only a refund the processor refused may be tried again; a done or running one may not.
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+    });
+  } catch (error) {
+    throw refundFailure(chargeId, error);
+  }
+  return loadPresentedCharge(db, charge.merchant_id, charge.id);
+}
+
+function refundFailure(chargeId: string, error: unknown): unknown {
+  if (error instanceof WorkflowExecutionAlreadyStartedError) return unableToRefund(chargeId, 'was already refunded or has a refund in progress');
+  if (!(error instanceof WorkflowFailedError)) return error;
+  let cause: unknown = error.cause;
+  while (cause && !(cause instanceof ApplicationFailure)) cause = (cause as { cause?: unknown }).cause;
+  if (!(cause instanceof ApplicationFailure)) return error;
+  if (cause.type === FAILURE_TYPES.refundDeclined) {
+    return new ApiError('refund', 'Refund failed', undefined, { responsetext: String(cause.details?.[0] ?? cause.message) });
+  }
+  if (cause.type === FAILURE_TYPES.refundUnsupported || cause.type === FAILURE_TYPES.chargeNotRefundable) {
+    return refusalError(chargeId, { type: cause.type, message: cause.message });
+  }
+  return error;
+}

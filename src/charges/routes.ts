@@ -1,0 +1,21 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app-deps';
+import { merchantOf, requireMerchant } from '../http/auth';
+import { loadPresentedCharge } from './load';
+import { refundCharge } from './refund';
+
+export function chargeRoutes(deps: AppDeps): Router {
+  const router = Router();
+  router.use(requireMerchant(deps.db, 'api_key'));
+
+  router.get('/:id', async (req, res) => {
+    res.json(await loadPresentedCharge(deps.db, merchantOf(req).id, req.params.id!));
+  });
+
+  // No body: the full amount is always refunded.
+  router.post('/:id/refund', async (req, res) => {
+    res.json(await refundCharge(deps, req.params.id!, { merchantId: merchantOf(req).id }, 'api'));
+  });
+
+  return router;
+}

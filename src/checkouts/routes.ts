@@ -1,0 +1,21 @@
+import { Router } from 'express';
+import { merchantOf, requireMerchant } from '../http/auth';
+import { parseOrThrow } from '../http/validate';
+import type { AppDeps } from '../app-deps';
+import { CheckoutCreateBody } from './schemas';
+import { createCheckout } from './service';
+import { presentCheckout } from './present';
+
+export function checkoutRoutes({ db, temporal, config }: AppDeps): Router {
+  const router = Router();
+  router.use(requireMerchant(db, 'api_key'));
+
+  router.post('/', async (req, res) => {
+    const body = parseOrThrow(CheckoutCreateBody, req.body);
+    const { checkout, clientSecret } = await createCheckout({ db, temporal, config }, merchantOf(req), body);
+    // Read per request, not when the router is built: the test harness sets it once the port is known.
+    res.status(201).json(presentCheckout(checkout, clientSecret, config.walletBaseUrl));
+  });
+
+  return router;
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { CHECKOUT_TYPES, PAYMENT_METHODS } from '../domain/settings';
+import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
+
+/**
+ * Limits of checkout creation. The contract fixes the minimum (integers of at least 1) and
+ * leaves the maxima to us: one million dollars per amount keeps every sum inside a 32-bit
+ * integer column, and 100 lines is more than any hosted checkout page can show usefully.
+ */
+export const MIN_CENTS = 1;
+export const MIN_QUANTITY = 1;
+export const MAX_AMOUNT_CENTS = 100_000_000;
+export const MAX_QUANTITY = 10_000;
+export const MAX_LINE_ITEMS = 100;
+export const MAX_PAYMENT_OPTIONS = 20;
+export const EXPERIENCES = ['web', 'webview', 'iframe'] as const;
+export const SUBSCRIPTION_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+/** At most one year between two subscription charges, whatever the unit (as card networks expect). */
+export const MAX_INTERVAL_COUNT: Record<(typeof SUBSCRIPTION_INTERVALS)[number], number> = { day: 365, week: 52, month: 12, year: 1 };
+const MAX_TEXT = 255;
+const MAX_URL = 2048;
+
+const cents = z.number().int().min(MIN_CENTS).max(MAX_AMOUNT_CENTS);
+const quantity = z.number().int().min(MIN_QUANTITY).max(MAX_QUANTITY);
+const httpUrl = z.string().max(MAX_URL).pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+
+const ProductReference = z
+  .object({ product_id: z.string().min(1).max(MAX_TEXT), quantity })
+  .strict()
+  .openapi({ description: 'An existing active product of this business.' });
+
+const InlineProduct = z
+  .object({
+    name: z.string().min(1).max(MAX_TEXT),
+    price_cents: cents,
+    quantity,
+    sku: z.string().min(1).max(MAX_TEXT).optional().openapi({ description: '`shipping` and `tax` render as shipping and tax lines.' }),
+    url: httpUrl.optional().openapi({ description: 'Product image URL.' }),
+    dedup: z.boolean().optional().openapi({ description: 'Reuse this business\'s product with the same sku and price_cents. Requires sku.' }),
+  })
+  .strict()
+  .refine((item) => !item.dedup || item.sku !== undefined, { message: 'dedup: true requires sku', path: ['sku'] })
+  .openapi({ description: 'An inline product; a new active product is created unless dedup reuses one.' });
+
+const REFERENCE_SHAPE = '{product_id, quantity}';
+const INLINE_SHAPE = '{name, price_cents, quantity, sku?, url?, dedup?}';
+
+/**
+ * A union's own failure says only "Invalid input", so the message names the branch the element
+ * was meant to be (it has product_id or not) and that branch's first problem.
+ */
+export const LineItemInput = z
+  .union([ProductReference, InlineProduct], {
+    error: (issue) => {
+      if (issue.code !== 'invalid_union') return undefined;
+      const reference = typeof issue.input === 'object' && issue.input !== null && 'product_id' in issue.input;
+      const first = issue.errors[reference ? 0 : 1]?.[0];
+      const problem = !first
+        ? 'invalid line item'
+        : first.code === 'unrecognized_keys'
+          ? `unknown field(s) ${first.keys.join(', ')}`
+          : `${first.path.join('.') || 'line item'}: ${first.message}`;
+      return `${problem} (a line item is either ${REFERENCE_SHAPE} or an inline product ${INLINE_SHAPE})`;
+    },
+  })
+  .openapi('LineItemInput');
+export type LineItemInput = z.infer<typeof LineItemInput>;
+
+export const SubscriptionData = z
+  .object({
+    interval: z.enum(SUBSCRIPTION_INTERVALS),
+    interval_count: z.number().int().min(1),
+  })
+  .strict()
+  .refine((s) => s.interval_count <= MAX_INTERVAL_COUNT[s.interval], {
+    message: 'the period between charges may be at most one year (365 days, 52 weeks, 12 months or 1 year)',
+    path: ['interval_count'],
+  })
+  .openapi('SubscriptionData', { description: 'Quarterly is {interval: "month", interval_count: 3}.' });
+
+export const CheckoutCreateBody = registry.register(
+  'CheckoutCreate',
+  z
+    .object({
+      customer_id: z.string().min(1).max(MAX_TEXT),
+      type: z.enum(CHECKOUT_TYPES),
+      line_items: z.array(LineItemInput).min(1).max(MAX_LINE_ITEMS).optional().openapi({ description: 'Purchase and subscription flows only.' }),
+      subscription_data: SubscriptionData.optional(),
+      fixed_amount_cents: cents.optional().openapi({ description: 'Preset deposit or preset withdrawal.' }),
+      balance_amount_cents: cents.optional().openapi({ description: 'Balance withdrawal: the asserted balance, the ceiling of the amount.' }),
+      experience: z.enum(EXPERIENCES).optional(),
+      // Plain strings, not an enum: an unknown identifier is reported as unsupported by the flow rules.
+      payment_options: z
+        .array(z.string().min(1).max(64))
+        .min(1)
+        .max(MAX_PAYMENT_OPTIONS)
+        .refine((list) => new Set(list).size === list.length, { message: 'must not repeat a value' })
+        .optional()
+        .openapi({ description: `Subset of ${PAYMENT_METHODS.join(', ')}; default: every method enabled for the checkout type.` }),
+      return_url: httpUrl.optional(),
+    })
+    .strict()
+    .openapi({ description: 'Exactly one flow applies: deposit, preset_deposit, purchase, subscription, balance_withdrawal, preset_withdrawal.' }),
+);
+export type CheckoutCreateBody = z.infer<typeof CheckoutCreateBody>;
+
+/** One element of the response's line_items: the product as resolved, with the line total. */
+export const CheckoutLineItem = registry.register(
+  'CheckoutLineItem',
+  z.object({
+    product_id: z.string().openapi({ example: 'prod_8Hq2...' }),
+    name: z.string(),
+    price_cents: z.number().int(),
+    quantity: z.number().int(),
+    total_amount_cents: z.number().int(),
+    sku: z.string().nullable(),
+    url: z.string().nullable(),
+  }),
+);
+
+export const CheckoutResponse = registry.register(
+  'Checkout',
+  z.object({
+    url: z.string().openapi({ description: 'Wallet page; carries the client secret as a query parameter.' }),
+    id: z.string().openapi({ example: 'chk_4f8Jk2...' }),
+    client_secret: z.string().openapi({ description: 'Per-checkout value for the wallet; not an authorization credential.' }),
+    line_items: z.array(CheckoutLineItem),
+    line_items_total_amount_cents: z.number().int().nullable(),
+    balance_amount_cents: z.number().int().nullable(),
+    type: z.enum(CHECKOUT_TYPES),
+    fixed_amount_cents: z.number().int().nullable(),
+    experience: z.enum(EXPERIENCES).nullable(),
+    payment_options: z.array(z.string()).nullable(),
+    subscription: z
+      .object({ interval: z.enum(SUBSCRIPTION_INTERVALS), interval_count: z.number().int() })
+      .optional()
+      .openapi({ description: 'Present only for subscription checkouts; the key is omitted otherwise.' }),
+  }),
+);
+export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
+export type CheckoutLineItem = z.infer<typeof CheckoutLineItem>;
+
+registry.registerPath({
+  method: 'post',
+  path: '/api/v1/checkouts',
+  summary: 'Create a checkout session',
+  security: [{ [ApiKeyAuth.name]: [] }],
+  request: { body: { content: { 'application/json': { schema: CheckoutCreateBody } } } },
+  responses: {
+    201: { description: 'Created', content: { 'application/json': { schema: CheckoutResponse } } },
+    ...errorResponses({ 400: 'Body is not JSON.' }),
+  },
+});

@@ -1,0 +1,150 @@
+import type { AppDeps } from '../app-deps';
+import { hashSecret } from '../crypto';
+import { newId, randomToken } from '../domain/ids';
+import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
+import { findCustomer } from '../storage/customers';
+import type { Db } from '../storage/db';
+import type { MerchantRow } from '../storage/merchants';
+import { insertCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
+import { findOrInsertDedupProduct, findProducts, insertProduct, type ProductRow } from '../storage/products';
+import { abandonCheckoutWorkflow, startCheckoutWorkflow } from '../temporal/checkouts';
+import { acceptPaymentOptions, detectFlow, flowNotEnabled, isRefusal, lineItemKind, lineItemsTotal } from './flows';
+import type { CheckoutCreateBody, LineItemInput } from './schemas';
+
+export type CheckoutDeps = Pick<AppDeps, 'db' | 'temporal' | 'config'>;
+
+/**
+ * The per-checkout client secret: not a merchant credential (those start with `secret_`), so
+ * it can never authenticate an API call. Only its SHA-256 is stored.
+ */
+export const CHECKOUT_CLIENT_SECRET_PREFIX = 'cs_';
+const CLIENT_SECRET_LENGTH = 40;
+
+export interface CreatedCheckout {
+  checkout: CheckoutRow;
+  /** Known only here: the row keeps its hash. */
+  clientSecret: string;
+}
+
+type InlineProduct = Extract<LineItemInput, { name: string }>;
+/** A line whose product is known (a reference) or still to be created or reused (inline). */
+type PlannedLine = { product: ProductRow; quantity: number } | { inline: InlineProduct; quantity: number };
+
+/**
+ * Validates everything and resolves referenced products first, then starts the workflow, then
+ * records products and checkout in one transaction. A crash between the two leaves a workflow
+ * without a row, which the workflow tolerates; the reverse (a row without a workflow, a
+ * checkout nothing would ever expire) cannot happen. A failed transaction ends the workflow.
+ */
+export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, body: CheckoutCreateBody): Promise<CreatedCheckout> {
+  const flow = allowedFlow(merchant, body);
+  const options = acceptPaymentOptions(body.payment_options, body.type, merchant.settings.payment_methods[body.type]);
+  if (isRefusal(options)) throw new UnsupportedError(options.error, options.hint);
+  const customer = await findCustomer(deps.db, merchant.id, body.customer_id);
+  // Another merchant's customer is reported exactly like a missing one.
+  if (!customer) throw new NotFoundError('Customer not found.', `No customer ${body.customer_id} exists for this business.`);
+  const lines = await planLines(deps.db, merchant.id, body.line_items ?? []);
+  const total = lines.length ? totalOf(lines) : null;
+
+  const id = newId('checkout');
+  const clientSecret = CHECKOUT_CLIENT_SECRET_PREFIX + randomToken(CLIENT_SECRET_LENGTH);
+  const expiresAt = new Date(Date.now() + merchant.settings.checkout_expiry_seconds * 1000);
+  await startCheckoutWorkflow(deps.temporal, deps.config.taskQueue, {
+    checkoutId: id,
+    merchantId: merchant.id,
+    customerId: customer.id,
+    type: body.type,
+    expiresAt: expiresAt.toISOString(),
+  });
+  try {
+    const checkout = await deps.db.transaction(async (trx) =>
+      insertCheckout(trx, {
+        id,
+        merchant_id: merchant.id,
+        customer_id: customer.id,
+        type: body.type,
+        flow,
+        client_secret_hash: hashSecret(clientSecret),
+        fixed_amount_cents: body.fixed_amount_cents ?? null,
+        balance_amount_cents: body.balance_amount_cents ?? null,
+        line_items: await recordLines(trx, merchant.id, lines),
+        line_items_total_amount_cents: total,
+        subscription: body.subscription_data ?? null,
+        experience: body.experience ?? null,
+        payment_options: options.paymentOptions,
+        return_url: body.return_url ?? null,
+        currency: 'USD',
+        expires_at: expiresAt,
+      }),
+    );
+    return { checkout, clientSecret };
+  } catch (error) {
+    await abandonCheckoutWorkflow(deps.temporal, id);
+    throw error;
+  }
+}
+
+/** Rules 1 to 3: the body is exactly one flow, and the account allows that flow. */
+function allowedFlow(merchant: MerchantRow, body: CheckoutCreateBody) {
+  const detected = detectFlow(body);
+  if (isRefusal(detected)) throw new UnsupportedError(detected.error, detected.hint);
+  const disabled = flowNotEnabled(detected.flow, merchant.settings.checkout_flows);
+  if (disabled) throw new UnsupportedError(disabled.error, disabled.hint);
+  return detected.flow;
+}
+
+/** Resolves product references (this merchant's, active) before anything is started or written. */
+async function planLines(db: Db, merchantId: string, items: readonly LineItemInput[]): Promise<PlannedLine[]> {
+  const referenced = items.flatMap((item) => ('product_id' in item ? [item.product_id] : []));
+  const products = new Map((await findProducts(db, merchantId, referenced)).map((p) => [p.id, p]));
+  const missing = [...new Set(referenced.filter((productId) => !products.has(productId)))];
+  // A product of another merchant is reported exactly like a missing one.
+  if (missing.length) {
+    throw new NotFoundError(`Product not found: ${missing.join(', ')}.`, 'line_items[].product_id must name an active product of this business.');
+  }
+  const inactive = [...new Set(referenced.filter((productId) => !products.get(productId)!.active))];
+  if (inactive.length) {
+    throw new ValidationError(`Product not active: ${inactive.join(', ')}.`, 'line_items[].product_id must name an active product of this business.');
+  }
+  return items.map((item) => ('product_id' in item ? { product: products.get(item.product_id)!, quantity: item.quantity } : { inline: item, quantity: item.quantity }));
+}
+
+function totalOf(lines: readonly PlannedLine[]): number {
+  const result = lineItemsTotal(lines.map((line) => ({ price_cents: 'product' in line ? line.product.price_cents : line.inline.price_cents, quantity: line.quantity })));
+  if (isRefusal(result)) throw new ValidationError(result.error, result.hint);
+  return result.total;
+}
+
+/** Inside the checkout's transaction: creates or reuses inline products, then snapshots each line. */
+async function recordLines(trx: Db, merchantId: string, lines: readonly PlannedLine[]): Promise<StoredLineItem[]> {
+  const stored: StoredLineItem[] = [];
+  // One at a time: a transaction has one connection, and a second dedup line must see the first's product.
+  for (const line of lines) {
+    const product = 'product' in line ? line.product : await productFor(trx, merchantId, line.inline);
+    stored.push({
+      product_id: product.id,
+      quantity: line.quantity,
+      total_amount_cents: product.price_cents * line.quantity,
+      product_name: product.name,
+      product_url: product.url,
+      product_price_cents: product.price_cents,
+      sku: product.sku,
+      kind: lineItemKind(product.sku),
+    });
+  }
+  return stored;
+}
+
+function productFor(trx: Db, merchantId: string, inline: InlineProduct): Promise<ProductRow> {
+  const row = {
+    id: newId('product'),
+    merchant_id: merchantId,
+    name: inline.name,
+    price_cents: inline.price_cents,
+    sku: inline.sku ?? null,
+    url: inline.url ?? null,
+    dedup: false,
+  };
+  // The schema guarantees sku when dedup is true; a reused product keeps its own name and url.
+  return inline.dedup && inline.sku !== undefined ? findOrInsertDedupProduct(trx, { ...row, sku: inline.sku }) : insertProduct(trx, row);
+}

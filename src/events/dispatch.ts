@@ -1,0 +1,46 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Db } from '../storage/db';
+import { markDispatched } from '../storage/events';
+import type { DeliveryWorkflowInput } from '../../workflows/definitions';
+
+export const DELIVERY_WORKFLOW = 'deliverEventWorkflow';
+
+export interface DispatchDeps {
+  db: Db;
+  temporal: Client;
+  config: { taskQueue: string; webhookRetryInitialMs: number };
+}
+
+/**
+ * Starts the delivery workflow of each committed event (workflow id = event id, so an event is
+ * delivered by one workflow whatever crashes and re-dispatches happen), then marks it dispatched.
+ * Called after the commit that recorded the events; the outbox sweeper calls it again for any
+ * event a crash left undispatched.
+ */
+export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Promise<void> {
+  for (const eventId of eventIds) {
+    const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
+    try {
+      await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
+        taskQueue: deps.config.taskQueue,
+        workflowId: eventId,
+        args: [input],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+  await markDispatched(deps.db, eventIds);
+}
+
+/** A resend delivers the same recorded bytes under a new workflow id (the event_id stays the same). */
+export async function redeliverEvent(deps: DispatchDeps, eventId: string, resendId: string): Promise<void> {
+  const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
+  await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
+    taskQueue: deps.config.taskQueue,
+    workflowId: `${eventId}-resend-${resendId}`,
+    args: [input],
+  });
+}

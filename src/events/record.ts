@@ -1,0 +1,41 @@
+import type { Db } from '../storage/db';
+import { newId } from '../domain/ids';
+import { buildEnvelope, isDelivered, type EventType } from '../domain/event-catalog';
+import type { MerchantSettings } from '../domain/settings';
+import { insertEvent, type EventRow } from '../storage/events';
+
+export interface EventRefs {
+  checkoutId?: string | null;
+  chargeId?: string | null;
+  customerId?: string | null;
+}
+
+/**
+ * Records one event in the outbox, inside the caller's transaction so it commits together with
+ * the change it reports. The envelope is serialised here, once; delivery sends these bytes.
+ * An event the merchant has not enabled is still recorded (the event log shows it) but is
+ * never delivered.
+ */
+export async function recordEvent(
+  trx: Db,
+  merchant: { id: string; settings: MerchantSettings },
+  type: EventType,
+  data: object,
+  refs: EventRefs,
+  channel: EventRow['channel'] = 'outbox',
+): Promise<EventRow> {
+  const id = newId('event');
+  const enabled = isDelivered(type, merchant.settings.enabled_events);
+  return insertEvent(trx, {
+    id,
+    merchant_id: merchant.id,
+    type,
+    checkout_id: refs.checkoutId ?? null,
+    charge_id: refs.chargeId ?? null,
+    customer_id: refs.customerId ?? null,
+    body: buildEnvelope(id, type, data),
+    enabled,
+    channel,
+    delivery_status: enabled ? 'pending' : 'not_enabled',
+  });
+}

@@ -1,0 +1,69 @@
+import { Router } from 'express';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { AppDeps } from '../app-deps';
+import { AdminNotFoundError, ValidationError } from '../http/errors';
+import { parseOrThrow } from '../http/validate';
+import { findEvent, listAttempts, listEvents, type DeliveryAttemptRow, type EventRow } from '../storage/events';
+import { redeliverEvent } from './dispatch';
+
+const EventListQuery = z.object({
+  merchant_id: z.string().min(1).optional(),
+  type: z.string().min(1).optional(),
+  checkout_id: z.string().min(1).optional(),
+  charge_id: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+function presentEvent(event: EventRow, attempts: DeliveryAttemptRow[]) {
+  return {
+    id: event.id,
+    merchant_id: event.merchant_id,
+    type: event.type,
+    checkout_id: event.checkout_id,
+    charge_id: event.charge_id,
+    customer_id: event.customer_id,
+    enabled: event.enabled,
+    channel: event.channel,
+    delivery_status: event.delivery_status,
+    created_at: event.created_at.toISOString(),
+    payload: JSON.parse(event.body),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      url: a.url,
+      started_at: a.started_at.toISOString(),
+      duration_ms: a.duration_ms,
+      http_status: a.http_status,
+      error: a.error,
+    })),
+  };
+}
+
+/** The event log (newest first, with every delivery attempt) and resend. */
+export function eventAdminRoutes(deps: AppDeps): Router {
+  const router = Router();
+
+  router.get('/events', async (req, res) => {
+    const q = parseOrThrow(EventListQuery, req.query, 'Query');
+    const events = await listEvents(deps.db, { merchantId: q.merchant_id, type: q.type, checkoutId: q.checkout_id, chargeId: q.charge_id, limit: q.limit });
+    const attempts = await listAttempts(deps.db, events.map((e) => e.id));
+    res.json({ results: events.map((e) => presentEvent(e, attempts.filter((a) => a.event_id === e.id))) });
+  });
+
+  router.get('/events/:id', async (req, res) => {
+    const event = await findEvent(deps.db, req.params.id!);
+    if (!event) throw new AdminNotFoundError('Event not found.', `No event ${req.params.id}.`);
+    res.json(presentEvent(event, await listAttempts(deps.db, [event.id])));
+  });
+
+  router.post('/events/:id/resend', async (req, res) => {
+    const event = await findEvent(deps.db, req.params.id!);
+    if (!event) throw new AdminNotFoundError('Event not found.', `No event ${req.params.id}.`);
+    if (!event.enabled) throw new ValidationError('This event is not enabled for the merchant.', 'Enable it in the merchant settings (enabled_events) first; it was never delivered.');
+    if (event.channel === 'hold') throw new ValidationError('A hold is never re-sent.', 'checkout.hold is synchronous and never retried.');
+    await redeliverEvent(deps, event.id, randomUUID());
+    res.status(202).json({ id: event.id, resent: true });
+  });
+
+  return router;
+}

@@ -1,0 +1,35 @@
+import type { Logger } from '../logger';
+import { findUndispatched } from '../storage/events';
+import { dispatchEvents, type DispatchDeps } from './dispatch';
+
+/** How long after its commit an event may wait for its writer to dispatch it before the sweeper does. */
+const GRACE_MS = 2_000;
+const BATCH = 200;
+
+/**
+ * The outbox's safety net: a process may crash between committing an event and starting its
+ * delivery workflow. The worker sweeps for such events and dispatches them, so none is lost.
+ */
+export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, intervalMs: number): () => Promise<void> {
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    try {
+      const ids = await findUndispatched(deps.db, GRACE_MS, BATCH);
+      if (ids.length) {
+        deps.logger.info({ count: ids.length }, 'dispatching events left undispatched');
+        await dispatchEvents(deps, ids);
+      }
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'outbox sweep failed; will retry');
+    }
+  };
+  const timer = setInterval(() => {
+    if (!stopped) running = running.then(tick);
+  }, intervalMs);
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,54 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { AppDeps } from '../app-deps';
+import { AdminNotFoundError, ValidationError } from '../http/errors';
+import { parseOrThrow } from '../http/validate';
+import { presentReview } from '../../activities/checkouts';
+import { decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
+
+const ReviewListQuery = z.object({
+  status: z.enum(['pending', 'approved', 'declined']).optional(),
+  merchant_id: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/** Reviewers list and decide withdrawal reviews; the decision goes to the paused checkout workflow. */
+export function reviewAdminRoutes(deps: AppDeps): Router {
+  const { db, temporal } = deps;
+  const router = Router();
+
+  router.get('/reviews', async (req, res) => {
+    const query = parseOrThrow(ReviewListQuery, req.query, 'Query');
+    const rows = db('reviews').orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id' }]).limit(query.limit);
+    if (query.status) rows.where({ status: query.status });
+    if (query.merchant_id) rows.where({ merchant_id: query.merchant_id });
+    res.json({ results: (await rows).map(presentReview) });
+  });
+
+  const decide = (decision: ReviewDecision) => async (req: any, res: any) => {
+    const review = await db('reviews').where({ id: req.params.id }).first();
+    if (!review) throw new AdminNotFoundError('Review not found.', `No review ${req.params.id}.`);
+    if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
+    try {
+      const decided = await temporal.workflow.getHandle(review.checkout_id).executeUpdate(decideReviewUpdate, { args: [decision] });
+      if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
+      res.json(decided);
+    } catch (error) {
+      // The workflow refuses a second decision: another reviewer decided first.
+      if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
+        const current = await db('reviews').where({ id: review.id }).first();
+        throw alreadyDecided(review.id, current.status);
+      }
+      throw error;
+    }
+  };
+
+  router.post('/reviews/:id/approve', decide('approved'));
+  router.post('/reviews/:id/decline', decide('declined'));
+  return router;
+}
+
+function alreadyDecided(id: string, status: string): ValidationError {
+  return new ValidationError('Review already decided.', `Review ${id} is ${status}; a decision cannot be changed.`);
+}

@@ -1,0 +1,68 @@
+import type { Db } from './db';
+import type { ChargeStatus } from '../domain/charge-states';
+
+export interface ChargeRow {
+  id: string;
+  merchant_id: string;
+  checkout_id: string;
+  customer_id: string;
+  payment_method_id: string;
+  attempt_key: string;
+  amount_cents: number;
+  currency: string;
+  transaction_type: 'credit' | 'debit';
+  status: ChargeStatus;
+  failure_code: string | null;
+  failure_message: string | null;
+  processor: string;
+  processor_charge_id: string | null;
+  avs_result: string | null;
+  cvv_result: string | null;
+  network_authorization_code: string | null;
+  threeds: Record<string, unknown> | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewCharge = Pick<
+  ChargeRow,
+  'id' | 'merchant_id' | 'checkout_id' | 'customer_id' | 'payment_method_id' | 'attempt_key' | 'amount_cents' | 'currency' | 'transaction_type' | 'processor'
+>;
+
+/**
+ * Inserts the attempt's charge at `created`, or answers the one a previous try of the same
+ * attempt already inserted (attempt_key is unique), so a retried activity never charges twice.
+ */
+export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<ChargeRow> {
+  const inserted = await db<ChargeRow>('charges')
+    .insert({ ...charge, status: 'created' })
+    .onConflict('attempt_key')
+    .ignore()
+    .returning('*');
+  if (inserted[0]) return inserted[0] as ChargeRow;
+  return (await db<ChargeRow>('charges').where({ attempt_key: charge.attempt_key }).first()) as ChargeRow;
+}
+
+export async function findCharge(db: Db, merchantId: string, id: string): Promise<ChargeRow | undefined> {
+  return db<ChargeRow>('charges').where({ merchant_id: merchantId, id }).first();
+}
+
+export async function findChargeById(db: Db, id: string): Promise<ChargeRow | undefined> {
+  return db<ChargeRow>('charges').where({ id }).first();
+}
+
+export async function listCheckoutCharges(db: Db, checkoutId: string): Promise<ChargeRow[]> {
+  return db<ChargeRow>('charges').where({ checkout_id: checkoutId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}
+
+export type ChargeChanges = Partial<
+  Pick<ChargeRow, 'failure_code' | 'failure_message' | 'processor_charge_id' | 'avs_result' | 'cvv_result' | 'network_authorization_code' | 'threeds'>
+>;
+
+/** Compare-and-set: moves the charge only if it is still in `from`; answers the moved row or undefined. */
+export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, to: ChargeStatus, changes: ChargeChanges): Promise<ChargeRow | undefined> {
+  const values: Record<string, unknown> = { ...changes, status: to, updated_at: db.fn.now() };
+  if (changes.threeds !== undefined) values.threeds = changes.threeds === null ? null : JSON.stringify(changes.threeds);
+  const [row] = await db<ChargeRow>('charges').where({ id, status: from }).update(values).returning('*');
+  return row as ChargeRow | undefined;
+}

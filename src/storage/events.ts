@@ -1,0 +1,78 @@
+import type { Db } from './db';
+
+export interface EventRow {
+  id: string;
+  seq: number;
+  merchant_id: string;
+  type: string;
+  checkout_id: string | null;
+  charge_id: string | null;
+  customer_id: string | null;
+  body: string;
+  enabled: boolean;
+  channel: 'outbox' | 'hold';
+  delivery_status: 'pending' | 'delivered' | 'failed' | 'not_enabled' | 'no_webhook_url';
+  dispatched_at: Date | null;
+  created_at: Date;
+}
+
+export interface DeliveryAttemptRow {
+  id: number;
+  event_id: string;
+  attempt: number;
+  url: string | null;
+  started_at: Date;
+  duration_ms: number;
+  http_status: number | null;
+  error: string | null;
+}
+
+export async function insertEvent(db: Db, row: Omit<EventRow, 'seq' | 'created_at' | 'dispatched_at' | 'delivery_status'> & { delivery_status?: EventRow['delivery_status'] }): Promise<EventRow> {
+  const [inserted] = await db<EventRow>('events').insert(row).returning('*');
+  return inserted as EventRow;
+}
+
+export async function findEvent(db: Db, id: string): Promise<EventRow | undefined> {
+  return db<EventRow>('events').where({ id }).first();
+}
+
+export async function listEvents(
+  db: Db,
+  filter: { merchantId?: string; type?: string; checkoutId?: string; chargeId?: string; limit: number },
+): Promise<EventRow[]> {
+  const query = db<EventRow>('events');
+  if (filter.merchantId) query.where({ merchant_id: filter.merchantId });
+  if (filter.type) query.where({ type: filter.type });
+  if (filter.checkoutId) query.where({ checkout_id: filter.checkoutId });
+  if (filter.chargeId) query.where({ charge_id: filter.chargeId });
+  return query.orderBy('seq', 'desc').limit(filter.limit);
+}
+
+export async function listAttempts(db: Db, eventIds: string[]): Promise<DeliveryAttemptRow[]> {
+  if (eventIds.length === 0) return [];
+  return db<DeliveryAttemptRow>('event_delivery_attempts').whereIn('event_id', eventIds).orderBy('id');
+}
+
+export async function insertAttempt(db: Db, row: Omit<DeliveryAttemptRow, 'id'>): Promise<void> {
+  await db('event_delivery_attempts').insert(row);
+}
+
+export async function setDeliveryStatus(db: Db, id: string, status: EventRow['delivery_status']): Promise<void> {
+  await db('events').where({ id }).update({ delivery_status: status });
+}
+
+export async function markDispatched(db: Db, ids: string[]): Promise<void> {
+  if (ids.length) await db('events').whereIn('id', ids).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
+}
+
+/** Enabled outbox events whose delivery workflow was never started (a crash fell between commit and start). */
+export async function findUndispatched(db: Db, olderThanMs: number, limit: number): Promise<string[]> {
+  const rows = await db('events')
+    .select('id')
+    .whereNull('dispatched_at')
+    .andWhere({ enabled: true, channel: 'outbox' })
+    .andWhere('created_at', '<', db.raw(`now() - (? * interval '1 millisecond')`, [olderThanMs]))
+    .orderBy('seq')
+    .limit(limit);
+  return rows.map((r: { id: string }) => r.id);
+}

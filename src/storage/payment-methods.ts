@@ -1,0 +1,47 @@
+import type { Db } from './db';
+import type { TokenizedMethod } from '../processors';
+
+export interface PaymentMethodRow {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  payment_type: TokenizedMethod['payment_type'];
+  details: TokenizedMethod['details'];
+  fingerprint: string;
+  processor_token: string;
+  saved: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertPaymentMethod(db: Db, row: Omit<PaymentMethodRow, 'created_at' | 'updated_at'>): Promise<PaymentMethodRow> {
+  const [inserted] = await db<PaymentMethodRow>('payment_methods')
+    .insert({ ...row, details: JSON.stringify(row.details) as unknown as PaymentMethodRow['details'] })
+    .returning('*');
+  return inserted as PaymentMethodRow;
+}
+
+/**
+ * Saves a tokenized method for the customer: saving the same instrument again (same
+ * fingerprint) answers the method already saved, so a customer never sees duplicates.
+ */
+export async function saveOrReusePaymentMethod(db: Db, row: Omit<PaymentMethodRow, 'created_at' | 'updated_at' | 'saved'>): Promise<PaymentMethodRow> {
+  const result = await db.raw(
+    `INSERT INTO payment_methods (id, merchant_id, customer_id, payment_type, details, fingerprint, processor_token, saved)
+     VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, true)
+     ON CONFLICT (customer_id, fingerprint) WHERE saved DO UPDATE SET updated_at = now()
+     RETURNING *`,
+    [row.id, row.merchant_id, row.customer_id, row.payment_type, JSON.stringify(row.details), row.fingerprint, row.processor_token],
+  );
+  return result.rows[0] as PaymentMethodRow;
+}
+
+export async function findPaymentMethod(db: Db, merchantId: string, id: string): Promise<PaymentMethodRow | undefined> {
+  return db<PaymentMethodRow>('payment_methods').where({ merchant_id: merchantId, id }).first();
+}
+
+export async function listSavedPaymentMethods(db: Db, merchantId: string, customerId: string): Promise<PaymentMethodRow[]> {
+  return db<PaymentMethodRow>('payment_methods')
+    .where({ merchant_id: merchantId, customer_id: customerId, saved: true })
+    .orderBy('updated_at', 'desc');
+}

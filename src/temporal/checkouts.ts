@@ -1,0 +1,34 @@
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import {
+  CheckoutTypeAttribute,
+  CustomerIdAttribute,
+  MerchantIdAttribute,
+  type CheckoutWorkflowInput,
+} from '../../workflows/definitions';
+
+export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
+
+/**
+ * Starts the checkout's workflow (workflow id = checkout id). A second start with the same id
+ * is refused rather than starting the same checkout twice.
+ */
+export async function startCheckoutWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput): Promise<void> {
+  await temporal.workflow.start(CHECKOUT_WORKFLOW, {
+    taskQueue,
+    workflowId: input.checkoutId,
+    args: [input],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+    typedSearchAttributes: new TypedSearchAttributes([
+      { key: MerchantIdAttribute, value: input.merchantId },
+      { key: CustomerIdAttribute, value: input.customerId },
+      { key: CheckoutTypeAttribute, value: input.type },
+    ]),
+  });
+}
+
+/** Best-effort cleanup when the checkout could not be recorded after its workflow started. */
+export async function abandonCheckoutWorkflow(temporal: Client, checkoutId: string): Promise<void> {
+  await temporal.workflow.getHandle(checkoutId).terminate('checkout was not recorded').catch(() => undefined);
+}

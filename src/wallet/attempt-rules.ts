@@ -1,0 +1,92 @@
+import { newId } from '../domain/ids';
+import { PAYMENT_METHODS, type PaymentMethodId } from '../domain/settings';
+import type { AppDeps } from '../app-deps';
+import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
+import { getProcessor, InvalidPaymentMethod, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, type TokenizeInput } from '../processors';
+import type { CheckoutRow } from '../storage/checkouts';
+import type { MerchantRow } from '../storage/merchants';
+import { findPaymentMethod, insertPaymentMethod, saveOrReusePaymentMethod, type PaymentMethodRow } from '../storage/payment-methods';
+import type { AttemptBody } from './attempt-schemas';
+
+/** The methods this checkout offers: the request's payment_options, or every method enabled for its type. */
+export function offeredMethods(checkout: CheckoutRow, merchant: MerchantRow): PaymentMethodId[] {
+  return checkout.payment_options ?? merchant.settings.payment_methods[checkout.type];
+}
+
+const METHOD_FOR_TYPE = Object.fromEntries(PAYMENT_METHODS.map((m) => [PAYMENT_TYPE_FOR_METHOD[m], m])) as Record<string, PaymentMethodId>;
+
+/**
+ * The attempt's amount: the preset (fixed amount or line items total) when the flow has one,
+ * otherwise the customer's pick, which is required and capped by balance_amount_cents.
+ */
+export function attemptAmount(checkout: CheckoutRow, requested: number | undefined): number {
+  const preset = checkout.fixed_amount_cents ?? checkout.line_items_total_amount_cents;
+  if (preset !== null) {
+    if (requested !== undefined && requested !== preset) {
+      throw new ValidationError('amount_cents does not match this checkout.', `This checkout's amount is fixed at ${preset} cents; omit amount_cents.`);
+    }
+    return preset;
+  }
+  if (requested === undefined) throw new ValidationError('amount_cents is required.', 'This checkout has no preset amount: send the amount the customer chose, in integer cents.');
+  if (checkout.balance_amount_cents !== null && requested > checkout.balance_amount_cents) {
+    throw new ValidationError('amount_cents is above the available balance.', `The most that can be withdrawn is ${checkout.balance_amount_cents} cents.`);
+  }
+  return requested;
+}
+
+function tokenizeInput(method: Exclude<AttemptBody['payment_method'], { saved_payment_method_id: string }>): TokenizeInput {
+  switch (method.type) {
+    case 'credit_card':
+      return { type: 'card', card: method.card };
+    case 'bank_account':
+      return { type: 'bank_account', bank_account: method.bank_account };
+    case 'crypto':
+      return { type: 'crypto_wallet', crypto_wallet: method.crypto_wallet };
+    default:
+      return { type: method.type, token: method.token };
+  }
+}
+
+/**
+ * The payment method the attempt charges: a saved one of this customer, or new details
+ * tokenized by the processor (a Luhn failure is refused here, before any charge exists).
+ */
+export async function resolvePaymentMethod(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, body: AttemptBody): Promise<PaymentMethodRow> {
+  const offered = offeredMethods(checkout, merchant);
+  const input = body.payment_method;
+  if ('saved_payment_method_id' in input) {
+    const saved = await findPaymentMethod(deps.db, merchant.id, input.saved_payment_method_id);
+    if (!saved || !saved.saved || saved.customer_id !== checkout.customer_id) {
+      throw new NotFoundError('Saved payment method not found.', 'Use one of the saved_payment_methods the wallet lists.');
+    }
+    assertOffered(METHOD_FOR_TYPE[saved.payment_type]!, offered);
+    return saved;
+  }
+  assertOffered(input.type, offered);
+  if (input.type === 'credit_card' && merchant.environment === 'production' && SANDBOX_TEST_CARDS.includes(input.card.number.replace(/[\s-]/g, ''))) {
+    throw new ValidationError('Test cards cannot be used in production.', 'Use a real card, or a sandbox account for testing.');
+  }
+  let tokenized;
+  try {
+    tokenized = await getProcessor(merchant.settings.card_processor).tokenize(tokenizeInput(input), deps.sealer.fingerprintKey());
+  } catch (error) {
+    if (error instanceof InvalidPaymentMethod) throw new ValidationError(error.message, `Check the payment details (${error.code}).`);
+    throw error;
+  }
+  const row = {
+    id: newId('paymentMethod'),
+    merchant_id: merchant.id,
+    customer_id: checkout.customer_id,
+    payment_type: tokenized.payment_type,
+    details: tokenized.details,
+    fingerprint: tokenized.fingerprint,
+    processor_token: tokenized.processor_token,
+  };
+  return body.save_payment_method ? saveOrReusePaymentMethod(deps.db, row) : insertPaymentMethod(deps.db, { ...row, saved: false });
+}
+
+function assertOffered(method: PaymentMethodId, offered: PaymentMethodId[]): void {
+  if (!offered.includes(method)) {
+    throw new UnsupportedError(`Payment method ${method} is not offered for this checkout.`, `Offered: ${offered.join(', ')}.`);
+  }
+}

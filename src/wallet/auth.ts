@@ -1,0 +1,40 @@
+import type { RequestHandler } from 'express';
+import { hashSecret, hashesEqual } from '../crypto';
+import type { Db } from '../storage/db';
+import { AuthenticationError } from '../http/errors';
+import type { CheckoutRow } from '../storage/checkouts';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The checkout whose own client_secret authenticated this wallet call. */
+    checkout?: CheckoutRow;
+  }
+}
+
+const MESSAGE = 'Client secret not found.';
+
+/**
+ * The wallet API authenticates each call with the checkout's own client_secret (header
+ * X-Client-Secret). A wrong secret and an unknown checkout are the same 422, so the wallet
+ * cannot be used to probe checkout ids.
+ */
+export function requireCheckoutSecret(db: Db): RequestHandler {
+  return async (req, _res, next) => {
+    try {
+      const secret = req.header('x-client-secret');
+      const checkoutId = typeof req.params.id === 'string' ? req.params.id : undefined;
+      if (!secret || !checkoutId || secret.length > 200) throw new AuthenticationError(MESSAGE);
+      const checkout = await db<CheckoutRow>('checkouts').where({ id: checkoutId }).first();
+      if (!checkout || !hashesEqual(Buffer.from(checkout.client_secret_hash), hashSecret(secret))) throw new AuthenticationError(MESSAGE);
+      req.checkout = checkout;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export function checkoutOf(req: Parameters<RequestHandler>[0]): CheckoutRow {
+  if (!req.checkout) throw new Error('requireCheckoutSecret did not run for this route');
+  return req.checkout;
+}

@@ -1,0 +1,115 @@
+import type { RequestHandler } from 'express';
+import type { AppDeps } from '../app-deps';
+import { presentLoaded } from '../charges/load';
+import { presentPaymentMethod, type PresentedCharge } from '../charges/present';
+import { presentLineItem } from '../checkouts/present';
+import type { MerchantSettings, PaymentMethodId } from '../domain/settings';
+import { PAYMENT_TYPE_FOR_METHOD, WALLET_PAYMENT_TYPES, type PaymentType } from '../processors/types';
+import { listCheckoutCharges } from '../storage/charges';
+import type { CheckoutRow, StoredLineItem } from '../storage/checkouts';
+import type { Db } from '../storage/db';
+import { findMerchant, type MerchantRow } from '../storage/merchants';
+import { listSavedPaymentMethods, type PaymentMethodRow } from '../storage/payment-methods';
+import { checkoutOf } from './auth';
+
+interface ReviewSummary {
+  id: string;
+  status: 'pending' | 'approved' | 'declined';
+}
+
+/** Everything the page needs besides the checkout row itself, loaded in one go. */
+interface WalletView {
+  checkout: CheckoutRow;
+  merchant: MerchantRow;
+  savedMethods: PaymentMethodRow[];
+  review: ReviewSummary | null;
+  charges: PresentedCharge[];
+}
+
+/** GET /wallet/v1/checkouts/{id}: what the hosted page shows (behind requireCheckoutSecret). */
+export function getWalletCheckout({ db }: AppDeps): RequestHandler {
+  return async (req, res) => {
+    res.set('Cache-Control', 'no-store');
+    res.json(presentWalletCheckout(await loadWalletView(db, checkoutOf(req))));
+  };
+}
+
+export async function loadWalletView(db: Db, checkout: CheckoutRow): Promise<WalletView> {
+  const [merchant, savedMethods, review, chargeRows] = await Promise.all([
+    findMerchant(db, checkout.merchant_id),
+    listSavedPaymentMethods(db, checkout.merchant_id, checkout.customer_id),
+    findCheckoutReview(db, checkout.id),
+    listCheckoutCharges(db, checkout.id),
+  ]);
+  if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
+  // A checkout has a handful of attempts at most, so one small lookup per charge is fine.
+  const charges = await Promise.all(chargeRows.map((charge) => presentLoaded(db, charge)));
+  return { checkout, merchant, savedMethods, review, charges };
+}
+
+// The reviews table has no storage module of its own yet; this read is the wallet's only use.
+async function findCheckoutReview(db: Db, checkoutId: string): Promise<ReviewSummary | null> {
+  const row = await db<ReviewSummary & { checkout_id: string }>('reviews').select('id', 'status').where({ checkout_id: checkoutId }).first();
+  return row ? { id: row.id, status: row.status } : null;
+}
+
+export function presentWalletCheckout({ checkout, merchant, savedMethods, review, charges }: WalletView) {
+  const settings = merchant.settings;
+  const offered = offeredMethods(checkout, settings);
+  return {
+    id: checkout.id,
+    type: checkout.type,
+    flow: checkout.flow,
+    state: checkout.state,
+    currency: checkout.currency,
+    merchant: { name: merchant.name },
+    fixed_amount_cents: checkout.fixed_amount_cents,
+    balance_amount_cents: checkout.balance_amount_cents,
+    line_items: checkout.line_items.map(presentWalletLineItem),
+    line_items_total_amount_cents: checkout.line_items_total_amount_cents,
+    subscription: checkout.subscription ? { interval: checkout.subscription.interval, interval_count: checkout.subscription.interval_count } : null,
+    amount_due_cents: amountDue(checkout),
+    payment_options: offered,
+    saved_payment_methods: visibleSavedMethods(savedMethods, offered).map(presentPaymentMethod),
+    preselected_method: preselectedMethod(offered),
+    experience: checkout.experience,
+    return_url: checkout.return_url,
+    expires_at: checkout.expires_at.toISOString(),
+    geo_required: settings.geo_required_for.includes(checkout.type),
+    review,
+    charges,
+  };
+}
+
+export type WalletCheckout = ReturnType<typeof presentWalletCheckout>;
+
+/** The checkout's own payment_options when the merchant passed them, else every method enabled for its type. */
+export function offeredMethods(checkout: Pick<CheckoutRow, 'type' | 'payment_options'>, settings: MerchantSettings): PaymentMethodId[] {
+  return [...(checkout.payment_options ?? settings.payment_methods[checkout.type])];
+}
+
+/** The contract hides saved methods of a type the checkout does not offer. */
+export function visibleSavedMethods(saved: PaymentMethodRow[], offered: PaymentMethodId[]): PaymentMethodRow[] {
+  const types = new Set<PaymentType>(offered.map((method) => PAYMENT_TYPE_FOR_METHOD[method]));
+  return saved.filter((pm) => types.has(pm.payment_type));
+}
+
+const WALLET_METHODS = new Set<string>(WALLET_PAYMENT_TYPES);
+
+/**
+ * "When a wallet method is the only option, checkout opens with it selected": the page still
+ * decides whether the device supports it.
+ */
+export function preselectedMethod(offered: PaymentMethodId[]): PaymentMethodId | null {
+  return offered.length === 1 && WALLET_METHODS.has(offered[0]!) ? offered[0]! : null;
+}
+
+/** The preset amount, or the line items' total; null when the customer picks the amount. */
+export function amountDue(checkout: Pick<CheckoutRow, 'fixed_amount_cents' | 'line_items_total_amount_cents'>): number | null {
+  return checkout.fixed_amount_cents ?? checkout.line_items_total_amount_cents ?? null;
+}
+
+/** The checkout response's line item plus `kind`, so the page renders shipping and tax lines as such. */
+function presentWalletLineItem(item: StoredLineItem) {
+  return { ...presentLineItem(item), kind: item.kind };
+}

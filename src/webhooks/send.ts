@@ -1,0 +1,42 @@
+import { signPayload, SIGNATURE_HEADERS } from './signature';
+
+/** The contract's per-attempt timeout for every webhook, the hold included. */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+export interface SendResult {
+  ok: boolean;
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  startedAt: Date;
+}
+
+/**
+ * One signed POST of an already serialised body. Each call signs afresh with the current time,
+ * so every attempt carries a fresh timestamp and signature; both header names carry the value.
+ */
+export async function sendSignedWebhook(input: { url: string; body: string; secret: string; timeoutMs?: number; now?: () => number }): Promise<SendResult> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const timestamp = Math.floor((input.now ?? Date.now)() / 1000);
+  const signature = signPayload(input.body, input.secret, timestamp);
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'payments-service-webhooks/1' };
+  for (const name of SIGNATURE_HEADERS) headers[name] = signature;
+  try {
+    const response = await fetch(input.url, {
+      method: 'POST',
+      headers,
+      body: input.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(input.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
+    });
+    // Drain so the connection is reused; the merchant's answer body is not used.
+    await response.arrayBuffer().catch(() => undefined);
+    const ok = response.status >= 200 && response.status < 300;
+    return { ok, httpStatus: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs: Math.round(performance.now() - started), startedAt };
+  } catch (error) {
+    const e = error as Error;
+    const message = e.name === 'TimeoutError' ? `timed out after ${input.timeoutMs ?? WEBHOOK_TIMEOUT_MS} ms` : `${e.name}: ${(e as { cause?: Error }).cause?.message ?? e.message}`;
+    return { ok: false, httpStatus: null, error: message, durationMs: Math.round(performance.now() - started), startedAt };
+  }
+}

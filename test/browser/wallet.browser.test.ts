@@ -1,0 +1,331 @@
+import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startService, type Service } from '../support/harness';
+import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../support/http';
+
+/**
+ * The hosted checkout page driven by a real browser (Debian's chromium through playwright-core)
+ * against the real service and workflows: pay, be declined and retry, and the same inside a
+ * merchant's iframe served from another origin. Screenshots go to /tmp/wallet-*.png.
+ */
+let service: Service;
+let merchant: MerchantCredentials;
+let browser: Browser;
+let context: BrowserContext;
+let host: Server;
+let hostOrigin: string;
+
+const EXPIRY = `12/${String(new Date().getUTCFullYear() + 3).slice(-2)}`;
+const FINAL_TIMEOUT = 30_000;
+
+type Scope = Pick<Page, 'getByTestId'> | FrameLocator;
+
+async function newCustomer(m: MerchantCredentials = merchant): Promise<string> {
+  const res = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: m.api_key, body: uniqueCustomer() });
+  if (res.status !== 201) throw new Error(`customer create failed: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
+async function newCheckout(body: Record<string, unknown>, m: MerchantCredentials = merchant): Promise<{ id: string; url: string }> {
+  const customer_id = (body.customer_id as string | undefined) ?? (await newCustomer(m));
+  const res = await request(service.baseUrl, 'POST', '/api/v1/checkouts', { token: m.api_key, body: { customer_id, ...body } });
+  if (res.status !== 201) throw new Error(`checkout create failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+async function payByCard(scope: Scope, number: string): Promise<void> {
+  await scope.getByTestId('method-credit_card').check();
+  await scope.getByTestId('card-number').fill(number);
+  await scope.getByTestId('card-exp').fill(EXPIRY);
+  await scope.getByTestId('card-cvc').fill('123');
+  await scope.getByTestId('pay-button').click();
+}
+
+async function expectText(scope: Scope, testId: string, text: string | RegExp): Promise<string> {
+  const locator = scope.getByTestId(testId).filter({ hasText: text });
+  await locator.waitFor({ state: 'visible', timeout: FINAL_TIMEOUT });
+  return (await locator.textContent()) ?? '';
+}
+
+/** Uncaught script errors and console errors (CSP violations, refused frames, failed loads). */
+function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return errors;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A merchant's page on another origin that embeds the wallet as the contract says: allow="payment". */
+function hostPage(src: string): string {
+  const escaped = src.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Merchant shop</title>
+<style>body{font-family:sans-serif;background:#e9ecf2;margin:0;padding:24px}h1{font-size:20px}
+iframe{width:100%;max-width:520px;height:760px;border:1px solid #ccd;border-radius:12px;background:#fff;display:block}</style>
+</head><body><h1>Merchant shop: checkout</h1><iframe src="${escaped}" allow="payment" title="Checkout"></iframe></body></html>`;
+}
+
+beforeAll(async () => {
+  service = await startService();
+  merchant = await onboard(service, { name: 'Acme Games' });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  host = createServer((req, res) => {
+    const src = new URL(req.url ?? '/', 'http://host').searchParams.get('src') ?? '';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(hostPage(src));
+  });
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (host ? host.close(() => resolve()) : resolve()));
+  await service?.stop();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1024, height: 900 } });
+});
+afterEach(async () => context.close());
+
+describe('hosted checkout page', () => {
+  it('takes a card deposit of an amount the customer picks', async () => {
+    const checkout = await newCheckout({ type: 'deposit' });
+    const page = await context.newPage();
+    const pageErrors = collectErrors(page);
+    await page.goto(checkout.url);
+
+    await expectText(page, 'merchant-name', 'Acme Games');
+    await page.getByTestId('amount-input').fill('25.50');
+    await expectText(page, 'pay-button', 'Pay $25.50');
+    await page.getByTestId('method-credit_card').check();
+    await page.getByTestId('card-number').fill('4242424242424242');
+    await page.getByTestId('card-exp').fill(EXPIRY);
+    await page.getByTestId('card-cvc').fill('123');
+    await page.screenshot({ path: '/tmp/wallet-deposit-form.png', fullPage: true });
+    await page.getByTestId('pay-button').click();
+
+    const result = await expectText(page, 'result', 'Payment complete');
+    expect(result).toContain('$25.50');
+    expect(await page.getByTestId('pay-button').isVisible()).toBe(false);
+    await page.screenshot({ path: '/tmp/wallet-deposit-success.png', fullPage: true });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a decline and lets the customer retry with another card', async () => {
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 1999 });
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await expectText(page, 'pay-button', 'Pay $19.99');
+    expect(await page.getByTestId('amount-input').isVisible()).toBe(false);
+
+    await payByCard(page, '4000000000000002');
+    await expectText(page, 'error', 'The card was declined.');
+    expect(await page.getByTestId('pay-button').isEnabled()).toBe(true);
+    await page.screenshot({ path: '/tmp/wallet-declined.png', fullPage: true });
+
+    await payByCard(page, '4242424242424242');
+    await expectText(page, 'result', 'Payment complete');
+  });
+
+  it('works inside a merchant iframe on another origin', async () => {
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 4200, experience: 'iframe' });
+    const page = await context.newPage();
+    const pageErrors = collectErrors(page);
+    await page.goto(`${hostOrigin}/?src=${encodeURIComponent(checkout.url)}`);
+    const frame = page.frameLocator('iframe');
+
+    await expectText(frame, 'merchant-name', 'Acme Games');
+    await payByCard(frame, '4000000000000002');
+    await expectText(frame, 'error', 'The card was declined.');
+    await page.screenshot({ path: '/tmp/wallet-iframe-declined.png', fullPage: true });
+    await payByCard(frame, '4242424242424242');
+    await expectText(frame, 'result', 'Payment complete');
+    await page.screenshot({ path: '/tmp/wallet-iframe-success.png', fullPage: true });
+    // No script error and no CSP or framing refusal, in the frame or around it.
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('redirects to the return_url inside the frame after completion', async () => {
+    const returnUrl = `${hostOrigin}/returned`;
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 500, experience: 'iframe', return_url: returnUrl });
+    const page = await context.newPage();
+    await page.goto(`${hostOrigin}/?src=${encodeURIComponent(checkout.url)}`);
+    const frame = page.frameLocator('iframe');
+    await payByCard(frame, '4242424242424242');
+    await expectText(frame, 'result', 'Payment complete');
+    expect(await frame.getByTestId('return-link').getAttribute('href')).toBe(returnUrl);
+    // The redirect happens in the frame; the merchant's top page stays where it was.
+    await waitFor(() => page.frames().some((f) => f !== page.mainFrame() && f.url() === returnUrl), 10_000);
+    expect(page.url()).toContain(`${hostOrigin}/?src=`);
+  });
+
+  it('shows a purchase with shipping and tax lines and a subscription interval', async () => {
+    const checkout = await newCheckout({
+      type: 'deposit',
+      // Shipping sent first on purpose: the page still lists it below the products.
+      line_items: [
+        { name: 'Shipping', price_cents: 499, quantity: 1, sku: 'shipping' },
+        { name: 'Gold membership', price_cents: 2500, quantity: 1 },
+        { name: 'Sticker pack', price_cents: 150, quantity: 2, url: 'https://images.invalid/stickers.png' },
+        { name: 'Tax', price_cents: 250, quantity: 1, sku: 'tax' },
+      ],
+      subscription_data: { interval: 'month', interval_count: 3 },
+    });
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(checkout.url);
+    await expectText(page, 'total', '$35.49');
+    await expectText(page, 'subscription-interval', 'every 3 months');
+    const kinds = await page.locator('[data-testid="line-items"] li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
+    expect(kinds).toEqual(['product', 'product', 'shipping', 'tax']);
+    await page.screenshot({ path: '/tmp/wallet-subscription-mobile.png', fullPage: true });
+  });
+
+  it('offers a balance withdrawal up to the balance and refuses more', async () => {
+    const checkout = await newCheckout({ type: 'withdrawal', balance_amount_cents: 10_000 });
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await expectText(page, 'amount-help', 'up to $100.00');
+    await page.getByTestId('amount-input').fill('150');
+    await payByCard(page, '4242424242424242');
+    await expectText(page, 'error', 'You can withdraw up to $100.00.');
+    await page.screenshot({ path: '/tmp/wallet-withdrawal.png', fullPage: true });
+  });
+
+  it('shows Processing… for a pending bank deposit and follows it to success', async () => {
+    const m = await onboard(service, { name: 'Slow Bank Shop', settings: { sandbox_settlement_seconds: 3 } });
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 1500 }, m);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await page.getByTestId('method-bank_account').check();
+    await page.getByTestId('bank-routing').fill('110000000');
+    await page.getByTestId('bank-account').fill('000123456789');
+    await page.getByTestId('pay-button').click();
+    await expectText(page, 'result', 'Processing…');
+    await page.screenshot({ path: '/tmp/wallet-processing.png', fullPage: true });
+    await expectText(page, 'result', 'Payment complete');
+  });
+
+  it('opens with the only wallet method selected and pays with a sandbox token', async () => {
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 700, payment_options: ['paypal'] });
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    expect(await page.getByTestId('method-paypal').isChecked()).toBe(true);
+    await expectText(page, 'pay-button', 'Pay $7.00 with PayPal');
+    await page.screenshot({ path: '/tmp/wallet-paypal.png', fullPage: true });
+    await page.getByTestId('pay-button').click();
+    await expectText(page, 'result', 'Payment complete');
+  });
+
+  it('saves a card and offers it as "Visa •••• 4242" on the next checkout', async () => {
+    const customerId = await newCustomer();
+    const first = await newCheckout({ type: 'deposit', fixed_amount_cents: 1000, customer_id: customerId });
+    const page = await context.newPage();
+    await page.goto(first.url);
+    await page.getByTestId('method-credit_card').check();
+    await page.getByTestId('card-number').fill('4242424242424242');
+    await page.getByTestId('card-exp').fill(EXPIRY);
+    await page.getByTestId('card-cvc').fill('123');
+    await page.getByTestId('save-method').check();
+    await page.getByTestId('pay-button').click();
+    await expectText(page, 'result', 'Payment complete');
+
+    const second = await newCheckout({ type: 'deposit', fixed_amount_cents: 1200, customer_id: customerId });
+    await page.goto(second.url);
+    const saved = page.locator('[data-testid^="saved-method-"]');
+    await saved.first().waitFor({ timeout: FINAL_TIMEOUT });
+    expect(await saved.count()).toBe(1);
+    expect(await saved.isChecked()).toBe(true);
+    expect(await page.locator('label.method-option.selected').textContent()).toContain('Visa •••• 4242');
+    expect(await page.getByTestId('save-method').isVisible()).toBe(false);
+    await page.screenshot({ path: '/tmp/wallet-saved-method.png', fullPage: true });
+    await page.getByTestId('pay-button').click();
+    await expectText(page, 'result', 'Payment complete');
+  });
+
+  it('tells the customer a withdrawal is being reviewed', async () => {
+    const m = await onboard(service, { name: 'Careful Casino', settings: { review: { enabled: true, min_amount_cents: 1 } } });
+    const checkout = await newCheckout({ type: 'withdrawal', fixed_amount_cents: 5000 }, m);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await page.getByTestId('method-bank_account').check();
+    await page.getByTestId('bank-routing').fill('110000000');
+    await page.getByTestId('bank-account').fill('000123456789');
+    await page.getByTestId('pay-button').click();
+    await expectText(page, 'result', 'Your withdrawal is being reviewed');
+    await page.reload();
+    await expectText(page, 'result', 'Your withdrawal is being reviewed');
+    expect(await page.getByTestId('pay-button').isVisible()).toBe(false);
+    await page.screenshot({ path: '/tmp/wallet-review.png', fullPage: true });
+  });
+
+  it('sends the device location when the merchant requires a geo check', async () => {
+    const m = await onboard(service, { name: 'Geo Shop', settings: { geo_required_for: ['deposit'] } });
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 800 }, m);
+    await context.grantPermissions(['geolocation']);
+    await context.setGeolocation({ latitude: 40.7128, longitude: -74.006 });
+    const page = await context.newPage();
+    // The device_pings route belongs to the identity work; here the browser's call is captured.
+    const pings: { body: unknown; secret: string | undefined }[] = [];
+    await page.route('**/wallet/v1/checkouts/*/device_pings', async (route) => {
+      pings.push({ body: route.request().postDataJSON(), secret: route.request().headers()['x-client-secret'] });
+      await route.fulfill({ status: 201, contentType: 'application/json', body: JSON.stringify({ id: 'dp_test', geo_check: null, ip_check: null }) });
+    });
+    await page.goto(checkout.url);
+    await waitFor(() => pings.length > 0, 10_000);
+    expect(pings[0]).toEqual({ body: { latitude: 40.7128, longitude: -74.006 }, secret: new URL(checkout.url).searchParams.get('client_secret') });
+    expect(await page.getByText('This payment needs your location').isVisible()).toBe(true);
+  });
+
+  it('shows a clear message and no form for a completed checkout', async () => {
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 300 });
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await payByCard(page, '4242424242424242');
+    await expectText(page, 'result', 'Payment complete');
+    await page.reload();
+    await expectText(page, 'result', 'Payment complete');
+    expect(await page.getByTestId('pay-button').isVisible()).toBe(false);
+  });
+
+  it('shows an expired checkout as such, without the form', async () => {
+    const m = await onboard(service, { name: 'Quick Shop', settings: { checkout_expiry_seconds: 1 } });
+    const checkout = await newCheckout({ type: 'deposit' }, m);
+    const secret = new URL(checkout.url).searchParams.get('client_secret')!;
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const res = await request(service.baseUrl, 'GET', `/wallet/v1/checkouts/${checkout.id}`, { headers: { 'x-client-secret': secret } });
+      if (res.body.state === 'expired') break;
+      if (Date.now() > deadline) throw new Error(`checkout did not expire: ${res.text}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await expectText(page, 'state-message', 'This checkout has expired.');
+    expect(await page.getByTestId('pay-button').isVisible()).toBe(false);
+    await page.screenshot({ path: '/tmp/wallet-expired.png', fullPage: true });
+  });
+
+  it('refuses a link with a wrong client secret', async () => {
+    const checkout = await newCheckout({ type: 'deposit' });
+    const page = await context.newPage();
+    await page.goto(checkout.url.replace(/client_secret=[^&]+/, 'client_secret=secret_wrong'));
+    await expectText(page, 'state-message', 'This payment link is not valid.');
+    expect(await page.getByTestId('pay-button').isVisible()).toBe(false);
+  });
+});

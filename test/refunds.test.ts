@@ -1,0 +1,134 @@
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, type Shop } from './support/fixtures';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService();
+});
+afterAll(async () => service.stop());
+
+const refund = (shop: Shop, chargeId: string) => request(service.baseUrl, 'POST', `/api/v1/charges/${chargeId}/refund`, { token: shop.merchant.api_key });
+
+async function paidCharge(shop: Shop, method: Record<string, unknown> = CARD(), amount = 2500): Promise<string> {
+  const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: amount });
+  const res = await attempt(service, checkout, { payment_method: method });
+  const id = res.body.charge.id as string;
+  await waitFor(async () => (await getCharge(service, shop, id)).body.status === 'succeeded');
+  return id;
+}
+
+describe('POST /api/v1/charges/{id}/refund', () => {
+  it.each(['sandbox_alpha', 'sandbox_beta'])('refunds a succeeded card deposit in full through %s, once', async (processor) => {
+    const shop = await openShop(service, { card_processor: processor, enabled_events: ['checkout.refunded'] });
+    const chargeId = await paidCharge(shop);
+    const res = await refund(shop, chargeId);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: chargeId, status: 'refunded', amount_cents: 2500 });
+    expect(Object.keys(res.body)).toEqual(Object.keys((await getCharge(service, shop, chargeId)).body));
+
+    const second = await refund(shop, chargeId);
+    expect(second.status).toBe(422);
+    expect(second.body).toEqual({ error: 'Unable to refund charge.', hint: expect.stringContaining(chargeId) });
+
+    const checkoutId = (await service.deps.db('charges').where({ id: chargeId }).first()).checkout_id;
+    const events = await recordedEvents(service, checkoutId);
+    const refunded = events.find((e) => e.type === 'checkout.refunded')!;
+    expect(refunded.enabled).toBe(true);
+    expect(JSON.parse(refunded.body).data.charge).toMatchObject({ status: 'refunded', from_status: 'succeeded' });
+    expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toHaveLength(1);
+  });
+
+  it('refunds exactly once under concurrent double submits', async () => {
+    const shop = await openShop(service);
+    const chargeId = await paidCharge(shop);
+    const results = await Promise.all([refund(shop, chargeId), refund(shop, chargeId), refund(shop, chargeId)]);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 422).every((r) => r.body.error === 'Unable to refund charge.')).toBe(true);
+    expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toHaveLength(1);
+  });
+
+  it('refuses a debit charge: only credit charges can be refunded', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 100 });
+    const res = await attempt(service, checkout, { payment_method: CARD() }); // no webhook_url: fails at the hold
+    const r = await refund(shop, res.body.charge.id);
+    expect(r.status).toBe(422);
+    expect(r.body).toEqual({ error: 'Only credit charges can be refunded.' });
+  });
+
+  it('refuses a charge that is not succeeded', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 });
+    const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+    const r = await refund(shop, res.body.charge.id);
+    expect(r.status).toBe(422);
+    expect(r.body).toEqual({ error: 'Unable to refund charge.', hint: expect.stringContaining(res.body.charge.id) });
+  });
+
+  it('refuses gamma and bank-rail deposits: refund through this processor is not possible now', async () => {
+    const gamma = await openShop(service, { card_processor: 'sandbox_gamma' });
+    const gammaCharge = await paidCharge(gamma);
+    const a = await refund(gamma, gammaCharge);
+    expect(a.status).toBe(422);
+    expect(a.body).toEqual({ error: 'Refund through this processor is not possible now.' });
+
+    const alpha = await openShop(service, { sandbox_settlement_seconds: 0 });
+    const bankCharge = await paidCharge(alpha, BANK());
+    const b = await refund(alpha, bankCharge);
+    expect(b.body).toEqual({ error: 'Refund through this processor is not possible now.' });
+  });
+
+  it('answers Refund failed with the processor reason when the processor declines', async () => {
+    const shop = await openShop(service);
+    const chargeId = await paidCharge(shop, CARD('4000000000005126'));
+    const r = await refund(shop, chargeId);
+    expect(r.status).toBe(422);
+    expect(r.body).toEqual({ error: 'Refund failed', responsetext: expect.any(String) });
+    expect((await getCharge(service, shop, chargeId)).body.status).toBe('succeeded');
+  });
+
+  it("answers a wrong id and another merchant's charge alike", async () => {
+    const shop = await openShop(service);
+    const chargeId = await paidCharge(shop);
+    const other = await openShop(service);
+    const foreign = await refund(other, chargeId);
+    const missing = await refund(other, 'ch_missing');
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.error).toBe('Unable to refund charge.');
+    expect(missing.body.error).toBe('Unable to refund charge.');
+    expect((await getCharge(service, shop, chargeId)).body.status).toBe('succeeded');
+  });
+
+  it('the dashboard refund follows the same rules and result', async () => {
+    const shop = await openShop(service);
+    const chargeId = await paidCharge(shop);
+    const r = await request(service.baseUrl, 'POST', `/admin/v1/charges/${chargeId}/refund`, { token: service.adminToken });
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('refunded');
+    expect((await refund(shop, chargeId)).body.error).toBe('Unable to refund charge.');
+  });
+});
+
+describe('sandbox 1.08 USD refund flow', () => {
+  it('a deposit of exactly 108 cents succeeds and is then refunded by the sandbox (checkout.refunded)', async () => {
+    const shop = await openShop(service, { enabled_events: ['checkout.refunded'] });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 108 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.body.charge.status).toBe('succeeded');
+    await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'refunded');
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types).toEqual(['checkout.succeeded', 'checkout.refunded']);
+  });
+
+  it('does not refund 108 cents for a production merchant', async () => {
+    const shop = await openShop(service, {}, 'production');
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 108 });
+    const res = await attempt(service, checkout, { payment_method: CARD('4111111111111111') });
+    expect(res.body.charge.status).toBe('succeeded');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await getCharge(service, shop, res.body.charge.id)).body.status).toBe('succeeded');
+    const testCard = await attempt(service, await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 }), { payment_method: CARD() });
+    expect(testCard.status).toBe(422);
+  });
+});

@@ -1,0 +1,60 @@
+import type { Service } from './harness';
+import { onboard, request, uniqueCustomer, type MerchantCredentials } from './http';
+
+export const CARD = (number = '4242424242424242') => ({ type: 'credit_card', card: { number, exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } });
+export const BANK = (accountNumber = '000123456789') => ({ type: 'bank_account', bank_account: { routing_number: '110000000', account_number: accountNumber, account_type: 'checking' } });
+export const CRYPTO = (address = '0x52908400098527886E0F7030069857D2E4169EE7') => ({ type: 'crypto', crypto_wallet: { address, network: 'ethereum' } });
+
+export interface Shop {
+  merchant: MerchantCredentials;
+  customerId: string;
+}
+
+/** A merchant (settings as given) with one customer. */
+export async function openShop(service: Service, settings: Record<string, unknown> = {}, environment: 'sandbox' | 'production' = 'sandbox'): Promise<Shop> {
+  const merchant = await onboard(service, { settings, environment });
+  const customer = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, body: uniqueCustomer() });
+  if (customer.status !== 201) throw new Error(`customer: ${customer.text}`);
+  return { merchant, customerId: customer.body.id };
+}
+
+export interface CreatedCheckout {
+  id: string;
+  client_secret: string;
+  url: string;
+  [key: string]: any;
+}
+
+export async function createCheckout(service: Service, shop: Shop, body: Record<string, unknown>): Promise<CreatedCheckout> {
+  const res = await request(service.baseUrl, 'POST', '/api/v1/checkouts', { token: shop.merchant.api_key, body: { customer_id: shop.customerId, ...body } });
+  if (res.status !== 201) throw new Error(`checkout: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export function attempt(service: Service, checkout: CreatedCheckout, body: Record<string, unknown>) {
+  return request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/attempts`, { body, headers: { 'x-client-secret': checkout.client_secret } });
+}
+
+export function walletView(service: Service, checkout: CreatedCheckout) {
+  return request(service.baseUrl, 'GET', `/wallet/v1/checkouts/${checkout.id}`, { headers: { 'x-client-secret': checkout.client_secret } });
+}
+
+export function getCharge(service: Service, shop: Shop, chargeId: string) {
+  return request(service.baseUrl, 'GET', `/api/v1/charges/${chargeId}`, { token: shop.merchant.api_key });
+}
+
+/** Polls until `check` returns a value (not undefined/false), or fails after the timeout. */
+export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The event types recorded for a checkout, oldest first (the outbox, delivered or not). */
+export async function recordedEvents(service: Service, checkoutId: string): Promise<Array<{ type: string; enabled: boolean; body: string; id: string; charge_id: string | null }>> {
+  return service.deps.db('events').where({ checkout_id: checkoutId }).orderBy('seq');
+}

@@ -1,0 +1,223 @@
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { WebhookReceiver } from './support/receiver';
+import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from './support/fixtures';
+import { verifySignature } from '../src/webhooks/signature';
+
+let service: Service;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  service = await startService();
+  receiver = await new WebhookReceiver().start();
+});
+afterAll(async () => {
+  await service.stop();
+  await receiver.stop();
+});
+
+async function withdrawalShop(settings: Record<string, unknown> = {}): Promise<Shop> {
+  return openShop(service, { webhook_url: receiver.url, sandbox_settlement_seconds: 1, ...settings });
+}
+
+describe('the hold handshake', () => {
+  it('answered 200: the charge is held, then paid out (card: succeeded), checkout.hold signed and sent once', async () => {
+    const shop = await withdrawalShop();
+    receiver.responder = () => ({ status: 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 50_000 });
+    const res = await attempt(service, checkout, { amount_cents: 20_000, payment_method: CARD() });
+    expect(res.status).toBe(201);
+    expect(['held', 'succeeded']).toContain(res.body.charge.status);
+    expect(res.body.charge.transaction_type).toBe('debit');
+    const done = await waitFor(async () => {
+      const c = await getCharge(service, shop, res.body.charge.id);
+      return c.body.status === 'succeeded' && c.body;
+    });
+    expect(done.amount_cents).toBe(20_000);
+
+    const holds = receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold');
+    expect(holds).toHaveLength(1);
+    const hold = holds[0]!;
+    expect(Object.keys(hold.body)).toEqual(['event_id', 'data', 'type']);
+    expect(hold.body.data).toMatchObject({ id: checkout.id, type: 'withdrawal', subscription: null });
+    expect(hold.body.data.charge).toMatchObject({ status: 'held', from_status: 'created', transaction_type: 'debit' });
+    const header = hold.headers['service-webhook-signature'] as string;
+    expect(hold.headers['service_signature']).toBe(header);
+    expect(() => verifySignature({ rawBody: hold.rawBody, header, secret: shop.merchant.webhook_signing_secret })).not.toThrow();
+
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.succeeded'));
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types).toEqual(['checkout.hold', 'checkout.succeeded']);
+    expect((await walletView(service, checkout)).body.state).toBe('completed');
+  });
+
+  it('answered 402: the charge fails while created with insufficient_funds; checkout.failed (when enabled), never release_hold', async () => {
+    const shop = await withdrawalShop({ enabled_events: ['checkout.failed'] });
+    receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 402 : 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3000 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.failed'));
+    const failed = receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.failed')!;
+    expect(failed.body.data.charge).toMatchObject({ status: 'failed', from_status: 'created' });
+    expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold')).toHaveLength(1);
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types).toEqual(['checkout.hold', 'checkout.failed']);
+    expect(types).not.toContain('checkout.release_hold');
+    expect((await walletView(service, checkout)).body.state).toBe('open'); // the customer may try again
+  });
+
+  it('not answered within 10 seconds: the charge fails, and the hold is never retried', async () => {
+    const shop = await withdrawalShop();
+    receiver.responder = (r) => (r.body?.type === 'checkout.hold' ? { status: 200, delayMs: 12_000 } : { status: 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3000 });
+    const started = Date.now();
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    const elapsed = Date.now() - started;
+    expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    expect(elapsed).toBeGreaterThanOrEqual(9_500);
+    expect(elapsed).toBeLessThan(12_000);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold')).toHaveLength(1);
+    const [holdEvent] = await recordedEvents(service, checkout.id);
+    const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: holdEvent!.id });
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0].error).toContain('timed out');
+  }, 30_000);
+
+  it('with no webhook_url: the charge fails with insufficient_funds', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3000 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+  });
+
+  it('a held card payout that fails sends checkout.release_hold, not checkout.failed', async () => {
+    const shop = await withdrawalShop({ enabled_events: ['checkout.failed'] });
+    receiver.responder = () => ({ status: 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3000 });
+    const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+    const failed = await waitFor(async () => {
+      const c = await getCharge(service, shop, res.body.charge.id);
+      return c.body.status === 'failed' && c.body;
+    });
+    expect(failed.failure_code).toBe('card_declined');
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types).toEqual(['checkout.hold', 'checkout.release_hold']);
+  });
+
+  it('bank payouts go held -> pending -> succeeded after the hold and settlement periods', async () => {
+    const shop = await withdrawalShop({ sandbox_hold_seconds: 1, enabled_events: ['checkout.pending'] });
+    receiver.responder = () => ({ status: 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 9_000 });
+    const res = await attempt(service, checkout, { amount_cents: 9_000, payment_method: BANK() });
+    expect(res.body.charge.status).toBe('held');
+    await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'succeeded');
+    const moves = (await recordedEvents(service, checkout.id)).map((e) => `${e.type}:${JSON.parse(e.body).data.charge.from_status}`);
+    expect(moves).toEqual(['checkout.hold:created', 'checkout.pending:held', 'checkout.succeeded:pending']);
+  });
+
+  it('refuses an amount above balance_amount_cents', async () => {
+    const shop = await withdrawalShop();
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 1000 });
+    const res = await attempt(service, checkout, { amount_cents: 1001, payment_method: CARD() });
+    expect(res.status).toBe(422);
+    expect(res.body.hint).toContain('1000');
+  });
+});
+
+describe('manual review', () => {
+  const admin = (method: string, path: string) => request(service.baseUrl, method, `/admin/v1${path}`, { token: service.adminToken });
+
+  it('pauses a withdrawal with no charge; approval creates the charge and places the hold', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 5000 }, enabled_events: ['checkout.review.created', 'checkout.review.approved'] });
+    receiver.responder = () => ({ status: 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 10_000 });
+    const res = await attempt(service, checkout, { amount_cents: 6000, payment_method: CARD() });
+    expect(res.status).toBe(202);
+    expect(res.body.review).toMatchObject({ status: 'pending', amount_cents: 6000 });
+    expect(res.body.review.id).toMatch(/^cpilr_/);
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);
+    expect((await walletView(service, checkout)).body.state).toBe('in_review');
+    expect((await attempt(service, checkout, { amount_cents: 100, payment_method: CARD() })).status).toBe(422);
+
+    const pending = await admin('GET', `/reviews?status=pending&merchant_id=${shop.merchant.id}`);
+    expect(pending.body.results).toEqual([
+      expect.objectContaining({ id: res.body.review.id, checkout_id: checkout.id, merchant_id: shop.merchant.id, customer_id: shop.customerId, amount_cents: 6000, status: 'pending', created_at: expect.any(String) }),
+    ]);
+
+    const approved = await admin('POST', `/reviews/${res.body.review.id}/approve`);
+    expect(approved.status).toBe(200);
+    expect(approved.body.status).toBe('approved');
+    expect((await admin('POST', `/reviews/${res.body.review.id}/approve`)).status).toBe(422);
+    expect((await admin('POST', `/reviews/${res.body.review.id}/decline`)).status).toBe(422);
+
+    await waitFor(async () => (await walletView(service, checkout)).body.state === 'completed');
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types).toEqual(['checkout.review.created', 'checkout.review.approved', 'checkout.hold', 'checkout.succeeded']);
+    const created = receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.review.created');
+    expect(created?.body.data.type).toBe('withdrawal');
+  });
+
+  it('decline: no charge is ever created; no checkout.failed or release_hold; optional events only when enabled', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 }, enabled_events: ['checkout.failed', 'checkout.terminally_failed'] });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(202);
+    const declined = await admin('POST', `/reviews/${res.body.review.id}/decline`);
+    expect(declined.body.status).toBe('declined');
+    expect((await admin('POST', `/reviews/${res.body.review.id}/approve`)).status).toBe(422);
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);
+    expect((await walletView(service, checkout)).body.state).toBe('blocked');
+    const events = await recordedEvents(service, checkout.id);
+    expect(events.map((e) => [e.type, e.enabled])).toEqual([
+      ['checkout.review.created', false],
+      ['checkout.review.declined', false],
+      ['checkout.terminally_failed', true],
+    ]);
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(422);
+  });
+
+  it('does not review withdrawals under min_amount_cents, nor deposits', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 5000 } });
+    receiver.responder = () => ({ status: 200 });
+    const small = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 4999 });
+    expect((await attempt(service, small, { payment_method: CARD() })).status).toBe(201);
+    const deposit = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 9999 });
+    expect((await attempt(service, deposit, { payment_method: CARD() })).status).toBe(201);
+  });
+
+  it('waits with no timeout: the checkout does not expire while in review', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 }, checkout_expiry_seconds: 2, enabled_events: ['checkout.expired'] });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 3500));
+    expect((await walletView(service, checkout)).body.state).toBe('in_review');
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).not.toContain('checkout.expired');
+  });
+});
+
+describe('expiry', () => {
+  it('expires an unfinished checkout after checkout_expiry_seconds with checkout.expired', async () => {
+    const shop = await withdrawalShop({ checkout_expiry_seconds: 2, enabled_events: ['checkout.expired'] });
+    const checkout = await createCheckout(service, shop, { type: 'deposit' });
+    await waitFor(async () => (await walletView(service, checkout)).body.state === 'expired', 10_000);
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.expired'));
+    const expired = receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.expired')!;
+    expect(Object.keys(expired.body.data).sort()).toEqual(['customer', 'expired_at', 'id', 'subscription', 'type']);
+    expect(expired.body.data.customer).toEqual({ id: shop.customerId });
+    expect((await attempt(service, checkout, { amount_cents: 100, payment_method: CARD() })).status).toBe(422);
+  });
+
+  it('does not expire a paid checkout, and records checkout.expired but does not deliver it when not enabled', async () => {
+    const shop = await withdrawalShop({ checkout_expiry_seconds: 2 });
+    const paid = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 });
+    await attempt(service, paid, { payment_method: CARD() });
+    const unpaid = await createCheckout(service, shop, { type: 'deposit' });
+    await waitFor(async () => (await walletView(service, unpaid)).body.state === 'expired', 10_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await walletView(service, paid)).body.state).toBe('completed');
+    const events = await recordedEvents(service, unpaid.id);
+    expect(events.map((e) => [e.type, e.enabled])).toEqual([['checkout.expired', false]]);
+    expect(receiver.forCheckout(unpaid.id)).toHaveLength(0);
+  });
+});

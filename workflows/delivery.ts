@@ -1,0 +1,22 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DeliveryWorkflowInput } from './definitions';
+import { DATABASE, delivery } from './retry-policies';
+
+const db = proxyActivities<Activities>(DATABASE);
+
+/**
+ * Delivers one recorded event (workflow id = event id): up to five attempts of ten seconds
+ * each with doubling backoff, each signed afresh; the outcome is written to the event log.
+ */
+export async function deliverEventWorkflow(input: DeliveryWorkflowInput): Promise<'delivered' | 'failed' | 'no_webhook_url'> {
+  const { deliverEvent } = proxyActivities<Activities>(delivery(input.retryInitialMs));
+  let outcome: 'delivered' | 'failed' | 'no_webhook_url';
+  try {
+    outcome = await deliverEvent({ eventId: input.eventId });
+  } catch {
+    outcome = 'failed'; // all five attempts failed; the event log keeps every attempt
+  }
+  await db.finishDelivery({ eventId: input.eventId, status: outcome });
+  return outcome;
+}
