@@ -3,7 +3,7 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
 import { dispatchEvents } from '../src/events/dispatch';
-import { getProcessor, type ChargeOutcome, type ProcessorName } from '../src/processors';
+import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
 import { findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
 import type { CheckoutRow } from '../src/storage/checkouts';
 import type { MerchantRow } from '../src/storage/merchants';
@@ -35,6 +35,21 @@ function outcomeChanges(outcome: ChargeOutcome) {
   };
 }
 
+/** The sandbox answers at once; a configured latency makes it behave like a remote processor. */
+function withLatency(processor: Processor, latencyMs: number): Processor {
+  if (latencyMs <= 0) return processor;
+  const wait = () => new Promise((resolve) => setTimeout(resolve, latencyMs));
+  return {
+    name: processor.name,
+    supportsRefunds: processor.supportsRefunds,
+    tokenize: processor.tokenize.bind(processor),
+    charge: async (r) => (await wait(), processor.charge(r)),
+    payout: async (r) => (await wait(), processor.payout(r)),
+    settle: async (r) => (await wait(), processor.settle(r)),
+    refund: async (r) => (await wait(), processor.refund(r)),
+  };
+}
+
 const TO_STATUS = { succeeded: 'succeeded', failed: 'failed', pending: 'pending' } as const;
 
 export function createChargeActivities(deps: ActivityDeps) {
@@ -44,7 +59,7 @@ export function createChargeActivities(deps: ActivityDeps) {
     const charge = await findChargeById(db, chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${chargeId} does not exist`);
     const pm = (await db<PaymentMethodRow>('payment_methods').where({ id: charge.payment_method_id }).first())!;
-    return { charge, pm, processor: getProcessor(charge.processor as ProcessorName) };
+    return { charge, pm, processor: withLatency(getProcessor(charge.processor as ProcessorName), deps.config.sandboxLatencyMs) };
   }
 
   /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */

@@ -27,6 +27,8 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
   /** How often the worker re-dispatches events whose delivery was never started. */
   OUTBOX_SWEEP_MS: z.coerce.number().int().min(100).default(5000),
+  /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
+  SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -45,6 +47,7 @@ export interface Config {
   allowPrivateWebhookUrls: boolean;
   webhookRetryInitialMs: number;
   outboxSweepMs: number;
+  sandboxLatencyMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -79,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS,
     webhookRetryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
+    sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

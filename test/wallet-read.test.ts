@@ -362,6 +362,8 @@ describe('the hosted page', () => {
     expect(res.headers.get('permissions-policy')).toBe('payment=*');
     expect(res.headers.get('x-frame-options')).toBeNull();
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    // The URL carries the secret; no cache keeps a copy of the page for it.
+    expect(res.headers.get('cache-control')).toBe('no-store');
     const html = await res.text();
     expect(html).toContain('wallet-assets/wallet.js');
     expect(html).toContain('data-testid="pay-button"');

@@ -16,7 +16,8 @@ export const DATABASE: ActivityOptions = {
  * lost is safe and needed: a charge must not stay in limbo because one response went missing.
  */
 export const PROCESSOR: ActivityOptions = {
-  startToCloseTimeout: '30 seconds',
+  // Long enough for a slow processor, short enough that a crashed worker's call is retried soon.
+  startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 };
 

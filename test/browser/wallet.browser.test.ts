@@ -42,6 +42,13 @@ async function payByCard(scope: Scope, number: string): Promise<void> {
   await scope.getByTestId('pay-button').click();
 }
 
+async function payByBank(scope: Scope): Promise<void> {
+  await scope.getByTestId('method-bank_account').check();
+  await scope.getByTestId('bank-routing').fill('110000000');
+  await scope.getByTestId('bank-account').fill('000123456789');
+  await scope.getByTestId('pay-button').click();
+}
+
 async function expectText(scope: Scope, testId: string, text: string | RegExp): Promise<string> {
   const locator = scope.getByTestId(testId).filter({ hasText: text });
   await locator.waitFor({ state: 'visible', timeout: FINAL_TIMEOUT });
@@ -212,10 +219,7 @@ describe('hosted checkout page', () => {
     const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 1500 }, m);
     const page = await context.newPage();
     await page.goto(checkout.url);
-    await page.getByTestId('method-bank_account').check();
-    await page.getByTestId('bank-routing').fill('110000000');
-    await page.getByTestId('bank-account').fill('000123456789');
-    await page.getByTestId('pay-button').click();
+    await payByBank(page);
     await expectText(page, 'result', 'Processing…');
     await page.screenshot({ path: '/tmp/wallet-processing.png', fullPage: true });
     await expectText(page, 'result', 'Payment complete');
@@ -263,10 +267,7 @@ describe('hosted checkout page', () => {
     const checkout = await newCheckout({ type: 'withdrawal', fixed_amount_cents: 5000 }, m);
     const page = await context.newPage();
     await page.goto(checkout.url);
-    await page.getByTestId('method-bank_account').check();
-    await page.getByTestId('bank-routing').fill('110000000');
-    await page.getByTestId('bank-account').fill('000123456789');
-    await page.getByTestId('pay-button').click();
+    await payByBank(page);
     await expectText(page, 'result', 'Your withdrawal is being reviewed');
     await page.reload();
     await expectText(page, 'result', 'Your withdrawal is being reviewed');

@@ -1,0 +1,2 @@
+export { reverseGeocode, loadGeoData, type GeoPlace } from './reverse-geocode';
+export type { GeoDataStats } from './datasets';

@@ -1,0 +1,95 @@
+import { startService, type Service } from './support/harness';
+import { WorkerProcess } from './support/worker-process';
+import { WebhookReceiver } from './support/receiver';
+import { request } from './support/http';
+import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor } from './support/fixtures';
+
+let service: Service;
+let worker: WorkerProcess;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  // Retries start at 1 s here, so deliveries are still being retried when the worker is killed.
+  service = await startService({ worker: false, env: { WEBHOOK_RETRY_INITIAL_MS: '1000' } });
+  receiver = await new WebhookReceiver().start();
+  worker = new WorkerProcess(service, { SANDBOX_LATENCY_MS: '1500' });
+  await worker.start();
+});
+afterAll(async () => {
+  await worker.stop();
+  await receiver.stop();
+  await service.stop();
+});
+
+describe('a worker crash in the middle of a payment attempt', () => {
+  it('while a bank charge waits to settle: after restart, one charge, settled, its events recorded once', async () => {
+    const shop = await openShop(service, { sandbox_settlement_seconds: 3, enabled_events: ['checkout.pending'] });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 4000 });
+    const res = await attempt(service, checkout, { payment_method: BANK() });
+    expect(res.body.charge.status).toBe('pending');
+
+    await worker.kill();
+    await new Promise((r) => setTimeout(r, 4000)); // the settlement timer fires with no worker alive
+    expect((await getCharge(service, shop, res.body.charge.id)).body.status).toBe('pending');
+    await worker.start();
+
+    await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'succeeded', 60_000);
+    const charges = await service.deps.db('charges').where({ checkout_id: checkout.id });
+    expect(charges).toHaveLength(1);
+    const events = await recordedEvents(service, checkout.id);
+    expect(events.map((e) => e.type)).toEqual(['checkout.pending', 'checkout.succeeded']);
+  }, 90_000);
+
+  it('right after the charge is written: the wallet still gets its answer, one charge, one checkout.succeeded', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 4100 });
+    const pending = attempt(service, checkout, { payment_method: CARD() });
+    await waitFor(async () => (await service.deps.db('charges').where({ checkout_id: checkout.id })).length > 0, 20_000, 'the charge row');
+    // The worker runs with a slow sandbox processor, so the kill lands while the charge is at the processor.
+    await worker.kill();
+    expect((await service.deps.db('charges').where({ checkout_id: checkout.id }).first()).status).toBe('created');
+    await worker.start();
+
+    const res = await pending;
+    expect(res.status).toBe(201);
+    expect(res.body.charge.status).toBe('succeeded');
+    const charges = await service.deps.db('charges').where({ checkout_id: checkout.id });
+    expect(charges).toHaveLength(1);
+    expect(charges[0].status).toBe('succeeded');
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).toEqual(['checkout.succeeded']);
+  }, 90_000);
+});
+
+describe('a worker crash while deliveries are failing', () => {
+  it('delivers every event afterwards, each with its one event_id', async () => {
+    receiver.responder = () => ({ status: 503 });
+    const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['checkout.failed', 'checkout.expired'] });
+    const checkouts = await Promise.all([1, 2, 3].map(() => createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1500 })));
+    for (const c of checkouts) {
+      await attempt(service, c, { payment_method: CARD('4000000000000002') });
+      await attempt(service, c, { payment_method: CARD() });
+    }
+    const expected = (await service.deps.db('events').where({ merchant_id: shop.merchant.id, enabled: true })).map((e) => e.id as string);
+    expect(expected).toHaveLength(6);
+    await waitFor(() => expected.every((id) => receiver.requests.some((r) => r.body?.event_id === id)), 20_000, 'a failing attempt of every event');
+
+    await worker.kill();
+    receiver.responder = () => ({ status: 200 });
+    await worker.start();
+
+    await waitFor(async () => {
+      const rows = await service.deps.db('events').whereIn('id', expected);
+      return rows.every((r) => r.delivery_status === 'delivered');
+    }, 60_000, 'every event delivered');
+    for (const id of expected) {
+      const received = receiver.requests.filter((r) => r.body?.event_id === id);
+      const accepted = await service.deps.db('event_delivery_attempts').where({ event_id: id, http_status: 200 });
+      expect(received.length).toBeGreaterThanOrEqual(2);
+      expect(received.length).toBeLessThanOrEqual(5);
+      // At least once; a second 200 only where the crash fell between the answer and its recording.
+      expect(accepted.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(received.map((r) => r.rawBody)).size).toBe(1);
+    }
+    const log = await request(service.baseUrl, 'GET', `/admin/v1/events?merchant_id=${shop.merchant.id}`, { token: service.adminToken });
+    expect(log.body.results.filter((e: { delivery_status: string }) => e.delivery_status === 'delivered')).toHaveLength(6);
+  }, 120_000);
+});
