@@ -1,0 +1,154 @@
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { WebhookReceiver } from './support/receiver';
+import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
+import { verifySignature } from '../src/webhooks/signature';
+
+let service: Service;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  // One-second first retry, so consecutive attempts fall in different seconds (fresh timestamps).
+  service = await startService({ env: { WEBHOOK_RETRY_INITIAL_MS: '1000' } });
+  receiver = await new WebhookReceiver().start();
+});
+afterAll(async () => {
+  await service.stop();
+  await receiver.stop();
+});
+
+const admin = (method: string, path: string) => request(service.baseUrl, method, `/admin/v1${path}`, { token: service.adminToken });
+
+async function succeededEvent(settings: Record<string, unknown> = {}) {
+  const shop = await openShop(service, { webhook_url: receiver.url, ...settings });
+  const checkout = await createCheckout(service, shop, {
+    type: 'deposit',
+    line_items: [{ name: 'Poster', price_cents: 1500, quantity: 2, sku: 'poster-1', url: 'https://img.example.com/p.png' }, { name: 'Shipping', price_cents: 500, quantity: 1, sku: 'shipping' }],
+  });
+  const res = await attempt(service, checkout, { payment_method: CARD() });
+  return { shop, checkout, charge: res.body.charge };
+}
+
+describe('signed delivery', () => {
+  it('sends the envelope with keys event_id, data, type, signed byte for byte, under both headers', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const { shop, checkout, charge } = await succeededEvent();
+    const [delivery] = await waitFor(() => {
+      const found = receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.succeeded');
+      return found.length > 0 && found;
+    });
+    expect(delivery!.rawBody.startsWith('{"event_id":"ev_')).toBe(true);
+    expect(Object.keys(delivery!.body)).toEqual(['event_id', 'data', 'type']);
+    const canonical = delivery!.headers['service-webhook-signature'] as string;
+    expect(canonical).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(delivery!.headers['service_signature']).toBe(canonical);
+    for (const header of [canonical, delivery!.headers['service_signature'] as string]) {
+      expect(() => verifySignature({ rawBody: delivery!.rawBody, header, secret: shop.merchant.webhook_signing_secret })).not.toThrow();
+    }
+    expect(() => verifySignature({ rawBody: delivery!.rawBody + ' ', header: canonical, secret: shop.merchant.webhook_signing_secret })).toThrow();
+
+    const data = delivery!.body.data;
+    expect(data).toMatchObject({ id: checkout.id, type: 'deposit', subscription: null });
+    expect(data.charge).toEqual({ id: charge.id, amount_cents: 3500, transaction_type: 'credit', status: 'succeeded', from_status: 'created', failure_code: null, failure_message: null });
+    expect(data.line_items).toHaveLength(2);
+    expect(Object.keys(data.line_items[0]).sort()).toEqual(['product_id', 'product_name', 'product_price_cents', 'product_url', 'quantity', 'sku', 'total_amount_cents']);
+    expect(data.line_items[0]).toMatchObject({ product_name: 'Poster', product_price_cents: 1500, quantity: 2, total_amount_cents: 3000, sku: 'poster-1', product_url: 'https://img.example.com/p.png' });
+  });
+
+  it('carries data.subscription on subscription checkouts', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', line_items: [{ name: 'Plan', price_cents: 999, quantity: 1 }], subscription_data: { interval: 'month', interval_count: 3 } });
+    await attempt(service, checkout, { payment_method: CARD() });
+    const [delivery] = await waitFor(() => receiver.forCheckout(checkout.id).length > 0 && receiver.forCheckout(checkout.id));
+    expect(delivery!.body.data.subscription).toEqual({ interval: 'month', interval_count: 3 });
+  });
+
+  it('makes 5 attempts in all with one event_id and fresh signatures while the receiver keeps failing', async () => {
+    receiver.responder = () => ({ status: 500 });
+    const { checkout } = await succeededEvent();
+    await waitFor(async () => {
+      const [event] = await service.deps.db('events').where({ checkout_id: checkout.id, type: 'checkout.succeeded' });
+      return event?.delivery_status === 'failed';
+    }, 40_000, 'delivery to give up');
+    const deliveries = receiver.forCheckout(checkout.id);
+    expect(deliveries).toHaveLength(5);
+    expect(new Set(deliveries.map((d) => d.body.event_id)).size).toBe(1);
+    expect(new Set(deliveries.map((d) => d.rawBody)).size).toBe(1);
+    const signatures = deliveries.map((d) => d.headers['service-webhook-signature']);
+    expect(new Set(signatures).size).toBe(5);
+    const gaps = deliveries.slice(1).map((d, i) => d.receivedAt - deliveries[i]!.receivedAt);
+    expect(gaps[3]!).toBeGreaterThan(gaps[0]!); // backoff grows
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(receiver.forCheckout(checkout.id)).toHaveLength(5); // never a sixth
+  }, 60_000);
+
+  it('stops retrying once the receiver recovers', async () => {
+    let calls = 0;
+    receiver.responder = () => ({ status: ++calls <= 2 ? 502 : 200 });
+    const { checkout } = await succeededEvent();
+    await waitFor(async () => {
+      const [event] = await service.deps.db('events').where({ checkout_id: checkout.id, type: 'checkout.succeeded' });
+      return event?.delivery_status === 'delivered';
+    }, 20_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.forCheckout(checkout.id)).toHaveLength(3);
+  });
+});
+
+describe('off-by-default events', () => {
+  it('records but never delivers an event until the merchant enables it', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const first = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 });
+    await attempt(service, first, { payment_method: CARD('4000000000000002') });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.forCheckout(first.id)).toHaveLength(0);
+    const [recorded] = await service.deps.db('events').where({ checkout_id: first.id });
+    expect(recorded).toMatchObject({ type: 'checkout.failed', enabled: false, delivery_status: 'not_enabled' });
+
+    const patched = await request(service.baseUrl, 'PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { token: service.adminToken, body: { enabled_events: ['checkout.failed'] } });
+    expect(patched.status).toBe(200);
+    const second = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 });
+    await attempt(service, second, { payment_method: CARD('4000000000000002') });
+    await waitFor(() => receiver.forCheckout(second.id).some((r) => r.body.type === 'checkout.failed'));
+    expect(receiver.forCheckout(first.id)).toHaveLength(0);
+  });
+
+  it('records events but delivers nothing when the merchant has no webhook_url', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 });
+    await attempt(service, checkout, { payment_method: CARD() });
+    await waitFor(async () => (await service.deps.db('events').where({ checkout_id: checkout.id }).first())?.delivery_status === 'no_webhook_url');
+    expect(await service.deps.db('event_delivery_attempts').join('events', 'events.id', 'event_delivery_attempts.event_id').where('events.checkout_id', checkout.id)).toHaveLength(0);
+  });
+});
+
+describe('event log', () => {
+  it('lists events newest first with every delivery attempt, and resends with the same event_id', async () => {
+    let calls = 0;
+    receiver.responder = () => ({ status: ++calls === 1 ? 500 : 200 });
+    const { shop, checkout } = await succeededEvent();
+    await waitFor(async () => (await service.deps.db('events').where({ checkout_id: checkout.id }).first())?.delivery_status === 'delivered', 20_000);
+
+    const log = await admin('GET', `/events?merchant_id=${shop.merchant.id}&type=checkout.succeeded`);
+    expect(log.status).toBe(200);
+    const [event] = log.body.results;
+    expect(event).toMatchObject({ type: 'checkout.succeeded', merchant_id: shop.merchant.id, checkout_id: checkout.id, delivery_status: 'delivered' });
+    expect(event.payload.event_id).toBe(event.id);
+    expect(event.attempts.map((a: { attempt: number; http_status: number }) => [a.attempt, a.http_status])).toEqual([[1, 500], [2, 200]]);
+    expect(event.attempts[0]).toEqual(expect.objectContaining({ started_at: expect.any(String), duration_ms: expect.any(Number), error: 'HTTP 500' }));
+
+    const before = receiver.forCheckout(checkout.id).length;
+    const resent = await admin('POST', `/events/${event.id}/resend`);
+    expect(resent.status).toBe(202);
+    await waitFor(() => receiver.forCheckout(checkout.id).length === before + 1);
+    const again = receiver.forCheckout(checkout.id).at(-1)!;
+    expect(again.body.event_id).toBe(event.id);
+    expect(again.rawBody).toBe(receiver.forCheckout(checkout.id)[0]!.rawBody);
+
+    expect((await admin('POST', '/events/ev_missing/resend')).status).toBe(404);
+    const both = await admin('GET', `/events?merchant_id=${shop.merchant.id}`);
+    expect(both.body.results.length).toBeGreaterThanOrEqual(1);
+    expect((await admin('GET', '/events?limit=0')).status).toBe(422);
+  });
+});
