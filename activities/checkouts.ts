@@ -8,10 +8,17 @@ import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS } from '../src/processors';
 import type { CheckoutRow } from '../src/storage/checkouts';
 import type { MerchantRow } from '../src/storage/merchants';
 import type { Db } from '../src/storage/db';
+import type { CustomerRow } from '../src/storage/customers';
+import { evaluateGates, type BlockReason } from '../src/checkouts/gates';
+import { restrictCustomer } from '../src/customers/restrictions';
+import { latestKycRecord } from '../src/storage/kyc-records';
+import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks';
 import { FAILURE_TYPES, type ReviewDecision } from '../workflows/definitions';
 
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
+  /** Set when a geo or KYC gate blocks the checkout; no charge may be made. */
+  block: { reason: BlockReason; restrictWith?: string } | null;
   needsReview: boolean;
   settlementMs: number;
   holdMs: number;
@@ -69,7 +76,18 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       const s = merchant.settings;
       const pm = await db('payment_methods').where({ id: input.paymentMethodId }).first();
       const sandbox = merchant.environment === 'sandbox';
+      const gate = evaluateGates({
+        checkoutType: checkout.type,
+        environment: merchant.environment,
+        settings: s,
+        customer: (await db<CustomerRow>('customers').where({ id: checkout.customer_id }).first())!,
+        latestKyc: await latestKycRecord(db, merchant.id, checkout.customer_id),
+        latestGeoCheck: await latestGeoCheck(db, merchant.id, checkout.customer_id),
+        geoMaxAgeMs: GEO_CHECK_MAX_AGE_MS,
+        now: new Date(),
+      });
       return {
+        block: gate.blocked ? { reason: gate.reason, ...(gate.restrictWith ? { restrictWith: gate.restrictWith } : {}) } : null,
         needsReview: checkout.type === 'withdrawal' && s.review.enabled && input.amountCents >= s.review.min_amount_cents,
         settlementMs: sandbox ? s.sandbox_settlement_seconds * 1000 : 0,
         holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
@@ -94,6 +112,25 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         return event.enabled ? [event.id] : [];
       });
       return expired;
+    },
+
+    /**
+     * Blocks the checkout for good: state blocked, checkout.terminally_failed (when enabled) and,
+     * for a KYC name mismatch, the customer's restriction (customer.restricted), in one commit.
+     */
+    async blockCheckout(input: { checkoutId: string; reason: BlockReason; restrictWith?: string }): Promise<void> {
+      const { checkout, merchant } = (await loadCheckout(db, input.checkoutId))!;
+      await withEvents(async (trx) => {
+        const [row] = await trx<CheckoutRow>('checkouts')
+          .where({ id: checkout.id, state: 'open' })
+          .update({ state: 'blocked', blocked_reason: input.reason, updated_at: trx.fn.now() as unknown as Date })
+          .returning('*');
+        if (!row) return [];
+        const ids = input.restrictWith ? await restrictCustomer(trx, merchant, { id: checkout.customer_id }, input.restrictWith) : [];
+        const data = checkoutEventData({ checkout: row, customerId: row.customer_id, reason: input.reason });
+        const event = await recordEvent(trx, merchant, 'checkout.terminally_failed', data, { checkoutId: row.id, customerId: row.customer_id });
+        return event.enabled ? [...ids, event.id] : ids;
+      });
     },
 
     /** Pauses a withdrawal for review: the review row, the checkout in_review, checkout.review.created. */

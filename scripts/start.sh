@@ -10,7 +10,6 @@ export PORT="${PORT:-3000}"
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/payments}"
 export TEMPORAL_NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
 export TEMPORAL_TASK_QUEUE="${TEMPORAL_TASK_QUEUE:-payments}"
-export ADMIN_TOKEN="${ADMIN_TOKEN:-dev-admin-token}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
 PIDS=()
 cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
@@ -36,6 +35,9 @@ fi
 
 log "compiling TypeScript"
 npx tsc -p tsconfig.build.json
+log "bundling workflows"
+node dist/src/entry/bundle-workflows.js dist/workflow-bundle.js >/dev/null
+export WORKFLOW_BUNDLE_PATH="$ROOT/dist/workflow-bundle.js"
 log "migrating the database ($DATABASE_URL)"
 node dist/src/entry/migrate.js
 
@@ -46,7 +48,7 @@ cat >&2 <<INFO
 
   API          http://localhost:$PORT/api/v1   (OpenAPI: /api/v1/openapi.json)
   Wallet       ${WALLET_BASE_URL:-http://localhost:$PORT}/checkout/{checkout_id}?client_secret=...
-  Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer $ADMIN_TOKEN)
+  Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer ${ADMIN_TOKEN:-dev-admin-token})
   Temporal UI  http://localhost:$TEMPORAL_UI_PORT  (Temporal gRPC at $TEMPORAL_ADDRESS)
 
 INFO

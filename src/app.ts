@@ -5,6 +5,9 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { openApiDocument } from './http/openapi';
 import { healthRoutes } from './health';
 import { customerRoutes } from './customers/routes';
+import { customerAdminRoutes } from './customers/admin-routes';
+import { kycRoutes } from './kyc/routes';
+import { devicePingRoutes } from './device-pings/routes';
 import { checkoutRoutes } from './checkouts/routes';
 import { merchantAdminRoutes } from './merchants/routes';
 import { chargeRoutes } from './charges/routes';
@@ -29,6 +32,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/v1/customers', customerRoutes(deps));
   app.use('/api/v1/checkouts', checkoutRoutes(deps));
   app.use('/api/v1/charges', chargeRoutes(deps));
+  app.use('/api/v1/kyc', kycRoutes(deps));
+  app.use('/api/v1/device_pings', devicePingRoutes(deps));
 
   app.use('/wallet/v1', walletRoutes(deps));
   // The hosted checkout page (GET /checkout/:id) and its assets under /wallet-assets.
@@ -42,6 +47,7 @@ export function createApp(deps: AppDeps): Express {
     chargeAdminRoutes(deps),
     eventAdminRoutes(deps),
     sandboxAdminRoutes(deps),
+    customerAdminRoutes(deps),
   );
 
   app.use(notFoundHandler);

@@ -85,6 +85,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   /** Runs one attempt to its end; answers the wallet as soon as the first outcome is known. */
   async function runAttempt(attempt: AttemptInput): Promise<void> {
     const plan = await db.planAttempt({ checkoutId: input.checkoutId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents });
+    if (plan.block) {
+      await db.blockCheckout({ checkoutId: input.checkoutId, ...plan.block });
+      state = 'blocked';
+      throw ApplicationFailure.nonRetryable('checkout blocked', FAILURE_TYPES.checkoutBlocked);
+    }
     if (plan.needsReview) {
       const review = await db.createReview({ checkoutId: input.checkoutId, attemptKey: attempt.attemptId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents });
       state = 'in_review';

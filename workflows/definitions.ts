@@ -40,6 +40,7 @@ export type ReviewDecision = 'approved' | 'declined';
 export const FAILURE_TYPES = {
   checkoutNotOpen: 'CHECKOUT_NOT_OPEN',
   attemptInFlight: 'ATTEMPT_IN_FLIGHT',
+  checkoutBlocked: 'CHECKOUT_BLOCKED',
   chargeNotRefundable: 'CHARGE_NOT_REFUNDABLE',
   refundUnsupported: 'REFUND_UNSUPPORTED',
   refundDeclined: 'REFUND_DECLINED',

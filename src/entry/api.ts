@@ -1,10 +1,14 @@
 import { createApp } from '../app';
 import { closeRuntime, createRuntime } from '../runtime';
+import { loadGeoData } from '../geo';
 
 /** The API server: merchant API, admin API and hosted wallet on one port. */
 async function main(): Promise<void> {
   const deps = await createRuntime();
   const { config, logger } = deps;
+  // The geo dataset loads synchronously (~1 s); do it before taking traffic, not on the first ping.
+  const geo = loadGeoData();
+  logger.info({ geo }, 'geo dataset loaded');
   if (config.adminTokenIsDefault) {
     logger.warn(`ADMIN_TOKEN not set: using the development admin token "${config.adminToken}"`);
   }

@@ -4,6 +4,8 @@ import { registry } from './openapi-registry';
 import '../customers/schemas';
 import '../charges/schemas';
 import '../checkouts/schemas';
+import '../kyc/schemas';
+import '../device-pings/schemas';
 
 export const API_VERSION = '1.4.0';
 

@@ -69,6 +69,7 @@ function attemptRefusal(error: unknown): unknown {
     if (type === FAILURE_TYPES.attemptInFlight) {
       return new ValidationError('Another payment attempt is still in progress.', 'Wait for its result before trying again.');
     }
+    if (type === FAILURE_TYPES.checkoutBlocked) return new ValidationError(STATE_MESSAGES.blocked, 'Contact the merchant.');
     if (type === FAILURE_TYPES.checkoutNotOpen) return new ValidationError('This checkout takes no new attempt.', 'It may be completed, expired or in review.');
   }
   return error;

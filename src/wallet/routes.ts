@@ -4,6 +4,7 @@ import type { AppDeps } from '../app-deps';
 import { requireCheckoutSecret } from './auth';
 import { getWalletCheckout } from './read';
 import { postAttempt } from './attempts';
+import { postCheckoutDevicePing } from './device-pings';
 
 /**
  * The wallet API (/wallet/v1), called by the hosted page and by merchants' own front ends.
@@ -25,6 +26,7 @@ export function walletRoutes(deps: AppDeps): Router {
   router.get('/checkouts/:id', requireCheckoutSecret(db), getWalletCheckout(deps));
   // The lead's attempts route (src/wallet/attempts.ts): one payment attempt per call.
   router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), postAttempt(deps));
+  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), postCheckoutDevicePing(deps));
 
   return router;
 }

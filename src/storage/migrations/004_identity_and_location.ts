@@ -24,6 +24,8 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['customer_id', 'updated_at']);
+    // One record per customer per provider (the upsert rule); the lock in the service serialises, this guarantees.
+    t.unique(['merchant_id', 'customer_id', 'provider']);
   });
 
   await knex.schema.createTable('geo_checks', (t) => {

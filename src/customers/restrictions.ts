@@ -1,0 +1,70 @@
+import type { AppDeps } from '../app-deps';
+import { customerEventData } from '../domain/event-catalog';
+import { dispatchEvents } from '../events/dispatch';
+import { recordEvent } from '../events/record';
+import { AdminNotFoundError, ValidationError } from '../http/errors';
+import { setRestriction, type CustomerRow } from '../storage/customers';
+import type { Db } from '../storage/db';
+import { findMerchant, type MerchantRow } from '../storage/merchants';
+
+/** The contract's reason code for a verified KYC name that differs from the customer's profile. */
+export const KYC_NAME_MISMATCH = 'KYC_DOES_NOT_MATCH_PROFILE_NAME';
+
+/** Locks the customer row for the rest of the transaction, so restrict and unrestrict never interleave. */
+async function lockCustomer(trx: Db, id: string): Promise<CustomerRow | undefined> {
+  return trx<CustomerRow>('customers').where({ id }).forUpdate().first();
+}
+
+/**
+ * Restricts a customer inside the caller's transaction and records `customer.restricted`
+ * (delivered only when enabled) in it. Returns the ids of the events to dispatch once the
+ * caller has committed. Restricting a customer who already is restricted changes nothing and
+ * records nothing: the first reason and restricted_at stand until the dashboard lifts it, so a
+ * repeated gate check does not flood the merchant with events.
+ */
+export async function restrictCustomer(
+  trx: Db,
+  merchant: Pick<MerchantRow, 'id' | 'settings'>,
+  customer: Pick<CustomerRow, 'id'>,
+  reason: string,
+): Promise<string[]> {
+  const current = await lockCustomer(trx, customer.id);
+  if (!current || current.merchant_id !== merchant.id) throw new Error(`customer ${customer.id} does not belong to merchant ${merchant.id}`);
+  if (current.restriction_reason !== null) return [];
+  const restricted = (await setRestriction(trx, merchant.id, customer.id, reason))!;
+  const data = customerEventData({ customer: restricted, reason_code: reason, restricted_at: restricted.restricted_at!.toISOString() });
+  const event = await recordEvent(trx, merchant, 'customer.restricted', data, { customerId: customer.id });
+  return event.enabled ? [event.id] : [];
+}
+
+/**
+ * The dashboard's unrestrict: clears the restriction and records `customer.unrestricted` in
+ * one transaction, then dispatches. The admin API sees every merchant's customers, so the
+ * customer is looked up by id alone; unknown is 404, not restricted is 422.
+ */
+export async function unrestrictCustomer(deps: AppDeps, customerId: string): Promise<CustomerRow> {
+  const { customer, eventIds } = await deps.db.transaction(async (trx) => {
+    const current = await lockCustomer(trx, customerId);
+    if (!current) throw new AdminNotFoundError('Customer not found.', `No customer ${customerId}.`);
+    if (current.restriction_reason === null) {
+      throw new ValidationError('Customer is not restricted.', `Customer ${customerId} has no restriction to lift.`);
+    }
+    const merchant = (await findMerchant(trx, current.merchant_id))!;
+    const cleared = (await setRestriction(trx, merchant.id, current.id, null))!;
+    // reason_code names the restriction that was lifted, the same key customer.restricted uses.
+    const data = customerEventData({ customer: cleared, reason_code: current.restriction_reason, unrestricted_at: new Date().toISOString() });
+    const event = await recordEvent(trx, merchant, 'customer.unrestricted', data, { customerId: current.id });
+    return { customer: cleared, eventIds: event.enabled ? [event.id] : [] };
+  });
+  try {
+    await dispatchEvents(deps, eventIds);
+  } catch (error) {
+    // Committed already: the outbox sweeper re-dispatches, so the operator still gets the answer.
+    deps.logger.warn({ err: error, event_ids: eventIds }, 'event dispatch failed; the outbox sweeper will retry');
+  }
+  return customer;
+}
+
+export function presentRestriction(row: CustomerRow) {
+  return { id: row.id, restricted: row.restriction_reason !== null, restriction_reason: row.restriction_reason };
+}

@@ -1,0 +1,47 @@
+import cors from 'cors';
+import { Router } from 'express';
+import type { AppDeps } from '../app-deps';
+import { merchantOf, requireMerchant } from '../http/auth';
+import { parseOrThrow } from '../http/validate';
+import { DevicePingBody, LatestGeoCheckQuery } from './schemas';
+import { assertDevicePingsEnabled, findLatestGeoCheck, presentDevicePing, presentGeoCheck, recordDevicePing } from './service';
+
+/**
+ * POST is called from the customer's own browser with the browser-safe client secret, so it
+ * alone answers any origin (preflight included); the credential is a header, never a cookie.
+ * Everything else under /api/v1 stays server-side and sends no CORS headers.
+ */
+const browserCors = cors({
+  origin: '*',
+  methods: ['POST', 'OPTIONS'],
+  allowedHeaders: ['Authorization', 'Content-Type'],
+  maxAge: 600,
+});
+
+/** The contract gives latest_geo_check its own wording for a bad API key (still 422, never 401). */
+const LATEST_GEO_CHECK_AUTH_MESSAGE = 'Invalid API key.';
+
+export function devicePingRoutes(deps: AppDeps): Router {
+  const { db } = deps;
+  const router = Router();
+
+  router.options('/', browserCors);
+  // CORS runs before authentication so a browser can read the 422 too.
+  router.post('/', browserCors, requireMerchant(db, 'client_secret'), async (req, res) => {
+    const merchant = merchantOf(req);
+    // A disabled account learns that first, whatever it sent.
+    assertDevicePingsEnabled(merchant);
+    const body = parseOrThrow(DevicePingBody, req.body);
+    const result = await recordDevicePing(deps, merchant, body.customer_id, body, req.ip ?? null);
+    res.status(201).json(presentDevicePing(result));
+  });
+
+  router.get('/latest_geo_check', requireMerchant(db, 'api_key', LATEST_GEO_CHECK_AUTH_MESSAGE), async (req, res) => {
+    const query = parseOrThrow(LatestGeoCheckQuery, req.query, 'Query');
+    const check = await findLatestGeoCheck(db, merchantOf(req), query.customer_id);
+    // The contract answers the JSON literal null when no check has been performed.
+    res.json(check ? presentGeoCheck(check) : null);
+  });
+
+  return router;
+}

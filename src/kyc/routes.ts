@@ -1,0 +1,22 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app-deps';
+import { merchantOf, requireMerchant } from '../http/auth';
+import { parseOrThrow } from '../http/validate';
+import { KycUpsertBody } from './schemas';
+import { assertKycEnabled, presentKycRecord, upsertKycRecord } from './service';
+
+export function kycRoutes(deps: AppDeps): Router {
+  const router = Router();
+  router.use(requireMerchant(deps.db, 'api_key'));
+
+  router.post('/upsert', async (req, res) => {
+    const merchant = merchantOf(req);
+    // A disabled account learns that first, whatever it sent.
+    assertKycEnabled(merchant);
+    const body = parseOrThrow(KycUpsertBody, req.body);
+    const { record, created } = await upsertKycRecord(deps, merchant, body);
+    res.status(created ? 201 : 200).json(presentKycRecord(record));
+  });
+
+  return router;
+}

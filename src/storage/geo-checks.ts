@@ -1,0 +1,47 @@
+import type { Db } from './db';
+
+/** The contract's geo check reuse window: a check younger than this answers later pings and gates checkouts. */
+export const GEO_CHECK_MAX_AGE_MS = 30 * 60 * 1000;
+
+export interface GeoCheckRow {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  passed: boolean;
+  municipality: string | null;
+  region: string;
+  country: string;
+  latitude: number;
+  longitude: number;
+  checked_at: Date;
+}
+
+export async function insertGeoCheck(db: Db, row: Omit<GeoCheckRow, 'checked_at'>): Promise<GeoCheckRow> {
+  const [inserted] = await db<GeoCheckRow>('geo_checks').insert(row).returning('*');
+  return inserted as GeoCheckRow;
+}
+
+/** The customer's most recent geo check, whatever its age (latest_geo_check and the checkout gate read it). */
+export async function latestGeoCheck(db: Db, merchantId: string, customerId: string): Promise<GeoCheckRow | undefined> {
+  return db<GeoCheckRow>('geo_checks')
+    .where({ merchant_id: merchantId, customer_id: customerId })
+    .orderBy('checked_at', 'desc')
+    .first();
+}
+
+/**
+ * The latest geo check if it is younger than maxAgeMs, judged by the database clock: the
+ * same clock that stamped checked_at, so app-server clock skew cannot stretch the window.
+ */
+export async function recentGeoCheck(db: Db, merchantId: string, customerId: string, maxAgeMs = GEO_CHECK_MAX_AGE_MS): Promise<GeoCheckRow | undefined> {
+  return db<GeoCheckRow>('geo_checks')
+    .where({ merchant_id: merchantId, customer_id: customerId })
+    .andWhere('checked_at', '>', db.raw(`now() - (? * interval '1 millisecond')`, [maxAgeMs]))
+    .orderBy('checked_at', 'desc')
+    .first();
+}
+
+/** For callers holding a row already (the checkout gate): is it inside the reuse window at `now`? */
+export function isFreshGeoCheck(check: Pick<GeoCheckRow, 'checked_at'>, now: Date = new Date()): boolean {
+  return now.getTime() - check.checked_at.getTime() < GEO_CHECK_MAX_AGE_MS;
+}
