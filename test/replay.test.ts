@@ -1,0 +1,100 @@
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { execFileSync } from 'node:child_process';
+import { Worker } from '@temporalio/worker';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { WebhookReceiver } from './support/receiver';
+import { attempt, BANK, CARD, createCheckout, getCharge, openShop, waitFor } from './support/fixtures';
+
+/**
+ * Workflow histories recorded from real runs are replayed against the current workflow code,
+ * so a change that would break running checkouts (non-determinism) fails CI before it lands.
+ * Re-record after an intentional change (behind patched()) with RECORD_HISTORIES=1 npm test -- test/replay.test.ts.
+ */
+const DIR = path.join(__dirname, 'histories');
+const recording = process.env.RECORD_HISTORIES === '1';
+
+describe('recorded workflow histories', () => {
+  const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
+
+  (recording ? it.skip : it)('exist for every workflow type', () => {
+    const types = new Set(files.map((f) => f.split('--')[0]));
+    expect([...types].sort()).toEqual(['checkoutWorkflow', 'deliverEventWorkflow', 'refundWorkflow']);
+  });
+
+  const replay = recording ? it.skip.each(files) : it.each(files);
+  replay('replays %s deterministically', async (file: string) => {
+    const history = historyFromJSON(JSON.parse(readFileSync(path.join(DIR, file), 'utf8')));
+    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } }, history, file);
+  });
+});
+
+(recording ? describe : describe.skip)('recording histories (RECORD_HISTORIES=1)', () => {
+  let service: Service;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    service = await startService({ env: { WEBHOOK_RETRY_INITIAL_MS: '200' } });
+    receiver = await new WebhookReceiver().start();
+  });
+  afterAll(async () => {
+    await service.stop();
+    await receiver.stop();
+  });
+
+  async function save(name: string, workflowId: string) {
+    const handle = service.deps.temporal.workflow.getHandle(workflowId);
+    await handle.result().catch(() => undefined);
+    const { type } = await handle.describe();
+    // The CLI's JSON export is the format historyFromJSON reads (and what operators export too).
+    const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', service.deps.config.temporalAddress, '--output', 'json']);
+    writeFileSync(path.join(DIR, `${type}--${name}.json`), json);
+  }
+
+  it('records one history per path of each workflow', async () => {
+    let calls = 0;
+    receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 200 : ++calls <= 2 ? 500 : 200 });
+    const shop = await openShop(service, {
+      webhook_url: receiver.url, sandbox_settlement_seconds: 1, checkout_expiry_seconds: 3,
+      review: { enabled: true, min_amount_cents: 5000 }, enabled_events: ['checkout.pending', 'checkout.refunded', 'checkout.expired'],
+    });
+
+    const card = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2000 });
+    await attempt(service, card, { payment_method: CARD('4000000000000002') });
+    const paid = await attempt(service, card, { payment_method: CARD() });
+    await save('card-decline-then-success', card.id);
+
+    const bank = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2000 });
+    await attempt(service, bank, { payment_method: BANK() });
+    await save('bank-pending-settled', bank.id);
+
+    const withdrawal = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 1000 });
+    await attempt(service, withdrawal, { payment_method: BANK() });
+    await save('withdrawal-hold-payout', withdrawal.id);
+
+    for (const decision of ['approve', 'decline'] as const) {
+      const reviewed = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 6000 });
+      const r = await attempt(service, reviewed, { payment_method: CARD() });
+      await request(service.baseUrl, 'POST', `/admin/v1/reviews/${r.body.review.id}/${decision}`, { token: service.adminToken });
+      await save(`review-${decision}`, reviewed.id);
+    }
+
+    const expired = await createCheckout(service, shop, { type: 'deposit' });
+    await save('expired', expired.id);
+
+    const auto = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 108 });
+    const autoCharge = await attempt(service, auto, { payment_method: CARD() });
+    await save('sandbox-auto-refund', auto.id);
+    await waitFor(async () => (await getCharge(service, shop, autoCharge.body.charge.id)).body.status === 'refunded');
+    await save('sandbox-auto-refund', autoCharge.body.charge.id);
+
+    const refunded = await request(service.baseUrl, 'POST', `/api/v1/charges/${paid.body.charge.id}/refund`, { token: shop.merchant.api_key });
+    expect(refunded.status).toBe(200);
+    await save('api-refund', paid.body.charge.id);
+
+    const [retried] = await service.deps.db('events').where({ checkout_id: card.id, type: 'checkout.succeeded' });
+    await waitFor(async () => (await service.deps.db('events').where({ id: retried.id }).first()).delivery_status === 'delivered');
+    await save('delivered-after-retries', retried.id);
+  }, 120_000);
+});
