@@ -14,6 +14,8 @@ export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5
 
 log "type-checking"
 npx tsc --noEmit -p tsconfig.json
+log "linting (the workflow sandbox wall, floating promises)"
+npx eslint .
 
 log "running jest"
 RESULTS="$(mktemp)"

@@ -1,0 +1,38 @@
+// Lint is a wall around the workflow sandbox: workflow code must stay deterministic, so it may not
+// import Node built-ins or our database, HTTP and processor layers, and may not drop promises.
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = builtinModules.flatMap((m) => [m, `node:${m}`]);
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'src/wallet/static/**', 'coverage/**'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeBuiltins, 'knex', 'pg', 'express', 'pino', '@temporalio/client', '@temporalio/activity', '@temporalio/worker'].map((name) => ({
+            name,
+            message: 'Workflow code runs in the deterministic sandbox: do this in an activity.',
+          })),
+          patterns: [
+            { group: ['../src/*', '../src/**'], message: 'Workflows reach the service only through activities (import type from ../activities).', allowTypeImports: true },
+            { group: ['../activities', '../activities/*'], message: 'Import activities as types only, through proxyActivities.', allowTypeImports: true },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() in a loop.' }],
+    },
+  },
+);
