@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { AppDeps } from './app-deps';
 import { requireAdmin } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { rejectNulCharacters } from './http/reject-nul';
 import { openApiDocument } from './http/openapi';
 import { healthRoutes } from './health';
 import { customerRoutes } from './customers/routes';
@@ -24,6 +25,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(express.json({ limit: '100kb' }));
+  app.use(rejectNulCharacters);
 
   app.use(healthRoutes(deps));
   app.get('/api/v1/openapi.json', (_req, res) => {

@@ -27,6 +27,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.status(400).json({ error: 'Request body could not be read.', hint: 'Send UTF-8 JSON with Content-Type: application/json.' });
       return;
     }
+    // A path parameter that is not valid percent-encoding fails Express's decoding.
+    if (error instanceof URIError || (parserError.status === 400 && error instanceof Error)) {
+      res.status(400).json({ error: 'Malformed request URL.', hint: 'Percent-encode path and query values (RFC 3986).' });
+      return;
+    }
     logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
     res.status(500).json({ error: 'Internal server error.', hint: 'Try again; if it persists, contact the service operator.' });
   };
