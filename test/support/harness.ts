@@ -50,7 +50,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ADMIN_TOKEN: 'test-admin-token-0123456789',
     WEBHOOK_RETRY_INITIAL_MS: '200',
     OUTBOX_SWEEP_MS: '500',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Errors show: a 500 in a test prints its cause.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...options.env,
   });
   const db = createDb(config.databaseUrl, { max: 5 });

@@ -1,0 +1,199 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '../../src/storage/db';
+import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import type { ServiceMessage, ServiceRole } from './service-process';
+
+/**
+ * An isolated environment per `npm run bench`, like the test global setup: a fresh database
+ * (payments_bench_<random>), an ephemeral Temporal dev server on free loopback ports, and the
+ * real API and worker, each in a child process so the load generator (this process) never
+ * shares their event loop. Everything listens on 127.0.0.1 only.
+ */
+
+export interface Merchant {
+  id: string;
+  api_key: string;
+  client_secret: string;
+  webhook_signing_secret: string;
+  settings: Record<string, unknown>;
+}
+
+export interface BenchSettings {
+  /** Seconds of measured load per run (BENCH_DURATION, default 10). */
+  duration: number;
+  /** Seconds of unreported load before a scenario's first run (BENCH_WARMUP, default 3; 0 disables). */
+  warmup: number;
+  /** Connection counts each load scenario is run at (BENCH_CONNECTIONS, default 10,50). */
+  connections: number[];
+}
+
+export interface BenchEnvironment {
+  baseUrl: string;
+  adminToken: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  /** A direct pool on the benchmark database, for seeding and inspection (not for the measured path). */
+  db: Db;
+  /** The merchant onboarded through the admin API at start-up. */
+  merchant: Merchant;
+  settings: BenchSettings;
+  /** Onboards another merchant through the admin API (scenarios that need their own data). */
+  onboard(name: string, settings?: Record<string, unknown>): Promise<Merchant>;
+  /** JSON over HTTP to the API under test (outside any measurement). */
+  request<T = unknown>(method: string, path: string, options?: { token?: string; body?: unknown }): Promise<{ status: number; body: T }>;
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 180_000; // the worker bundles the workflows on start
+const STOP_TIMEOUT_MS = 20_000;
+
+/**
+ * `onStop` receives the teardown function before anything starts, so a signal during start-up
+ * can still tear down whatever did start (the teardown is idempotent).
+ */
+export async function startEnvironment(
+  settings: BenchSettings,
+  log: (line: string) => void,
+  onStop?: (stop: () => Promise<void>) => void,
+): Promise<BenchEnvironment> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    // Last started, first stopped; a failing step must not keep the others from running.
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => log(`teardown step failed: ${String(error)}`));
+    }
+  };
+  onStop?.(stop);
+  try {
+    return await start(settings, log, cleanups, stop);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function start(
+  settings: BenchSettings,
+  log: (line: string) => void,
+  cleanups: Array<() => Promise<void>>,
+  stop: () => Promise<void>,
+): Promise<BenchEnvironment> {
+  const adminUrl = new URL(process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  adminUrl.pathname = `/payments_bench_${randomBytes(6).toString('hex')}`;
+  const databaseUrl = adminUrl.toString();
+  log(`creating database ${adminUrl.pathname.slice(1)}`);
+  await ensureDatabase(databaseUrl);
+  cleanups.push(() => (process.env.KEEP_BENCH_DATABASE ? Promise.resolve() : dropDatabase(databaseUrl)));
+  const db = createDb(databaseUrl, { max: 4 });
+  cleanups.push(() => db.destroy());
+  await migrateLatest(db);
+
+  const executable = process.env.TEMPORAL_CLI_PATH;
+  if (!executable) throw new Error('TEMPORAL_CLI_PATH is not set: run the benchmark with `npm run bench`');
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  } catch {
+    // Already installed.
+  }
+  log('starting an ephemeral Temporal dev server');
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: executable },
+      ip: '127.0.0.1',
+      searchAttributes: SEARCH_ATTRIBUTES,
+      log: { format: 'pretty', level: 'error' },
+    },
+  });
+  cleanups.push(() => temporal.teardown());
+  const temporalAddress = temporal.connection.options.address;
+
+  const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
+  const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporalAddress,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    ADMIN_TOKEN: adminToken,
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // Scenarios that receive webhooks listen on 127.0.0.1.
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  };
+  log('starting the API and the worker (child processes)');
+  const [api] = await Promise.all([
+    startChild('api', childEnv, cleanups),
+    startChild('worker', childEnv, cleanups),
+  ]);
+  const baseUrl = `http://127.0.0.1:${api.port}`;
+
+  const request: BenchEnvironment['request'] = async (method, urlPath, options = {}) => {
+    const headers: Record<string, string> = {};
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(baseUrl + urlPath, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as never };
+  };
+  const onboard = async (name: string, merchantSettings?: Record<string, unknown>): Promise<Merchant> => {
+    const res = await request<Merchant>('POST', '/admin/v1/merchants', {
+      token: adminToken,
+      body: { name, ...(merchantSettings ? { settings: merchantSettings } : {}) },
+    });
+    if (res.status !== 201) throw new Error(`onboarding failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const ready = await request<{ status: string }>('GET', '/readyz');
+  if (ready.status !== 200) throw new Error(`the API is not ready: ${JSON.stringify(ready.body)}`);
+  const merchant = await onboard('Bench merchant');
+
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, taskQueue, db, merchant, settings, onboard, request, stop };
+}
+
+/** Forks service-process.ts under tsx and waits (bounded) for it to report ready. */
+async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ port?: number }> {
+  const child = fork(path.join(__dirname, 'service-process.ts'), [role], {
+    cwd: path.resolve(__dirname, '../..'),
+    env,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  cleanups.push(() => stopChild(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${role} did not become ready within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+    const onExit = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`${role} exited during start-up (code ${code})`));
+    };
+    child.once('exit', onExit);
+    child.on('message', (message: ServiceMessage) => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      if (message.type === 'ready') resolve({ port: message.port });
+      else reject(new Error(`${role} failed to start: ${message.error}`));
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.send('stop');
+  else child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
