@@ -48,7 +48,7 @@ async function loadScenarios(): Promise<Scenario[]> {
     all.push(loaded);
   }
   const wanted = (process.env.BENCH_SCENARIOS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (!wanted.length) return all;
+  if (!wanted.length) return [...all.filter((s) => !s.startsWorkflows), ...all.filter((s) => s.startsWorkflows)];
   return wanted.map((name) => {
     const found = all.find((s) => s.name === name);
     if (!found) throw new UsageError(`unknown scenario "${name}" in BENCH_SCENARIOS; available: ${all.map((s) => s.name).join(', ')}`);

@@ -8,6 +8,7 @@ import { defineScenario } from '../support/scenario';
  */
 export default defineScenario({
   name: 'checkouts-create',
+  startsWorkflows: true,
   description: 'POST /api/v1/checkouts (preset deposit), including the checkout workflow start (201 expected)',
   async setup(env) {
     const customer = await env.request<{ id: string }>('POST', '/api/v1/customers', {

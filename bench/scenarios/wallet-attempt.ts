@@ -18,6 +18,7 @@ interface Checkout {
  */
 export default defineScenario({
   name: 'wallet-attempt',
+  startsWorkflows: true,
   description: 'POST /wallet/v1/checkouts/{id}/attempts, one Temporal update and charge per attempt (declined card, 201 expected)',
   async setup(env) {
     const customer = await env.request<{ id: string }>('POST', '/api/v1/customers', {

@@ -21,6 +21,7 @@ interface State {
  */
 export default defineScenario<State>({
   name: 'webhook-latency',
+  startsWorkflows: true,
   description: 'charge succeeded (commit) -> merchant receives checkout.succeeded; deliveries per second',
   async setup() {
     const received = new Map<string, { at: number; chargeId: string }>();

@@ -34,6 +34,11 @@ export interface Scenario<State = unknown> {
   name: string;
   /** One line: what is measured, for the report. */
   description: string;
+  /**
+   * Leaves Temporal workflows running (open checkouts, deliveries). Such scenarios run after the
+   * others by default, so their workers' backlog never competes with a pure HTTP scenario.
+   */
+  startsWorkflows?: boolean;
   setup(env: BenchEnvironment): Promise<State>;
   run(env: BenchEnvironment, state: State): Promise<Measurement[]>;
 }
