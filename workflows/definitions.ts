@@ -57,10 +57,10 @@ export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('
  * update (a signal with a result) so the admin call learns whether it decided the review or
  * found it already decided, and a crash between the call and the workflow loses nothing.
  */
-export const decideReviewUpdate = defineUpdate<ReviewSnapshotLike, [ReviewDecision]>('decideReview');
+export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision]>('decideReview');
 
 /** The review as the admin API answers it. */
-export interface ReviewSnapshotLike {
+export interface ReviewSnapshot {
   id: string;
   checkout_id: string;
   merchant_id: string;

@@ -2,23 +2,13 @@ import { newId } from '../../src/domain/ids';
 import type { BenchEnvironment } from '../support/environment';
 import { measureLoad, warmUp, type LoadOptions } from '../support/load';
 import { defineScenario, type Measurement } from '../support/scenario';
+import { seededRandom } from '../support/random';
 
 const SEED = Number(process.env.BENCH_GEO_CUSTOMERS ?? 100_000);
 const BATCH = 1_000;
 /** Continental United States: most points fall in a state, some in Canada, Mexico or the sea. */
 const BOX = { lat0: 25, lat1: 49, lon0: -124, lon1: -67 };
 
-/** Seeded PRNG (mulberry32), so every run pings the same points. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const geoChecks = async (env: BenchEnvironment, merchantId: string): Promise<number> =>
   Number((await env.db('geo_checks').where({ merchant_id: merchantId }).count({ n: '*' }))[0]!.n);
@@ -53,7 +43,7 @@ export default defineScenario({
       body: { latitude: 40.7128, longitude: -74.006, customer_id: customerIds.pop() },
     });
     if (probe.status !== 201 || probe.body.geo_check?.region !== 'NY') throw new Error(`device ping probe failed: ${probe.status} ${JSON.stringify(probe.body)}`);
-    return { merchant, customerIds, next: 0, random: rng(42) };
+    return { merchant, customerIds, next: 0, random: seededRandom(42) };
   },
   async run(env, state) {
     const options: LoadOptions = {

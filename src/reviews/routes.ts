@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
-import { presentReview } from '../../activities/checkouts';
+import { findReview, listReviews, presentReview } from '../storage/reviews';
 import { decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
 
 const ReviewListQuery = z.object({
@@ -20,14 +20,12 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
 
   router.get('/reviews', async (req, res) => {
     const query = parseOrThrow(ReviewListQuery, req.query, 'Query');
-    const rows = db('reviews').orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id' }]).limit(query.limit);
-    if (query.status) rows.where({ status: query.status });
-    if (query.merchant_id) rows.where({ merchant_id: query.merchant_id });
-    res.json({ results: (await rows).map(presentReview) });
+    const rows = await listReviews(db, { status: query.status, merchantId: query.merchant_id, limit: query.limit });
+    res.json({ results: rows.map(presentReview) });
   });
 
   const decide = (decision: ReviewDecision) => async (req: any, res: any) => {
-    const review = await db('reviews').where({ id: req.params.id }).first();
+    const review = await findReview(db, req.params.id);
     if (!review) throw new AdminNotFoundError('Review not found.', `No review ${req.params.id}.`);
     if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
     try {
@@ -37,7 +35,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     } catch (error) {
       // The workflow refuses a second decision: another reviewer decided first.
       if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
-        const current = await db('reviews').where({ id: review.id }).first();
+        const current = (await findReview(db, review.id))!;
         throw alreadyDecided(review.id, current.status);
       }
       throw error;

@@ -9,6 +9,7 @@ import { parseOrThrow } from '../http/validate';
 import { findChargeById } from '../storage/charges';
 import type { CheckoutRow } from '../storage/checkouts';
 import { findMerchant } from '../storage/merchants';
+import { findReview } from '../storage/reviews';
 import { submitAttemptUpdate, FAILURE_TYPES } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
@@ -52,7 +53,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       throw attemptRefusal(error);
     }
     if (result.kind === 'review') {
-      const review = await db('reviews').where({ id: result.reviewId }).first();
+      const review = (await findReview(db, result.reviewId))!;
       res.status(202).json({ review: { id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() } });
       return;
     }

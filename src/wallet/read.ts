@@ -10,6 +10,7 @@ import type { CheckoutRow, StoredLineItem } from '../storage/checkouts';
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { listSavedPaymentMethods, type PaymentMethodRow } from '../storage/payment-methods';
+import { findCheckoutReview } from '../storage/reviews';
 import { checkoutOf } from './auth';
 
 interface ReviewSummary {
@@ -38,7 +39,7 @@ export async function loadWalletView(db: Db, checkout: CheckoutRow): Promise<Wal
   const [merchant, savedMethods, review, chargeRows] = await Promise.all([
     findMerchant(db, checkout.merchant_id),
     listSavedPaymentMethods(db, checkout.merchant_id, checkout.customer_id),
-    findCheckoutReview(db, checkout.id),
+    checkoutReviewSummary(db, checkout.id),
     listCheckoutCharges(db, checkout.id),
   ]);
   if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
@@ -47,9 +48,8 @@ export async function loadWalletView(db: Db, checkout: CheckoutRow): Promise<Wal
   return { checkout, merchant, savedMethods, review, charges };
 }
 
-// The reviews table has no storage module of its own yet; this read is the wallet's only use.
-async function findCheckoutReview(db: Db, checkoutId: string): Promise<ReviewSummary | null> {
-  const row = await db<ReviewSummary & { checkout_id: string }>('reviews').select('id', 'status').where({ checkout_id: checkoutId }).first();
+async function checkoutReviewSummary(db: Db, checkoutId: string): Promise<ReviewSummary | null> {
+  const row = await findCheckoutReview(db, checkoutId);
   return row ? { id: row.id, status: row.status } : null;
 }
 

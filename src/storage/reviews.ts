@@ -1,0 +1,56 @@
+import type { Db } from './db';
+import type { ReviewSnapshot } from '../../workflows/definitions';
+
+export interface ReviewRow {
+  id: string;
+  merchant_id: string;
+  checkout_id: string;
+  customer_id: string;
+  payment_method_id: string;
+  amount_cents: number;
+  status: 'pending' | 'approved' | 'declined';
+  decided_at: Date | null;
+  created_at: Date;
+}
+
+export async function insertReview(db: Db, row: Pick<ReviewRow, 'id' | 'merchant_id' | 'checkout_id' | 'customer_id' | 'payment_method_id' | 'amount_cents'>): Promise<ReviewRow> {
+  const [inserted] = await db<ReviewRow>('reviews').insert(row).returning('*');
+  return inserted as ReviewRow;
+}
+
+export async function findReview(db: Db, id: string): Promise<ReviewRow | undefined> {
+  return db<ReviewRow>('reviews').where({ id }).first();
+}
+
+/** A checkout has at most one review (unique checkout_id); `lock` holds it for the transaction. */
+export async function findCheckoutReview(db: Db, checkoutId: string, lock = false): Promise<ReviewRow | undefined> {
+  const query = db<ReviewRow>('reviews').where({ checkout_id: checkoutId });
+  return lock ? query.forUpdate().first() : query.first();
+}
+
+export async function decideReview(db: Db, id: string, status: 'approved' | 'declined'): Promise<ReviewRow> {
+  const [row] = await db<ReviewRow>('reviews').where({ id }).update({ status, decided_at: db.fn.now() as unknown as Date }).returning('*');
+  return row as ReviewRow;
+}
+
+/** Oldest first: reviewers work the queue in arrival order. Not scoped: the admin sees every merchant. */
+export async function listReviews(db: Db, filter: { status?: ReviewRow['status']; merchantId?: string; limit: number }): Promise<ReviewRow[]> {
+  const query = db<ReviewRow>('reviews').orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id' }]).limit(filter.limit);
+  if (filter.status) query.where({ status: filter.status });
+  if (filter.merchantId) query.where({ merchant_id: filter.merchantId });
+  return query;
+}
+
+/** The review as the admin API and the checkout workflow's decision update answer it. */
+export function presentReview(row: ReviewRow): ReviewSnapshot {
+  return {
+    id: row.id,
+    checkout_id: row.checkout_id,
+    merchant_id: row.merchant_id,
+    customer_id: row.customer_id,
+    amount_cents: row.amount_cents,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    decided_at: row.decided_at ? row.decided_at.toISOString() : null,
+  };
+}
