@@ -15,6 +15,7 @@ import { latestKycRecord } from '../src/storage/kyc-records';
 import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks';
 import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/definitions';
 import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
+import { isCardLike } from '../src/processors';
 
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
@@ -27,7 +28,6 @@ export interface AttemptPlan {
   autoRefund: boolean;
 }
 
-const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
 
 async function loadCheckout(db: Db, checkoutId: string) {
   const checkout = await db<CheckoutRow>('checkouts').where({ id: checkoutId }).first();
@@ -68,7 +68,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         needsReview: checkout.type === 'withdrawal' && s.review.enabled && input.amountCents >= s.review.min_amount_cents,
         settlementMs: sandbox ? s.sandbox_settlement_seconds * 1000 : 0,
         holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
-        autoRefund: sandbox && checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && CARD_LIKE.has(pm?.payment_type),
+        autoRefund: sandbox && checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && isCardLike(pm?.payment_type),
       };
     },
 

@@ -1,9 +1,8 @@
 import type { ChargeRow } from '../storage/charges';
 import type { CustomerRow } from '../storage/customers';
 import type { PaymentMethodRow } from '../storage/payment-methods';
+import { isCardLike } from '../processors';
 
-/** The processor's payment types that are card-like: they carry the card-only charge fields. */
-const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
 
 /** Which one of card, bank_account, crypto_wallet a payment type populates. */
 function instrumentKey(paymentType: string): 'card' | 'bank_account' | 'crypto_wallet' {
@@ -44,7 +43,7 @@ export function presentChargeCustomer(c: CustomerRow) {
  * other card-only fields are null.
  */
 export function presentCharge(charge: ChargeRow, customer: CustomerRow, paymentMethod: PaymentMethodRow) {
-  const cardLike = CARD_LIKE.has(paymentMethod.payment_type);
+  const cardLike = isCardLike(paymentMethod.payment_type);
   return {
     id: charge.id,
     amount_cents: charge.amount_cents,

@@ -1,9 +1,9 @@
 import type { ChargeRow } from '../storage/charges';
 import { FAILURE_TYPES } from '../../workflows/definitions';
+import { isCardLike } from '../processors';
 
 /** Processors that can refund today (the operator spec: alpha and beta). */
 export const REFUNDING_PROCESSORS = new Set(['sandbox_alpha', 'sandbox_beta']);
-const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
 
 export type RefundRefusal = { type: string; message: string };
 
@@ -15,7 +15,7 @@ export function refundRefusal(charge: Pick<ChargeRow, 'transaction_type' | 'stat
   if (charge.transaction_type !== 'credit') return { type: FAILURE_TYPES.chargeNotRefundable, message: 'Only credit charges can be refunded.' };
   if (charge.status !== 'succeeded') return { type: FAILURE_TYPES.chargeNotRefundable, message: 'Unable to refund charge.' };
   // Bank-rail and crypto deposits have no refund path; gamma cannot refund at all.
-  if (!CARD_LIKE.has(paymentType) || !REFUNDING_PROCESSORS.has(charge.processor)) {
+  if (!isCardLike(paymentType) || !REFUNDING_PROCESSORS.has(charge.processor)) {
     return { type: FAILURE_TYPES.refundUnsupported, message: 'Refund through this processor is not possible now.' };
   }
   return null;

@@ -113,22 +113,14 @@ function isEnabled(method: string, enabled: readonly PaymentMethodId[]): method 
  */
 export function offeredPaymentMethods(paymentOptions: readonly string[] | null, enabled: readonly PaymentMethodId[]): PaymentMethodId[] {
   if (!paymentOptions) return [...enabled];
-  return enabled.filter((method) => paymentOptions.includes(method));
+  // In the merchant's order: the page lists methods as the merchant asked.
+  return paymentOptions.filter((method): method is PaymentMethodId => (enabled as readonly string[]).includes(method));
 }
-
-/** The contract's "third-party wallets" (the other three extra identifiers are payment rails). */
-export const WALLET_METHODS: readonly PaymentMethodId[] = ['apple_pay', 'google_pay'];
 
 /** Rule 5: saved payment methods of a type the checkout does not offer are hidden. */
 export function visibleSavedMethods<T extends { payment_type: PaymentType }>(saved: readonly T[], offered: readonly PaymentMethodId[]): T[] {
   const types = new Set<PaymentType>(offered.map((method) => PAYMENT_TYPE_FOR_METHOD[method]));
   return saved.filter((method) => types.has(method.payment_type));
-}
-
-/** Rule 5: a wallet method that is the only option opens preselected when the device supports it. */
-export function preselectedMethod(offered: readonly PaymentMethodId[], deviceSupports: (method: PaymentMethodId) => boolean): PaymentMethodId | null {
-  const [only] = offered;
-  return offered.length === 1 && only && WALLET_METHODS.includes(only) && deviceSupports(only) ? only : null;
 }
 
 /** The contract's two reserved SKUs; matched exactly, as the contract spells them. */

@@ -16,6 +16,12 @@ export type PaymentType = (typeof PAYMENT_TYPES)[number];
 export const WALLET_PAYMENT_TYPES = ['apple_pay', 'google_pay', 'paypal', 'venmo'] as const;
 export type WalletPaymentType = (typeof WALLET_PAYMENT_TYPES)[number];
 
+/** Cards and the token wallets on card rails: they carry card-only charge fields and can be refunded. */
+const CARD_LIKE: ReadonlySet<string> = new Set<PaymentType>(['card', ...WALLET_PAYMENT_TYPES]);
+export function isCardLike(paymentType: string | undefined): boolean {
+  return paymentType !== undefined && CARD_LIKE.has(paymentType);
+}
+
 /** Maps the contract's payment_options identifiers onto the processor's payment types. */
 export const PAYMENT_TYPE_FOR_METHOD = {
   credit_card: 'card',

@@ -7,11 +7,8 @@ import type { CheckoutRow } from '../storage/checkouts';
 import type { MerchantRow } from '../storage/merchants';
 import { findPaymentMethod, insertPaymentMethod, saveOrReusePaymentMethod, type PaymentMethodRow } from '../storage/payment-methods';
 import type { AttemptBody } from './attempt-schemas';
+import { offeredPaymentMethods } from '../checkouts/flows';
 
-/** The methods this checkout offers: the request's payment_options, or every method enabled for its type. */
-export function offeredMethods(checkout: CheckoutRow, merchant: MerchantRow): PaymentMethodId[] {
-  return checkout.payment_options ?? merchant.settings.payment_methods[checkout.type];
-}
 
 const METHOD_FOR_TYPE = Object.fromEntries(PAYMENT_METHODS.map((m) => [PAYMENT_TYPE_FOR_METHOD[m], m])) as Record<string, PaymentMethodId>;
 
@@ -52,7 +49,7 @@ function tokenizeInput(method: Exclude<AttemptBody['payment_method'], { saved_pa
  * tokenized by the processor (a Luhn failure is refused here, before any charge exists).
  */
 export async function resolvePaymentMethod(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, body: AttemptBody): Promise<PaymentMethodRow> {
-  const offered = offeredMethods(checkout, merchant);
+  const offered = offeredPaymentMethods(checkout.payment_options, merchant.settings.payment_methods[checkout.type]);
   const input = body.payment_method;
   if ('saved_payment_method_id' in input) {
     const saved = await findPaymentMethod(deps.db, merchant.id, input.saved_payment_method_id);

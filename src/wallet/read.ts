@@ -3,8 +3,9 @@ import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
 import { presentPaymentMethod, type PresentedCharge } from '../charges/present';
 import { presentLineItem } from '../checkouts/present';
-import type { MerchantSettings, PaymentMethodId } from '../domain/settings';
-import { PAYMENT_TYPE_FOR_METHOD, WALLET_PAYMENT_TYPES, type PaymentType } from '../processors/types';
+import { offeredPaymentMethods, visibleSavedMethods } from '../checkouts/flows';
+import type { PaymentMethodId } from '../domain/settings';
+import { WALLET_PAYMENT_TYPES } from '../processors/types';
 import { listCheckoutCharges } from '../storage/charges';
 import type { CheckoutRow, StoredLineItem } from '../storage/checkouts';
 import type { Db } from '../storage/db';
@@ -55,7 +56,7 @@ async function checkoutReviewSummary(db: Db, checkoutId: string): Promise<Review
 
 export function presentWalletCheckout({ checkout, merchant, savedMethods, review, charges }: WalletView) {
   const settings = merchant.settings;
-  const offered = offeredMethods(checkout, settings);
+  const offered = offeredPaymentMethods(checkout.payment_options, settings.payment_methods[checkout.type]);
   return {
     id: checkout.id,
     type: checkout.type,
@@ -83,21 +84,11 @@ export function presentWalletCheckout({ checkout, merchant, savedMethods, review
 
 export type WalletCheckout = ReturnType<typeof presentWalletCheckout>;
 
-/** The checkout's own payment_options when the merchant passed them, else every method enabled for its type. */
-export function offeredMethods(checkout: Pick<CheckoutRow, 'type' | 'payment_options'>, settings: MerchantSettings): PaymentMethodId[] {
-  return [...(checkout.payment_options ?? settings.payment_methods[checkout.type])];
-}
-
-/** The contract hides saved methods of a type the checkout does not offer. */
-export function visibleSavedMethods(saved: PaymentMethodRow[], offered: PaymentMethodId[]): PaymentMethodRow[] {
-  const types = new Set<PaymentType>(offered.map((method) => PAYMENT_TYPE_FOR_METHOD[method]));
-  return saved.filter((pm) => types.has(pm.payment_type));
-}
-
 const WALLET_METHODS = new Set<string>(WALLET_PAYMENT_TYPES);
 
 /**
- * "When a wallet method is the only option, checkout opens with it selected": the page still
+ * "When a wallet method is the only option, checkout opens with it selected": any lone
+ * token-paid method (Apple Pay, Google Pay, PayPal, Venmo) is preselected; the page still
  * decides whether the device supports it.
  */
 export function preselectedMethod(offered: PaymentMethodId[]): PaymentMethodId | null {

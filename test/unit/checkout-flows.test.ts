@@ -7,7 +7,6 @@ import {
   lineItemKind,
   lineItemsTotal,
   offeredPaymentMethods,
-  preselectedMethod,
   visibleSavedMethods,
   type FlowShape,
 } from '../../src/checkouts/flows';
@@ -106,15 +105,6 @@ describe('offered methods and the wallet (rules 4 and 5)', () => {
     ];
     expect(visibleSavedMethods(saved, ['credit_card', 'crypto']).map((m) => m.id)).toEqual(['pm_1', 'pm_3']);
     expect(visibleSavedMethods(saved, ['apple_pay'])).toEqual([]);
-  });
-
-  it('preselects a wallet method only when it is the only option and the device supports it', () => {
-    const yes = () => true;
-    expect(preselectedMethod(['apple_pay'], yes)).toBe('apple_pay');
-    expect(preselectedMethod(['google_pay'], () => false)).toBeNull();
-    expect(preselectedMethod(['apple_pay', 'credit_card'], yes)).toBeNull();
-    expect(preselectedMethod(['paypal'], yes)).toBeNull();
-    expect(preselectedMethod([], yes)).toBeNull();
   });
 });
 
