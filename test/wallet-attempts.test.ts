@@ -1,4 +1,5 @@
 import { startService, type Service } from './support/harness';
+import { request } from './support/http';
 import { attempt, BANK, CARD, createCheckout, CRYPTO, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from './support/fixtures';
 
 let service: Service;
@@ -100,6 +101,22 @@ describe('card deposits', () => {
     expect(wrong.status).toBe(422);
     expect(wrong.body.error).toBe('Client secret not found.');
     expect((await attempt(service, checkout, { payment_method: BANK(), tip: 1 })).status).toBe(422);
+  });
+});
+
+describe('methods turned off after the checkout was created', () => {
+  it('are no longer offered', async () => {
+    const own = await openShop(service);
+    const checkout = await createCheckout(service, own, { type: 'deposit', fixed_amount_cents: 900 });
+    const patched = await request(service.baseUrl, 'PATCH', `/admin/v1/merchants/${own.merchant.id}/settings`, {
+      token: service.adminToken,
+      body: { payment_methods: { deposit: ['bank_account'], withdrawal: ['bank_account'] } },
+    });
+    expect(patched.status).toBe(200);
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(422);
+    expect(res.body.hint).toBe('Offered: bank_account.');
+    expect((await walletView(service, checkout)).body.payment_options).toEqual(['bank_account']);
   });
 });
 
