@@ -5,9 +5,9 @@ import { applyChargeMove } from '../src/charges/moves';
 import { dispatchEvents } from '../src/events/dispatch';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
 import { findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
-import type { CheckoutRow } from '../src/storage/checkouts';
-import type { MerchantRow } from '../src/storage/merchants';
-import type { PaymentMethodRow } from '../src/storage/payment-methods';
+import { findCheckoutById } from '../src/storage/checkouts';
+import { findMerchant } from '../src/storage/merchants';
+import { findPaymentMethod } from '../src/storage/payment-methods';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import { FAILURE_TYPES } from '../workflows/definitions';
 
@@ -58,7 +58,7 @@ export function createChargeActivities(deps: ActivityDeps) {
   async function load(chargeId: string) {
     const charge = await findChargeById(db, chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${chargeId} does not exist`);
-    const pm = (await db<PaymentMethodRow>('payment_methods').where({ id: charge.payment_method_id }).first())!;
+    const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
     return { charge, pm, processor: withLatency(getProcessor(charge.processor as ProcessorName), deps.config.sandboxLatencyMs) };
   }
 
@@ -72,10 +72,10 @@ export function createChargeActivities(deps: ActivityDeps) {
   return {
     /** Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge. */
     async createCharge(input: { attemptKey: string; checkoutId: string; paymentMethodId: string; amountCents: number }): Promise<ChargeSnapshot> {
-      const checkout = await db<CheckoutRow>('checkouts').where({ id: input.checkoutId }).first();
+      const checkout = await findCheckoutById(db, input.checkoutId);
       if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-      const merchant = (await db<MerchantRow>('merchants').where({ id: checkout.merchant_id }).first())!;
-      const pm = await db<PaymentMethodRow>('payment_methods').where({ id: input.paymentMethodId, merchant_id: checkout.merchant_id }).first();
+      const merchant = (await findMerchant(db, checkout.merchant_id))!;
+      const pm = await findPaymentMethod(db, checkout.merchant_id, input.paymentMethodId);
       if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
       const charge = await insertChargeOnce(db, {
         id: newId('charge'),

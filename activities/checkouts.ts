@@ -5,10 +5,9 @@ import { checkoutEventData, expiredEventData } from '../src/domain/event-catalog
 import { recordEvent } from '../src/events/record';
 import { dispatchEvents } from '../src/events/dispatch';
 import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS } from '../src/processors';
-import type { CheckoutRow } from '../src/storage/checkouts';
-import type { MerchantRow } from '../src/storage/merchants';
+import { findMerchant } from '../src/storage/merchants';
 import type { Db } from '../src/storage/db';
-import type { CustomerRow } from '../src/storage/customers';
+import { findCustomer } from '../src/storage/customers';
 import { evaluateGates, type BlockReason } from '../src/checkouts/gates';
 import { restrictCustomer } from '../src/customers/restrictions';
 import { latestKycRecord } from '../src/storage/kyc-records';
@@ -16,6 +15,8 @@ import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks'
 import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/definitions';
 import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
 import { isCardLike } from '../src/processors';
+import { findCheckoutById, updateCheckoutState } from '../src/storage/checkouts';
+import { findPaymentMethod } from '../src/storage/payment-methods';
 
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
@@ -30,9 +31,9 @@ export interface AttemptPlan {
 
 
 async function loadCheckout(db: Db, checkoutId: string) {
-  const checkout = await db<CheckoutRow>('checkouts').where({ id: checkoutId }).first();
+  const checkout = await findCheckoutById(db, checkoutId);
   if (!checkout) return null;
-  const merchant = (await db<MerchantRow>('merchants').where({ id: checkout.merchant_id }).first())!;
+  const merchant = (await findMerchant(db, checkout.merchant_id))!;
   return { checkout, merchant };
 }
 
@@ -51,13 +52,13 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       if (!loaded) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
       const { checkout, merchant } = loaded;
       const s = merchant.settings;
-      const pm = await db('payment_methods').where({ id: input.paymentMethodId }).first();
+      const pm = await findPaymentMethod(db, merchant.id, input.paymentMethodId);
       const sandbox = merchant.environment === 'sandbox';
       const gate = evaluateGates({
         checkoutType: checkout.type,
         environment: merchant.environment,
         settings: s,
-        customer: (await db<CustomerRow>('customers').where({ id: checkout.customer_id }).first())!,
+        customer: (await findCustomer(db, merchant.id, checkout.customer_id))!,
         latestKyc: await latestKycRecord(db, merchant.id, checkout.customer_id),
         latestGeoCheck: await latestGeoCheck(db, merchant.id, checkout.customer_id),
         geoMaxAgeMs: GEO_CHECK_MAX_AGE_MS,
@@ -78,10 +79,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       if (!loaded) return false; // its row never landed: nothing to expire, nobody to tell
       let expired = false;
       await withEvents(async (trx) => {
-        const [row] = await trx<CheckoutRow>('checkouts')
-          .where({ id: input.checkoutId, state: 'open' })
-          .update({ state: 'expired', updated_at: trx.fn.now() as unknown as Date })
-          .returning('*');
+        const row = await updateCheckoutState(trx, input.checkoutId, ['open'], 'expired');
         if (!row) return [];
         expired = true;
         const data = expiredEventData({ checkout: row, customerId: row.customer_id, expiredAt: row.expires_at });
@@ -98,10 +96,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
     async blockCheckout(input: { checkoutId: string; reason: BlockReason; restrictWith?: string }): Promise<void> {
       const { checkout, merchant } = (await loadCheckout(db, input.checkoutId))!;
       await withEvents(async (trx) => {
-        const [row] = await trx<CheckoutRow>('checkouts')
-          .where({ id: checkout.id, state: 'open' })
-          .update({ state: 'blocked', blocked_reason: input.reason, updated_at: trx.fn.now() as unknown as Date })
-          .returning('*');
+        const row = await updateCheckoutState(trx, checkout.id, ['open'], 'blocked', { blocked_reason: input.reason });
         if (!row) return [];
         const ids = input.restrictWith ? await restrictCustomer(trx, merchant, { id: checkout.customer_id }, input.restrictWith) : [];
         const data = checkoutEventData({ checkout: row, customerId: row.customer_id, reason: input.reason });
@@ -132,7 +127,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           amount_cents: input.amountCents,
         });
         review = presentReview(row);
-        await trx('checkouts').where({ id: checkout.id }).update({ state: 'in_review', updated_at: trx.fn.now() });
+        await updateCheckoutState(trx, checkout.id, ['open'], 'in_review');
         const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
         const event = await recordEvent(trx, merchant, 'checkout.review.created', data, { checkoutId: checkout.id, customerId: checkout.customer_id });
         return event.enabled ? [event.id] : [];
@@ -157,9 +152,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         const row = await decideReview(trx, current.id, input.decision);
         review = presentReview(row);
         const approved = input.decision === 'approved';
-        await trx('checkouts')
-          .where({ id: checkout.id })
-          .update({ state: approved ? 'open' : 'blocked', blocked_reason: approved ? null : 'review_declined', updated_at: trx.fn.now() });
+        await updateCheckoutState(trx, checkout.id, ['in_review'], approved ? 'open' : 'blocked', { blocked_reason: approved ? null : 'review_declined' });
         const reviewData = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
         const refs = { checkoutId: checkout.id, customerId: checkout.customer_id };
         const events = [await recordEvent(trx, merchant, approved ? 'checkout.review.approved' : 'checkout.review.declined', reviewData, refs)];

@@ -1,8 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
-import { findEvent, insertAttempt, setDeliveryStatus, type EventRow } from '../src/storage/events';
-import type { MerchantRow } from '../src/storage/merchants';
-import { sendSignedWebhook } from '../src/webhooks/send';
+import { findEvent, setDeliveryStatus, type EventRow } from '../src/storage/events';
+import { findMerchant } from '../src/storage/merchants';
+import { attemptDelivery } from '../src/events/deliver';
 
 export function createDeliveryActivities(deps: ActivityDeps) {
   const { db, sealer } = deps;
@@ -14,19 +14,9 @@ export function createDeliveryActivities(deps: ActivityDeps) {
     async deliverEvent(input: { eventId: string }): Promise<'delivered' | 'no_webhook_url'> {
       const event = await findEvent(db, input.eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${input.eventId} does not exist`);
-      const merchant = (await db<MerchantRow>('merchants').where({ id: event.merchant_id }).first())!;
-      const url = merchant.settings.webhook_url;
-      if (!url) return 'no_webhook_url';
-      const result = await sendSignedWebhook({ url, body: event.body, secret: sealer.open(merchant.webhook_signing_secret_sealed) });
-      await insertAttempt(db, {
-        event_id: event.id,
-        attempt: Context.current().info.attempt,
-        url,
-        started_at: result.startedAt,
-        duration_ms: result.durationMs,
-        http_status: result.httpStatus,
-        error: result.error,
-      });
+      const merchant = (await findMerchant(db, event.merchant_id))!;
+      const result = await attemptDelivery(db, sealer, event, merchant, Context.current().info.attempt);
+      if (!result) return 'no_webhook_url';
       if (!result.ok) throw ApplicationFailure.retryable(`delivery failed: ${result.error}`, 'WEBHOOK_NOT_ACCEPTED');
       return 'delivered';
     },

@@ -5,7 +5,7 @@ import { applyChargeMove } from '../src/charges/moves';
 import { dispatchEvents } from '../src/events/dispatch';
 import { getProcessor, type ProcessorName } from '../src/processors';
 import { findChargeById } from '../src/storage/charges';
-import type { PaymentMethodRow } from '../src/storage/payment-methods';
+import { findPaymentMethod } from '../src/storage/payment-methods';
 import { FAILURE_TYPES } from '../workflows/definitions';
 import { refundRefusal } from '../src/charges/refund-rules';
 
@@ -16,7 +16,7 @@ export function createRefundActivities(deps: ActivityDeps) {
     async refundAtProcessor(input: { chargeId: string }): Promise<{ processorRefundId: string }> {
       const charge = await findChargeById(db, input.chargeId);
       if (!charge) throw ApplicationFailure.nonRetryable('charge not found', FAILURE_TYPES.chargeNotRefundable);
-      const pm = (await db<PaymentMethodRow>('payment_methods').where({ id: charge.payment_method_id }).first())!;
+      const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
       const refusal = refundRefusal(charge, pm.payment_type);
       if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
       const outcome = await getProcessor(charge.processor as ProcessorName).refund({

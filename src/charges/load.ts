@@ -1,6 +1,8 @@
 import type { Db } from '../storage/db';
 import { findCharge, type ChargeRow } from '../storage/charges';
 import { findCustomer } from '../storage/customers';
+import { findCheckoutById } from '../storage/checkouts';
+import { findMerchant } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { NotFoundError } from '../http/errors';
 import { presentCharge, type PresentedCharge } from './present';
@@ -26,4 +28,15 @@ export async function presentLoaded(db: Db, charge: ChargeRow): Promise<Presente
 
 export function chargeNotFound(chargeId: string): NotFoundError {
   return new NotFoundError('Charge not found.', `No charge ${chargeId} exists for this business.`);
+}
+
+/**
+ * What a charge's events describe: its checkout, customer and merchant. Sequential reads, so it
+ * runs inside a transaction (one connection) as well as on the pool.
+ */
+export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkout_id' | 'customer_id' | 'merchant_id'>) {
+  const checkout = (await findCheckoutById(db, charge.checkout_id))!;
+  const customer = (await findCustomer(db, charge.merchant_id, charge.customer_id))!;
+  const merchant = (await findMerchant(db, charge.merchant_id))!;
+  return { checkout, customer, merchant };
 }

@@ -3,10 +3,9 @@ import { assertMove, eventForMove, type ChargeStatus } from '../domain/charge-st
 import { chargeEventData } from '../domain/event-catalog';
 import type { ChargeChanges, ChargeRow } from '../storage/charges';
 import { moveChargeStatus } from '../storage/charges';
-import type { CheckoutRow } from '../storage/checkouts';
-import type { CustomerRow } from '../storage/customers';
-import type { MerchantRow } from '../storage/merchants';
 import { recordEvent } from '../events/record';
+import { loadChargeContext } from './load';
+import { updateCheckoutState } from '../storage/checkouts';
 
 export interface MoveRequest {
   chargeId: string;
@@ -40,18 +39,15 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
     const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, request.changes ?? {}))!;
     // A checkout is completed once one of its charges has succeeded: the same commit says both.
     if (request.to === 'succeeded') {
-      await trx('checkouts').where({ id: charge.checkout_id }).whereIn('state', ['open', 'in_review']).update({ state: 'completed', updated_at: trx.fn.now() });
+      await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');
     }
     const event = eventForMove(charge.status, request.to, charge.transaction_type);
     // checkout.hold is sent synchronously by the hold activity before this move, never by the outbox.
     if (!event || event === 'checkout.hold') return { moved: true, charge: moved, eventIds: [] };
 
-    // One connection per transaction: its queries run one after another.
-    const checkout = await trx<CheckoutRow>('checkouts').where({ id: charge.checkout_id }).first();
-    const customer = await trx<CustomerRow>('customers').where({ id: charge.customer_id }).first();
-    const merchant = await trx<MerchantRow>('merchants').where({ id: charge.merchant_id }).first();
-    const data = chargeEventData({ checkout: checkout!, customer: customer!, charge: moved, fromStatus: charge.status });
-    const recorded = await recordEvent(trx, merchant!, event, data, {
+    const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
+    const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
+    const recorded = await recordEvent(trx, merchant, event, data, {
       checkoutId: charge.checkout_id,
       chargeId: charge.id,
       customerId: charge.customer_id,

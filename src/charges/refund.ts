@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { AppDeps } from '../app-deps';
 import { ApiError } from '../http/errors';
 import { findChargeById, type ChargeRow } from '../storage/charges';
-import type { PaymentMethodRow } from '../storage/payment-methods';
+import { findPaymentMethod } from '../storage/payment-methods';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../../workflows/definitions';
 import { loadPresentedCharge } from './load';
 import { refundRefusal } from './refund-rules';
@@ -30,7 +30,7 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
   const charge: ChargeRow | undefined = await findChargeById(db, chargeId);
   // Another merchant's charge is the same answer as a missing one.
   if (!charge || (scope.merchantId !== undefined && charge.merchant_id !== scope.merchantId)) throw unableToRefund(chargeId, 'does not exist for this business');
-  const pm = (await db<PaymentMethodRow>('payment_methods').where({ id: charge.payment_method_id }).first())!;
+  const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
   const refusal = refundRefusal(charge, pm.payment_type);
   if (refusal) throw refusalError(chargeId, refusal);
 

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../app-deps';
 import { customerEventData } from '../domain/event-catalog';
-import { dispatchEvents } from '../events/dispatch';
+import { dispatchCommitted } from '../events/dispatch';
 import { recordEvent } from '../events/record';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { setRestriction, type CustomerRow } from '../storage/customers';
@@ -56,12 +56,7 @@ export async function unrestrictCustomer(deps: AppDeps, customerId: string): Pro
     const event = await recordEvent(trx, merchant, 'customer.unrestricted', data, { customerId: current.id });
     return { customer: cleared, eventIds: event.enabled ? [event.id] : [] };
   });
-  try {
-    await dispatchEvents(deps, eventIds);
-  } catch (error) {
-    // Committed already: the outbox sweeper re-dispatches, so the operator still gets the answer.
-    deps.logger.warn({ err: error, event_ids: eventIds }, 'event dispatch failed; the outbox sweeper will retry');
-  }
+  await dispatchCommitted(deps, eventIds);
   return customer;
 }
 

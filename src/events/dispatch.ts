@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
 import { markDispatched } from '../storage/events';
 import type { DeliveryWorkflowInput } from '../../workflows/definitions';
@@ -33,6 +34,19 @@ export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Pr
     }
   }
   await markDispatched(deps.db, eventIds);
+}
+
+/**
+ * Dispatch for callers that answer a person after the commit (API and admin handlers): the
+ * change is committed whatever happens here, so a failed dispatch is logged rather than turned
+ * into a 500, and the outbox sweeper starts the delivery later.
+ */
+export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger }, eventIds: string[]): Promise<void> {
+  try {
+    await dispatchEvents(deps, eventIds);
+  } catch (error) {
+    deps.logger.warn({ err: error, event_ids: eventIds }, 'event dispatch failed; the outbox sweeper will retry');
+  }
 }
 
 /** A resend delivers the same recorded bytes under a new workflow id (the event_id stays the same). */

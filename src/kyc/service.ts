@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app-deps';
 import { newId } from '../domain/ids';
 import { customerEventData } from '../domain/event-catalog';
-import { dispatchEvents } from '../events/dispatch';
+import { dispatchCommitted } from '../events/dispatch';
 import { recordEvent } from '../events/record';
 import { FeatureDisabledError, NotFoundError } from '../http/errors';
 import { findCustomer } from '../storage/customers';
@@ -81,18 +81,6 @@ export async function upsertKycRecord(deps: AppDeps, merchant: MerchantRow, body
   // Identifiers only: the submission itself stays out of the logs.
   deps.logger.debug({ merchant_id: merchant.id, customer_id: body.customer_id, kyc_record_id: result.record.id, created: result.created }, 'kyc record upserted');
   return result;
-}
-
-/**
- * The record is committed whatever happens here: a failed dispatch must not turn the
- * merchant's success into a 500, and the outbox sweeper re-dispatches undispatched events.
- */
-async function dispatchCommitted(deps: AppDeps, eventIds: string[]): Promise<void> {
-  try {
-    await dispatchEvents(deps, eventIds);
-  } catch (error) {
-    deps.logger.warn({ err: error, event_ids: eventIds }, 'event dispatch failed; the outbox sweeper will retry');
-  }
 }
 
 /** The contract's KYC record; last_four_ssn is picked out by omission and can never be echoed. */

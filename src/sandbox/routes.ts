@@ -6,7 +6,7 @@ import { AdminNotFoundError, ApiError, ValidationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
 import { applyChargeMove } from '../charges/moves';
 import { presentLoaded } from '../charges/load';
-import { dispatchEvents } from '../events/dispatch';
+import { dispatchCommitted } from '../events/dispatch';
 import { findChargeById } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
 import { createHoldActivities } from '../../activities/holds';
@@ -57,7 +57,7 @@ export function sandboxAdminRoutes(deps: AppDeps): Router {
     }
     const result = await applyChargeMove(deps.db, { chargeId: charge.id, from: charge.status, to, changes });
     if (!result.moved) throw new ValidationError('The charge moved meanwhile.', `It is now ${result.charge.status}; try again.`);
-    await dispatchEvents(deps, result.eventIds);
+    await dispatchCommitted(deps, result.eventIds);
     res.json(await presentLoaded(deps.db, result.charge));
   });
 
