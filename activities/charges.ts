@@ -8,6 +8,7 @@ import { findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage
 import { findCheckoutById } from '../src/storage/checkouts';
 import { findMerchant } from '../src/storage/merchants';
 import { findPaymentMethod } from '../src/storage/payment-methods';
+import { spendReview } from '../src/storage/reviews';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import { FAILURE_TYPES } from '../workflows/definitions';
 
@@ -70,24 +71,34 @@ export function createChargeActivities(deps: ActivityDeps) {
   }
 
   return {
-    /** Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge. */
-    async createCharge(input: { attemptKey: string; checkoutId: string; paymentMethodId: string; amountCents: number }): Promise<ChargeSnapshot> {
+    /**
+     * Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge.
+     * A reviewed attempt's charge spends the approval in the same commit: an approval authorizes
+     * exactly one charge, never a later attempt.
+     */
+    async createCharge(input: { attemptKey: string; checkoutId: string; paymentMethodId: string; amountCents: number; reviewId?: string }): Promise<ChargeSnapshot> {
       const checkout = await findCheckoutById(db, input.checkoutId);
       if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
       const merchant = (await findMerchant(db, checkout.merchant_id))!;
       const pm = await findPaymentMethod(db, checkout.merchant_id, input.paymentMethodId);
       if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
-      const charge = await insertChargeOnce(db, {
-        id: newId('charge'),
-        merchant_id: checkout.merchant_id,
-        checkout_id: checkout.id,
-        customer_id: checkout.customer_id,
-        payment_method_id: pm.id,
-        attempt_key: input.attemptKey,
-        amount_cents: input.amountCents,
-        currency: checkout.currency,
-        transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
-        processor: merchant.settings.card_processor,
+      const charge = await db.transaction(async (trx) => {
+        const row = await insertChargeOnce(trx, {
+          id: newId('charge'),
+          merchant_id: checkout.merchant_id,
+          checkout_id: checkout.id,
+          customer_id: checkout.customer_id,
+          payment_method_id: pm.id,
+          attempt_key: input.attemptKey,
+          amount_cents: input.amountCents,
+          currency: checkout.currency,
+          transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
+          processor: merchant.settings.card_processor,
+        });
+        if (input.reviewId && !(await spendReview(trx, input.reviewId, row.id))) {
+          throw ApplicationFailure.nonRetryable('the approval was already spent by another charge', FAILURE_TYPES.reviewSpent);
+        }
+        return row;
       });
       return snapshot(charge, pm.payment_type);
     },
@@ -121,16 +132,6 @@ export function createChargeActivities(deps: ActivityDeps) {
       const outcome = await processor.settle({ processor_charge_id: charge.processor_charge_id ?? charge.id, token: pm.processor_token, payment_type: pm.payment_type });
       const changes = { failure_code: outcome.failure_code ?? null, failure_message: outcome.failure_message ?? null };
       return snapshot(await move(charge.id, 'pending', outcome.kind, changes), pm.payment_type);
-    },
-
-    /** The hold's answer decides the charge: accepted -> held; anything else fails it while `created`. */
-    async resolveHold(input: { chargeId: string; accepted: boolean }): Promise<ChargeSnapshot> {
-      const { charge, pm } = await load(input.chargeId);
-      if (charge.status !== 'created') return snapshot(charge, pm.payment_type);
-      const moved = input.accepted
-        ? await move(charge.id, 'created', 'held')
-        : await move(charge.id, 'created', 'failed', { failure_code: 'insufficient_funds', failure_message: 'The merchant did not confirm the customer has the funds.' });
-      return snapshot(moved, pm.payment_type);
     },
   };
 }

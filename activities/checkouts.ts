@@ -17,6 +17,7 @@ import { decideReview, findCheckoutReview, insertReview, presentReview } from '.
 import { isCardLike } from '../src/processors';
 import { findCheckoutById, updateCheckoutState } from '../src/storage/checkouts';
 import { findPaymentMethod } from '../src/storage/payment-methods';
+import { REVIEW_SPENT_MESSAGE, reviewRequired } from '../src/checkouts/review-rule';
 
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
@@ -64,9 +65,15 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         geoMaxAgeMs: GEO_CHECK_MAX_AGE_MS,
         now: new Date(),
       });
+      const needsReview = reviewRequired(s, checkout.type, input.amountCents);
+      // One review per checkout: an attempt that would need a second one is refused, so an
+      // approval can never be reused by a later attempt (of another amount or method).
+      if (needsReview && (await findCheckoutReview(db, checkout.id))) {
+        throw ApplicationFailure.nonRetryable(REVIEW_SPENT_MESSAGE, FAILURE_TYPES.reviewSpent);
+      }
       return {
         block: gate.blocked ? { reason: gate.reason, ...(gate.restrictWith ? { restrictWith: gate.restrictWith } : {}) } : null,
-        needsReview: checkout.type === 'withdrawal' && s.review.enabled && input.amountCents >= s.review.min_amount_cents,
+        needsReview,
         settlementMs: sandbox ? s.sandbox_settlement_seconds * 1000 : 0,
         holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
         autoRefund: sandbox && checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && isCardLike(pm?.payment_type),
@@ -125,10 +132,13 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           customer_id: checkout.customer_id,
           payment_method_id: input.paymentMethodId,
           amount_cents: input.amountCents,
+          attempt_key: input.attemptKey,
         });
         review = presentReview(row);
-        await updateCheckoutState(trx, checkout.id, ['open'], 'in_review');
-        const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
+        // Expiry pauses while a person decides (a review has no timeout): keep the time left.
+        await updateCheckoutState(trx, checkout.id, ['open'], 'in_review', { expiry_remaining_ms: Math.max(0, checkout.expires_at.getTime() - Date.now()) });
+        // expires_at null: the checkout's expiry is paused while the review is pending.
+        const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents }, expiresAt: null });
         const event = await recordEvent(trx, merchant, 'checkout.review.created', data, { checkoutId: checkout.id, customerId: checkout.customer_id });
         return event.enabled ? [event.id] : [];
       });
@@ -139,10 +149,11 @@ export function createCheckoutActivities(deps: ActivityDeps) {
      * Records the reviewer's decision. Approval reopens the checkout for the charge and hold;
      * decline blocks it for good (checkout.review.declined and checkout.terminally_failed, when enabled).
      */
-    async recordReviewDecision(input: { checkoutId: string; decision: ReviewDecision }): Promise<ReviewSnapshot> {
+    async recordReviewDecision(input: { checkoutId: string; decision: ReviewDecision }): Promise<ReviewSnapshot & { checkoutExpiresAt?: string }> {
       const loaded = (await loadCheckout(db, input.checkoutId))!;
       const { checkout, merchant } = loaded;
       let review: ReviewSnapshot | undefined;
+      let expiresAt: Date | undefined;
       await withEvents(async (trx) => {
         const current = (await findCheckoutReview(trx, checkout.id, true))!;
         if (current.status !== 'pending') {
@@ -152,8 +163,19 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         const row = await decideReview(trx, current.id, input.decision);
         review = presentReview(row);
         const approved = input.decision === 'approved';
-        await updateCheckoutState(trx, checkout.id, ['in_review'], approved ? 'open' : 'blocked', { blocked_reason: approved ? null : 'review_declined' });
-        const reviewData = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
+        // Expiry resumes with the time that was left when the review started.
+        const resumed = await updateCheckoutState(trx, checkout.id, ['in_review'], approved ? 'open' : 'blocked', {
+          blocked_reason: approved ? null : 'review_declined',
+          ...(approved ? { expires_at: new Date(Date.now() + (checkout.expiry_remaining_ms ?? 0)) } : {}),
+          expiry_remaining_ms: null,
+        });
+        expiresAt = resumed?.expires_at;
+        const reviewData = checkoutEventData({
+          checkout,
+          customerId: checkout.customer_id,
+          review: { id: row.id, status: row.status, amount_cents: row.amount_cents },
+          expiresAt: approved ? (expiresAt ?? null) : null,
+        });
         const refs = { checkoutId: checkout.id, customerId: checkout.customer_id };
         const events = [await recordEvent(trx, merchant, approved ? 'checkout.review.approved' : 'checkout.review.declined', reviewData, refs)];
         if (!approved) {
@@ -162,7 +184,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         }
         return events.filter((e) => e.enabled).map((e) => e.id);
       });
-      return review!;
+      return { ...review!, ...(expiresAt ? { checkoutExpiresAt: expiresAt.toISOString() } : {}) };
     },
   };
 }

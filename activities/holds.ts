@@ -1,28 +1,101 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { chargeEventData } from '../src/domain/event-catalog';
 import { recordEvent } from '../src/events/record';
+import { dispatchEvents } from '../src/events/dispatch';
 import { setDeliveryStatus } from '../src/storage/events';
-import { findChargeById } from '../src/storage/charges';
+import { claimHold, findChargeById, lockCharge, type ChargeRow } from '../src/storage/charges';
+import { findPaymentMethod } from '../src/storage/payment-methods';
 import { attemptDelivery } from '../src/events/deliver';
+import { applyChargeMove } from '../src/charges/moves';
 import { loadChargeContext } from '../src/charges/load';
+import type { ChargeSnapshot } from './charges';
+
+/** What the hold handshake learnt: `sent` is false when the charge's hold was not ours to send. */
+export interface HoldAnswer {
+  accepted: boolean;
+  sent: boolean;
+  eventId: string | null;
+}
+
+/**
+ * How long a hold sent by someone else (the sandbox simulator) may stay unanswered before the
+ * workflow stops waiting for it: the handshake's own 10 s timeout plus margin.
+ */
+const FOREIGN_HOLD_WAIT_MS = 30_000;
+
+const INSUFFICIENT_FUNDS = { failure_code: 'insufficient_funds', failure_message: 'The merchant did not confirm the customer has the funds.' };
 
 export function createHoldActivities(deps: ActivityDeps) {
   const { db, sealer } = deps;
+
+  async function snapshotOf(charge: ChargeRow): Promise<ChargeSnapshot> {
+    const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
+    return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType: pm.payment_type, amountCents: charge.amount_cents };
+  }
+
+  async function move(chargeId: string, to: 'held' | 'failed', holdAnswerLost = false): Promise<ChargeSnapshot> {
+    const result = await applyChargeMove(db, { chargeId, from: 'created', to, changes: to === 'failed' ? INSUFFICIENT_FUNDS : {}, holdAnswerLost });
+    await dispatchEvents(deps, result.eventIds);
+    return snapshotOf(result.charge);
+  }
+
+  /**
+   * The merchant accepted the hold: recorded at once, before anything else can be lost. A charge
+   * that failed meanwhile (the processor moved it while the merchant answered) releases the hold.
+   */
+  async function recordHoldAccepted(chargeId: string): Promise<void> {
+    const eventIds = await db.transaction(async (trx) => {
+      const charge = (await lockCharge(trx, chargeId))!;
+      await trx('charges').where({ id: chargeId }).update({ hold_accepted_at: trx.fn.now() });
+      if (charge.status !== 'failed' && charge.status !== 'cancelled') return [];
+      const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
+      const data = chargeEventData({ checkout, customer, charge, fromStatus: charge.status });
+      const event = await recordEvent(trx, merchant, 'checkout.release_hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id });
+      return event.enabled ? [event.id] : [];
+    });
+    await dispatchEvents(deps, eventIds);
+  }
+
   return {
     /**
-     * The hold handshake: checkout.hold is recorded and sent synchronously, once (this activity
-     * is never retried), before the charge moves. Only a 2xx answer within 10 s accepts it; any
-     * other answer, a timeout or no webhook_url means the customer lacks the funds.
+     * The hold handshake: checkout.hold is recorded and sent synchronously, once (the charge's
+     * hold is claimed first and this activity is never retried), before the charge moves. Only a
+     * 2xx answer within 10 s accepts it; any other answer, a timeout or no webhook_url means the
+     * customer lacks the funds. A charge that already moved on, or whose hold was sent, gets none.
      */
-    async placeHold(input: { chargeId: string }): Promise<{ accepted: boolean; eventId: string }> {
-      const charge = (await findChargeById(db, input.chargeId))!;
+    async placeHold(input: { chargeId: string }): Promise<HoldAnswer> {
+      const charge = await claimHold(db, input.chargeId);
+      if (!charge) return { accepted: false, sent: false, eventId: null };
       const { checkout, customer, merchant } = await loadChargeContext(db, charge);
       // The event describes the move it asks for: created -> held.
       const data = chargeEventData({ checkout, customer, charge: { ...charge, status: 'held' }, fromStatus: 'created' });
       const event = await recordEvent(db, merchant, 'checkout.hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id }, 'hold');
       const result = await attemptDelivery(db, sealer, event, merchant, 1);
-      await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : result.ok ? 'delivered' : 'failed');
-      return { accepted: result?.ok ?? false, eventId: event.id };
+      const accepted = result?.ok ?? false;
+      if (accepted) await recordHoldAccepted(charge.id);
+      await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : accepted ? 'delivered' : 'failed');
+      return { accepted, sent: true, eventId: event.id };
+    },
+
+    /**
+     * The hold's answer decides the charge: accepted -> held; anything else fails it while
+     * `created`. When the answer was not learnt (the hold activity failed), the recorded answer
+     * decides: an accepted hold is held; otherwise the charge fails and, since the merchant may
+     * have accepted before the answer was lost, the failure also releases the hold. A hold sent by
+     * someone else is waited for (this activity is retried) until its sender moves the charge.
+     */
+    async resolveHold(input: { chargeId: string; accepted: boolean; answered?: boolean; sentByOther?: boolean }): Promise<ChargeSnapshot> {
+      const charge = (await findChargeById(db, input.chargeId))!;
+      if (charge.status !== 'created') return snapshotOf(charge);
+      // Workflows started before the hold answer was recorded pass only `accepted`.
+      if (input.answered !== false) return move(charge.id, input.accepted ? 'held' : 'failed');
+      if (charge.hold_accepted_at) return move(charge.id, 'held');
+      const waitedMs = charge.hold_sent_at ? Date.now() - charge.hold_sent_at.getTime() : Infinity;
+      if (input.sentByOther && waitedMs < FOREIGN_HOLD_WAIT_MS) {
+        throw ApplicationFailure.retryable('the hold handshake of this charge is still under way', 'HOLD_UNDER_WAY');
+      }
+      return move(charge.id, 'failed', charge.hold_sent_at !== null);
     },
   };
 }

@@ -4,21 +4,45 @@ import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
 import { dispatchEvents } from '../src/events/dispatch';
 import { getProcessor, type ProcessorName } from '../src/processors';
-import { findChargeById } from '../src/storage/charges';
+import { findChargeById, lockCharge } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
-import { FAILURE_TYPES } from '../workflows/definitions';
+import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded } from '../src/storage/refunds';
+import { FAILURE_TYPES, type RefundWorkflowInput } from '../workflows/definitions';
 import { refundRefusal } from '../src/charges/refund-rules';
 
 export function createRefundActivities(deps: ActivityDeps) {
   const { db } = deps;
-  return {
-    /** Asks the processor to refund the full amount; refusals are final, lost answers are retried. */
-    async refundAtProcessor(input: { chargeId: string }): Promise<{ processorRefundId: string }> {
-      const charge = await findChargeById(db, input.chargeId);
+
+  /**
+   * Claims the charge for this refund in one transaction that checks the refund rules on the
+   * locked row: a pending refund row, which every other move away from `succeeded` respects
+   * (applyChargeMove refuses them), so a refund and a reversal cannot both win. A retry of the
+   * same refund finds its own claim.
+   */
+  async function claim(chargeId: string, source: string) {
+    return db.transaction(async (trx) => {
+      const charge = await lockCharge(trx, chargeId);
       if (!charge) throw ApplicationFailure.nonRetryable('charge not found', FAILURE_TYPES.chargeNotRefundable);
-      const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
+      const existing = await findRefundOfChargeUnscoped(trx, chargeId);
+      if (existing?.status === 'pending') return charge;
+      const pm = (await findPaymentMethod(trx, charge.merchant_id, charge.payment_method_id))!;
       const refusal = refundRefusal(charge, pm.payment_type);
       if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
+      await insertPendingRefund(trx, { id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, source });
+      return charge;
+    });
+  }
+
+  return {
+    /**
+     * Claims the charge, then asks the processor to refund the full amount: refusals are final
+     * (and withdraw the claim), lost answers are retried with the charge id as idempotency key.
+     * A refund the processor made on its own (source `processor`) is only recorded.
+     */
+    async refundAtProcessor(input: { chargeId: string; source?: RefundWorkflowInput['source'] }): Promise<{ processorRefundId: string }> {
+      const charge = await claim(input.chargeId, input.source ?? 'api');
+      if (input.source === 'processor') return { processorRefundId: `${charge.processor}_refund_${charge.id}` };
+      const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
       const outcome = await getProcessor(charge.processor as ProcessorName).refund({
         processor_charge_id: charge.processor_charge_id ?? charge.id,
         amount_cents: charge.amount_cents,
@@ -26,20 +50,24 @@ export function createRefundActivities(deps: ActivityDeps) {
         idempotency_key: charge.id,
       });
       if (!outcome.ok) {
+        await deletePendingRefund(db, charge.id);
         throw ApplicationFailure.create({ message: outcome.responsetext, type: FAILURE_TYPES.refundDeclined, nonRetryable: true, details: [outcome.responsetext] });
       }
       return { processorRefundId: outcome.processor_refund_id };
     },
 
-    /** The refund row and the move succeeded -> refunded (checkout.refunded when enabled), together. */
+    /** The refund row and the move succeeded -> refunded (checkout.refunded when enabled) in one commit. */
     async recordRefund(input: { chargeId: string; processorRefundId: string; source: string }): Promise<void> {
-      const charge = (await findChargeById(db, input.chargeId))!;
-      await db('refunds')
-        .insert({ id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, processor_refund_id: input.processorRefundId, source: input.source })
-        .onConflict('charge_id')
-        .ignore();
-      const result = await applyChargeMove(db, { chargeId: charge.id, from: 'succeeded', to: 'refunded' });
-      await dispatchEvents(deps, result.eventIds);
+      const eventIds = await db.transaction(async (trx) => {
+        const charge = (await findChargeById(trx, input.chargeId))!;
+        // A refund recorded before claims existed (replayed workflows) has no pending row yet.
+        if (!(await findRefundOfChargeUnscoped(trx, charge.id))) {
+          await insertPendingRefund(trx, { id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, source: input.source });
+        }
+        await markRefundSucceeded(trx, charge.id, input.processorRefundId);
+        return (await applyChargeMove(trx, { chargeId: charge.id, from: 'succeeded', to: 'refunded' })).eventIds;
+      });
+      await dispatchEvents(deps, eventIds);
     },
   };
 }

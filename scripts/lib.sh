@@ -49,7 +49,7 @@ ensure_chromium() {
   if [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then return; fi
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     log "installing Debian's chromium for the browser tests"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || die "apt-get install chromium failed"
+    (apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq chromium >/dev/null) || die "apt-get install chromium failed"
   else
     die "chromium is required for the browser tests: install Debian's chromium or set CHROMIUM_PATH"
   fi

@@ -9,6 +9,8 @@ export interface WorkerSetup {
   taskQueue?: string;
   /** Tests set 0 so every workflow task replays its history and non-determinism shows up. */
   maxCachedWorkflows?: number;
+  /** Workflow tests run the real workflows against fake activities (slow, failing, racing). */
+  activities?: object;
 }
 
 export function workflowsPath(): string {
@@ -22,7 +24,7 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker
     connection,
     namespace: config.temporalNamespace,
     taskQueue: setup.taskQueue ?? config.taskQueue,
-    activities: createActivities(setup.deps),
+    activities: setup.activities ?? createActivities(setup.deps),
     ...(setup.workflowBundlePath ? { workflowBundle: { codePath: setup.workflowBundlePath } } : { workflowsPath: workflowsPath() }),
     ...(setup.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: setup.maxCachedWorkflows } : {}),
   };

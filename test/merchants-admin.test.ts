@@ -46,6 +46,9 @@ describe('Admin API: merchants', () => {
       checkout_expiry_seconds: 1800,
       sandbox_settlement_seconds: 5,
       sandbox_hold_seconds: 0,
+      max_attempts_per_checkout: 50,
+      // Off by default in sandbox, whose test cards everyone shares.
+      velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
     });
     expect(res.body.settings.supported_regions).toHaveLength(51);
 

@@ -1,4 +1,4 @@
-import { CHARGE_STATUSES, CHARGE_TRANSITIONS, allowedMoves, type ChargeStatus } from '../src/domain/charge-states';
+import { CHARGE_STATUSES, CHARGE_TRANSITIONS, allowedMoves, moveRefusalFor, type ChargeStatus } from '../src/domain/charge-states';
 import { newId } from '../src/domain/ids';
 import { startService, type Service } from './support/harness';
 import { request } from './support/http';
@@ -41,16 +41,32 @@ const transition = (chargeId: string, body: Record<string, unknown>) =>
   request(service.baseUrl, 'POST', `/admin/v1/sandbox/charges/${chargeId}/transition`, { token: service.adminToken, body });
 
 describe('POST /admin/v1/sandbox/charges/{id}/transition', () => {
+  // Each edge on a charge it fits: a withdrawal is paid only once held, only a deposit is refunded.
+  const kindFor = (from: ChargeStatus, to: ChargeStatus) => (moveRefusalFor(from, to, 'debit') ? 'deposit' : 'withdrawal');
   it.each(CHARGE_TRANSITIONS.map((t) => [t.from, t.to, t.event] as const))('moves %s -> %s emitting %s', async (from, to, event) => {
     receiver.responder = () => ({ status: 200 });
-    const { chargeId, checkoutId } = await chargeIn(from);
+    const { chargeId, checkoutId } = await chargeIn(from, kindFor(from, to));
     const res = await transition(chargeId, { to, ...(to === 'failed' ? { failure_code: 'processor_declined', failure_message: 'No.' } : {}) });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: chargeId, status: to });
     const events = await recordedEvents(service, checkoutId);
-    // pending -> cancelled emits checkout.cancelled only for payouts; these fixtures are payouts.
+    // pending -> cancelled emits checkout.cancelled only for payouts; that fixture is a payout.
     expect(events.map((e) => e.type)).toEqual(event ? [event] : []);
     if (event && event !== 'checkout.hold') expect(JSON.parse(events[0]!.body).data.charge).toMatchObject({ status: to, from_status: from });
+  });
+
+  it.each([
+    ['created', 'pending', 'withdrawal'],
+    ['created', 'succeeded', 'withdrawal'],
+    ['created', 'held', 'deposit'],
+    ['succeeded', 'refunded', 'withdrawal'],
+  ] as const)('refuses %s -> %s on a %s charge with 422 and a hint saying why', async (from, to, type) => {
+    const { chargeId, checkoutId } = await chargeIn(from, type);
+    const res = await transition(chargeId, { to });
+    expect(res.status).toBe(422);
+    expect(res.body.hint).toContain(moveRefusalFor(from, to, type === 'deposit' ? 'credit' : 'debit'));
+    expect((await service.deps.db('charges').where({ id: chargeId }).first()).status).toBe(from);
+    expect(await recordedEvents(service, checkoutId)).toHaveLength(0);
   });
 
   it('emits no event for pending -> cancelled on a deposit', async () => {

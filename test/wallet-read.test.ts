@@ -69,6 +69,7 @@ const WALLET_KEYS = [
   'preselected_method',
   'return_url',
   'review',
+  'review_threshold_cents',
   'saved_payment_methods',
   'state',
   'subscription',
@@ -336,7 +337,7 @@ describe('geo, review and charges', () => {
     await db('charges').insert([charge(newer, 'held', '2030-01-01T00:00:02Z'), charge(older, 'failed', '2030-01-01T00:00:01Z')]);
 
     const body = await read(c);
-    expect(body.review).toEqual({ id: reviewId, status: 'pending' });
+    expect(body.review).toEqual({ id: reviewId, status: 'pending', amount_cents: expect.any(Number), charge_id: null });
     expect(body.charges.map((ch: { id: string }) => ch.id)).toEqual([older, newer]);
     expect(body.charges[1]).toMatchObject({
       id: newer,

@@ -21,8 +21,10 @@ import {
   type ReviewSnapshot,
 } from './definitions';
 import { DATABASE, HOLD, PROCESSOR } from './retry-policies';
+import { failureType } from './failures';
 import { refundWorkflow } from './refund';
 import type { ChargeSnapshot } from '../activities/charges';
+import type { HoldAnswer } from '../activities/holds';
 
 const db = proxyActivities<Activities>(DATABASE);
 const processor = proxyActivities<Activities>(PROCESSOR);
@@ -38,6 +40,10 @@ type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ state: State }> {
   let state: State = 'open';
   let inFlight = false;
+  /** Set while the checkout is being expired: no attempt is accepted from then on. */
+  let closing = false;
+  let attemptsAccepted = 0;
+  const maxAttempts = input.maxAttempts ?? Number.POSITIVE_INFINITY;
   const queue: AttemptInput[] = [];
   const answers = new Map<string, AttemptResult>();
   const refusals = new Map<string, ApplicationFailure>();
@@ -50,6 +56,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     submitAttemptUpdate,
     async (attempt) => {
       inFlight = true; // set before any await, so a second update's validator sees it
+      attemptsAccepted += 1;
       queue.push(attempt);
       await condition(() => answers.has(attempt.attemptId) || refusals.has(attempt.attemptId));
       const refusal = refusals.get(attempt.attemptId);
@@ -57,9 +64,12 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       return answers.get(attempt.attemptId)!;
     },
     {
+      // A refused update is not written to history, so refusals cannot grow it.
       validator: (_attempt: AttemptInput) => {
-        if (state !== 'open') throw ApplicationFailure.nonRetryable(`checkout is ${state}`, FAILURE_TYPES.checkoutNotOpen);
+        if (state !== 'open' || closing) throw ApplicationFailure.nonRetryable(`checkout is ${closing ? 'expiring' : state}`, FAILURE_TYPES.checkoutNotOpen);
         if (inFlight) throw ApplicationFailure.nonRetryable('another attempt is in progress', FAILURE_TYPES.attemptInFlight);
+        // The limit bounds the history: about 25 events an attempt.
+        if (attemptsAccepted >= maxAttempts) throw ApplicationFailure.nonRetryable('attempt limit reached', FAILURE_TYPES.attemptLimit);
       },
     },
   );
@@ -90,19 +100,25 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       state = 'blocked';
       throw ApplicationFailure.nonRetryable('checkout blocked', FAILURE_TYPES.checkoutBlocked);
     }
+    let reviewId: string | undefined;
     if (plan.needsReview) {
       const review = await db.createReview({ checkoutId: input.checkoutId, attemptKey: attempt.attemptId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents });
       state = 'in_review';
       answer(attempt, { kind: 'review', reviewId: review.id });
-      await condition(() => decision !== undefined); // no timeout: a person decides
-      decided = await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision! });
+      // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
+      await condition(() => decision !== undefined);
+      const { checkoutExpiresAt, ...snapshot } = await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision! });
+      decided = snapshot;
       if (decided.status === 'declined') {
         state = 'blocked';
         return;
       }
+      if (checkoutExpiresAt) expiresAt = Date.parse(checkoutExpiresAt); // expiry resumes with the time that was left
       state = 'open';
+      reviewId = review.id;
     }
-    const charge = await db.createCharge({ attemptKey: attempt.attemptId, checkoutId: input.checkoutId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents });
+    // The approval is spent by this charge: it authorizes exactly this attempt's amount and method.
+    const charge = await db.createCharge({ attemptKey: attempt.attemptId, checkoutId: input.checkoutId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents, reviewId });
     const final = input.type === 'deposit' ? await runDeposit(attempt, charge, plan.settlementMs) : await runWithdrawal(attempt, charge, plan);
     if (final.status === 'succeeded') {
       state = 'completed'; // recorded by the move itself, in the same commit as the charge
@@ -121,13 +137,19 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   }
 
   async function runWithdrawal(attempt: AttemptInput, charge: ChargeSnapshot, plan: { holdMs: number; settlementMs: number }): Promise<ChargeSnapshot> {
-    let accepted = false;
+    let holdAnswer: HoldAnswer | undefined;
     try {
-      accepted = (await hold.placeHold({ chargeId: charge.chargeId })).accepted;
+      holdAnswer = await hold.placeHold({ chargeId: charge.chargeId });
     } catch {
-      accepted = false; // the hold activity itself failed: no answer is the same as "no funds"
+      holdAnswer = undefined; // the hold activity itself failed: the recorded answer decides
     }
-    let current = await db.resolveHold({ chargeId: charge.chargeId, accepted });
+    let current = await db.resolveHold({
+      chargeId: charge.chargeId,
+      accepted: holdAnswer?.accepted ?? false,
+      // Histories recorded before `sent` existed always sent the hold themselves.
+      answered: holdAnswer !== undefined && holdAnswer.sent !== false,
+      sentByOther: holdAnswer?.sent === false,
+    });
     answer(attempt, { kind: 'charge', chargeId: charge.chargeId });
     if (current.status !== 'held') return current;
     await sleep(plan.holdMs);
@@ -152,7 +174,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     }
   }
 
-  const expiresAt = Date.parse(input.expiresAt);
+  let expiresAt = Date.parse(input.expiresAt);
   while (state === 'open') {
     const remaining = expiresAt - Date.now();
     const woke = remaining > 0 ? await condition(() => queue.length > 0, remaining) : queue.length > 0;
@@ -162,17 +184,23 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         await runAttempt(attempt);
       } catch (error) {
         // Only non-retryable failures reach here (all other activity failures are retried);
-        // the checkout stays open and the wallet hears why this attempt could not run.
-        const type = error instanceof ApplicationFailure ? error.type : undefined;
-        refusals.set(attempt.attemptId, ApplicationFailure.nonRetryable('the attempt could not be processed', type ?? 'ATTEMPT_FAILED'));
+        // the checkout stays open and the wallet hears why this attempt could not run. A
+        // refusal raised in an activity arrives wrapped: its type is the cause's.
+        refusals.set(attempt.attemptId, ApplicationFailure.nonRetryable('the attempt could not be processed', failureType(error) ?? 'ATTEMPT_FAILED'));
       } finally {
         inFlight = false;
       }
       continue;
     }
+    closing = true;
     if (await db.expireCheckout({ checkoutId: input.checkoutId })) state = 'expired';
     else break; // never recorded, or no longer open: nothing left to run
+  }
+  // No attempt is left without an answer: one accepted while the checkout was closing is refused.
+  for (const attempt of queue.splice(0)) {
+    refusals.set(attempt.attemptId, ApplicationFailure.nonRetryable(`checkout is ${state}`, FAILURE_TYPES.checkoutClosed));
   }
   await condition(allHandlersFinished);
   return { state };
 }
+

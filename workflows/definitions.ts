@@ -22,6 +22,8 @@ export interface CheckoutWorkflowInput {
   type: 'deposit' | 'withdrawal';
   /** ISO timestamp; the expiry timer is computed from it, so a late start still expires on time. */
   expiresAt: string;
+  /** The merchant's attempt limit at creation (absent in workflows started before the limit). */
+  maxAttempts?: number;
 }
 
 /** One payment attempt, already tokenized by the wallet API (no card number reaches Temporal). */
@@ -45,6 +47,14 @@ export const FAILURE_TYPES = {
   refundUnsupported: 'REFUND_UNSUPPORTED',
   refundDeclined: 'REFUND_DECLINED',
   reviewAlreadyDecided: 'REVIEW_ALREADY_DECIDED',
+  /** The attempt needs a review, and the checkout's one review was already used. */
+  reviewSpent: 'REVIEW_SPENT',
+  /** The checkout took as many attempts as the merchant allows. */
+  attemptLimit: 'ATTEMPT_LIMIT',
+  /** The checkout expired (or was completed or blocked) while the attempt waited its turn. */
+  checkoutClosed: 'CHECKOUT_CLOSED',
+  /** A refund holds the charge: no other move may take it until the refund ends. */
+  refundInProgress: 'REFUND_IN_PROGRESS',
 } as const;
 
 // Messages of the checkout workflow. Definitions only: safe to import from client code.
@@ -74,7 +84,8 @@ export const checkoutStatusQuery = defineQuery<{ state: string; attemptInFlight:
 
 export interface RefundWorkflowInput {
   chargeId: string;
-  source: 'api' | 'dashboard' | 'sandbox';
+  /** `processor`: the processor refunded on its own (the sandbox simulator); only recorded. */
+  source: 'api' | 'dashboard' | 'sandbox' | 'processor';
 }
 
 export interface DeliveryWorkflowInput {

@@ -12,7 +12,7 @@ const db = proxyActivities<Activities>(DATABASE);
  * errors; the processor call is retried with the charge id as idempotency key.
  */
 export async function refundWorkflow(input: RefundWorkflowInput): Promise<{ chargeId: string; status: 'refunded' }> {
-  const refund = await processor.refundAtProcessor({ chargeId: input.chargeId });
+  const refund = await processor.refundAtProcessor({ chargeId: input.chargeId, source: input.source });
   await db.recordRefund({ chargeId: input.chargeId, processorRefundId: refund.processorRefundId, source: input.source });
   return { chargeId: input.chargeId, status: 'refunded' };
 }

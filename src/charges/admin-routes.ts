@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { refundCharge } from './refund';
+import { assertNoRefundBody, refundCharge } from './refund';
 
 /** The dashboard refund: the same rules, result and event as the public endpoint, for any merchant. */
 export function chargeAdminRoutes(deps: AppDeps): Router {
   const router = Router();
   router.post('/charges/:id/refund', async (req, res) => {
+    assertNoRefundBody(req.body);
     res.json(await refundCharge(deps, req.params.id!, {}, 'dashboard'));
   });
   return router;

@@ -1,8 +1,9 @@
 import type { Db } from '../storage/db';
-import { assertMove, eventForMove, type ChargeStatus } from '../domain/charge-states';
-import { chargeEventData } from '../domain/event-catalog';
+import { ChargeRefundInProgress, IllegalChargeMove, assertMoveFor, eventForMove, type ChargeStatus } from '../domain/charge-states';
+import { chargeEventData, type EventType } from '../domain/event-catalog';
 import type { ChargeChanges, ChargeRow } from '../storage/charges';
-import { moveChargeStatus } from '../storage/charges';
+import { lockCharge, moveChargeStatus } from '../storage/charges';
+import { findRefundOfChargeUnscoped } from '../storage/refunds';
 import { recordEvent } from '../events/record';
 import { loadChargeContext } from './load';
 import { updateCheckoutState } from '../storage/checkouts';
@@ -13,6 +14,11 @@ export interface MoveRequest {
   /** Only move from this status; a charge someone else already moved on is left alone. */
   from?: ChargeStatus;
   changes?: ChargeChanges;
+  /**
+   * The merchant may hold the customer's funds although no 2xx answer was recorded (the hold's
+   * answer was lost with a crashed activity): the failure then also releases the hold.
+   */
+  holdAnswerLost?: boolean;
 }
 
 export interface MoveResult {
@@ -22,36 +28,71 @@ export interface MoveResult {
   eventIds: string[];
 }
 
+/** Statuses that end a withdrawal without paying it: a merchant holding the funds must free them. */
+const RELEASING_STATUSES: ReadonlySet<ChargeStatus> = new Set<ChargeStatus>(['failed', 'cancelled']);
+
 /**
  * The one way a charge changes status. In one transaction it locks the charge, checks the move
- * against the state table, updates the charge and records the event the table names for the
- * edge. A repeated request (an activity retried after it committed) finds the charge already in
- * `to` and changes nothing, so every move happens once.
+ * against the state table and the kind of charge, respects a refund's claim, updates the charge
+ * and records the events for the edge. A repeated request (an activity retried after it
+ * committed) finds the charge already in `to` and changes nothing, so every move happens once.
  */
 export async function applyChargeMove(db: Db, request: MoveRequest): Promise<MoveResult> {
   return db.transaction(async (trx) => {
-    const charge = await trx<ChargeRow>('charges').where({ id: request.chargeId }).forUpdate().first();
+    const charge = await lockCharge(trx, request.chargeId);
     if (!charge) throw new Error(`charge ${request.chargeId} does not exist`);
     const notFromExpected = request.from !== undefined && charge.status !== request.from;
     if (charge.status === request.to || notFromExpected) return { moved: false, charge, eventIds: [] };
-    assertMove(charge.status, request.to);
+    assertMoveFor(charge.status, request.to, charge.transaction_type);
+    await assertRefundRules(trx, charge, request.to);
 
     const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, request.changes ?? {}))!;
     // A checkout is completed once one of its charges has succeeded: the same commit says both.
     if (request.to === 'succeeded') {
       await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');
     }
-    const event = eventForMove(charge.status, request.to, charge.transaction_type);
-    // checkout.hold is sent synchronously by the hold activity before this move, never by the outbox.
-    if (!event || event === 'checkout.hold') return { moved: true, charge: moved, eventIds: [] };
+    const types = eventsForMove(charge, request);
+    if (types.length === 0) return { moved: true, charge: moved, eventIds: [] };
 
     const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
-    const recorded = await recordEvent(trx, merchant, event, data, {
-      checkoutId: charge.checkout_id,
-      chargeId: charge.id,
-      customerId: charge.customer_id,
-    });
-    return { moved: true, charge: moved, eventIds: recorded.enabled ? [recorded.id] : [] };
+    const eventIds: string[] = [];
+    for (const type of types) {
+      const recorded = await recordEvent(trx, merchant, type, data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id });
+      if (recorded.enabled) eventIds.push(recorded.id);
+    }
+    return { moved: true, charge: moved, eventIds };
   });
+}
+
+/**
+ * The table's event for the edge, plus checkout.release_hold (always on) when a withdrawal whose
+ * hold the merchant accepted fails or is cancelled from any status other than `held` (whose own
+ * edge already releases): pending -> failed after a payout was submitted, or a charge failed
+ * while its accepted hold was being recorded.
+ */
+function eventsForMove(charge: ChargeRow, request: MoveRequest): EventType[] {
+  const tableEvent = eventForMove(charge.status, request.to, charge.transaction_type);
+  // checkout.hold is sent synchronously by the hold activity before this move, never by the outbox.
+  const types: EventType[] = tableEvent && tableEvent !== 'checkout.hold' ? [tableEvent] : [];
+  const holdMayBeAccepted = charge.hold_accepted_at !== null || request.holdAnswerLost === true;
+  if (charge.transaction_type === 'debit' && holdMayBeAccepted && RELEASING_STATUSES.has(request.to) && !types.includes('checkout.release_hold')) {
+    types.push('checkout.release_hold');
+  }
+  return types;
+}
+
+/**
+ * A refund claims its charge (a pending refund row) before it goes to the processor: while it
+ * does, no other move may take the charge from `succeeded`; and `refunded` is reached only by a
+ * recorded refund.
+ */
+async function assertRefundRules(trx: Db, charge: ChargeRow, to: ChargeStatus): Promise<void> {
+  if (charge.status !== 'succeeded') return;
+  const refund = await findRefundOfChargeUnscoped(trx, charge.id);
+  if (to === 'refunded') {
+    if (!refund) throw new IllegalChargeMove(charge.status, to, 'A charge becomes refunded only through a recorded refund.');
+    return;
+  }
+  if (refund) throw new ChargeRefundInProgress(charge.id);
 }

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { applicationFailureOf } from '../../workflows/failures';
 import type { AppDeps } from '../app-deps';
-import { ApiError } from '../http/errors';
+import { ApiError, ValidationError } from '../http/errors';
 import { findChargeById, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../../workflows/definitions';
@@ -9,6 +9,15 @@ import { loadPresentedCharge } from './load';
 import { refundRefusal } from './refund-rules';
 
 export const REFUND_WORKFLOW = 'refundWorkflow';
+
+/**
+ * The refund endpoint takes no body: the full amount is always refunded. A body asking for
+ * anything (a partial amount, say) is refused rather than silently refunding in full.
+ */
+export function assertNoRefundBody(body: unknown): void {
+  const empty = body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
+  if (!empty) throw new ValidationError('Refunds take no body.', 'Refunds are always of the full charge amount; partial refunds are not supported. Send the request with no body.');
+}
 
 /** The contract's "wrong charge id or no longer succeeded" answer; its hint names the charge. */
 function unableToRefund(chargeId: string, why: string): ApiError {
@@ -51,9 +60,8 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
 function refundFailure(chargeId: string, error: unknown): unknown {
   if (error instanceof WorkflowExecutionAlreadyStartedError) return unableToRefund(chargeId, 'was already refunded or has a refund in progress');
   if (!(error instanceof WorkflowFailedError)) return error;
-  let cause: unknown = error.cause;
-  while (cause && !(cause instanceof ApplicationFailure)) cause = (cause as { cause?: unknown }).cause;
-  if (!(cause instanceof ApplicationFailure)) return error;
+  const cause = applicationFailureOf(error);
+  if (!cause) return error;
   if (cause.type === FAILURE_TYPES.refundDeclined) {
     return new ApiError('refund', 'Refund failed', undefined, { responsetext: String(cause.details?.[0] ?? cause.message) });
   }

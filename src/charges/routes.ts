@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { merchantOf, requireMerchant } from '../http/auth';
 import { loadPresentedCharge } from './load';
-import { refundCharge } from './refund';
+import { assertNoRefundBody, refundCharge } from './refund';
 
 export function chargeRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -14,6 +14,7 @@ export function chargeRoutes(deps: AppDeps): Router {
 
   // No body: the full amount is always refunded.
   router.post('/:id/refund', async (req, res) => {
+    assertNoRefundBody(req.body);
     res.json(await refundCharge(deps, req.params.id!, { merchantId: merchantOf(req).id }, 'api'));
   });
 

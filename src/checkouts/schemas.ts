@@ -9,7 +9,8 @@ import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
  */
 export const MIN_CENTS = 1;
 export const MIN_QUANTITY = 1;
-export const MAX_AMOUNT_CENTS = 100_000_000;
+export { MAX_AMOUNT_CENTS } from '../domain/limits';
+import { MAX_AMOUNT_CENTS } from '../domain/limits';
 export const MAX_QUANTITY = 10_000;
 export const MAX_LINE_ITEMS = 100;
 export const MAX_PAYMENT_OPTIONS = 20;

@@ -55,6 +55,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     customerId: customer.id,
     type: body.type,
     expiresAt: expiresAt.toISOString(),
+    maxAttempts: merchant.settings.max_attempts_per_checkout,
   });
   try {
     const checkout = await deps.db.transaction(async (trx) =>
@@ -74,6 +75,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
         payment_options: options.paymentOptions,
         return_url: body.return_url ?? null,
         currency: 'USD',
+        max_attempts: merchant.settings.max_attempts_per_checkout,
         expires_at: expiresAt,
       }),
     );

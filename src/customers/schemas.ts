@@ -1,3 +1,4 @@
+import { dateOfBirthSchema } from '../domain/limits';
 import { z } from 'zod';
 import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
 
@@ -8,7 +9,7 @@ const MAX_TEXT = 255;
 const email = z.string().max(MAX_TEXT).pipe(z.email());
 const name = z.string().min(1).max(MAX_TEXT);
 const phoneNumber = z.string().regex(PHONE_PATTERN, 'must be exactly 10 digits, no country code or punctuation');
-const dateOfBirth = z.iso.date();
+const dateOfBirth = dateOfBirthSchema;
 /** Input accepts a string or an integer; it is stored and echoed as a string. */
 const internalId = z.union([z.string().min(1).max(MAX_TEXT), z.number().int().transform(String)]);
 

@@ -77,20 +77,58 @@ export function isTerminal(status: ChargeStatus): boolean {
   return TERMINAL_STATUSES.has(status);
 }
 
-/** Raised when code (or the sandbox simulator) asks for a move the charge table does not list. */
+/**
+ * Raised when code (or the sandbox simulator) asks for a move the charge table does not list,
+ * or one it lists that makes no sense for this charge (`reason` then says why).
+ */
 export class IllegalChargeMove extends Error {
   readonly from: ChargeStatus;
   readonly to: ChargeStatus;
   readonly allowed: readonly ChargeStatus[];
+  readonly reason: string | undefined;
 
-  constructor(from: ChargeStatus, to: ChargeStatus) {
+  constructor(from: ChargeStatus, to: ChargeStatus, reason?: string) {
     const allowed = allowedMoves(from);
     const options = allowed.length > 0 ? allowed.join(', ') : 'none';
-    super(`A charge cannot move from ${from} to ${to}; allowed moves from ${from}: ${options}.`);
+    super(reason ?? `A charge cannot move from ${from} to ${to}; allowed moves from ${from}: ${options}.`);
     this.name = 'IllegalChargeMove';
     this.from = from;
     this.to = to;
     this.allowed = allowed;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Moves the table lists for every charge but that make no sense for this kind of charge: a
+ * withdrawal is paid only after its hold was accepted (created -> held), only a withdrawal is
+ * held, and only a deposit is refunded. Answers why, or null when the move fits the charge.
+ */
+export function moveRefusalFor(from: ChargeStatus, to: ChargeStatus, transactionType: TransactionType): string | null {
+  if (transactionType === 'debit' && from === 'created' && (to === 'pending' || to === 'succeeded')) {
+    return "A withdrawal's charge is paid out only after its hold was accepted (created -> held).";
+  }
+  if (transactionType === 'credit' && to === 'held') return "Only a withdrawal's charge is held.";
+  if (transactionType === 'debit' && to === 'refunded') return 'Only credit (deposit) charges can be refunded.';
+  return null;
+}
+
+/** assertMove, and the move fits this kind of charge. */
+export function assertMoveFor(from: ChargeStatus, to: ChargeStatus, transactionType: TransactionType): ChargeTransition {
+  const move = assertMove(from, to);
+  const refusal = moveRefusalFor(from, to, transactionType);
+  if (refusal) throw new IllegalChargeMove(from, to, refusal);
+  return move;
+}
+
+/**
+ * Raised when a refund has claimed the charge: until it ends, no other move may take the charge
+ * from `succeeded`, so a refund and a reversal of the same charge cannot both happen.
+ */
+export class ChargeRefundInProgress extends Error {
+  constructor(readonly chargeId: string) {
+    super(`Charge ${chargeId} has a refund in progress.`);
+    this.name = 'ChargeRefundInProgress';
   }
 }
 

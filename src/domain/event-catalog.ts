@@ -147,6 +147,8 @@ interface ReviewInput {
   checkout: CheckoutLike;
   customerId: string;
   review: ReviewLike;
+  /** The checkout's deadline after this review event: null while paused (pending) or ended (declined). */
+  expiresAt: Date | null;
 }
 
 /** Payload of checkout.terminally_failed (given `reason`) or of a checkout.review.* event (given `review`). */
@@ -163,6 +165,7 @@ export function checkoutEventData(input: ReviewInput): {
   type: 'withdrawal';
   customer: { id: string };
   review: ReviewLike;
+  expires_at: string | null;
   subscription: SubscriptionLike | null;
 };
 export function checkoutEventData(input: TerminallyFailedInput | ReviewInput) {
@@ -175,6 +178,7 @@ export function checkoutEventData(input: TerminallyFailedInput | ReviewInput) {
       type: 'withdrawal' as const,
       customer: { id: customerId },
       review: { id, status, amount_cents },
+      expires_at: input.expiresAt ? input.expiresAt.toISOString() : null,
       subscription: webhookSubscription(checkout),
     };
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OPTIONAL_EVENT_TYPES } from './event-types';
+import { MAX_AMOUNT_CENTS } from './limits';
 
 /** The seven payment method identifiers of the operator spec. */
 export const PAYMENT_METHODS = ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'] as const;
@@ -27,6 +28,12 @@ export const US_REGIONS = [
   'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
 ] as const;
 
+/**
+ * The highest attempt limit a merchant may set: at about 25 history events an attempt, a checkout
+ * workflow stays far below Temporal's history limit (51,200 events) even at this many attempts.
+ */
+export const MAX_ATTEMPTS_PER_CHECKOUT = 500;
+
 const uniqueList = <T extends z.ZodType>(item: T) =>
   z.array(item).refine((list) => new Set(list).size === list.length, { message: 'must not repeat a value' });
 
@@ -45,10 +52,19 @@ const SETTING_FIELDS = {
   device_pings_enabled: z.boolean(),
   geo_required_for: uniqueList(z.enum(CHECKOUT_TYPES)),
   supported_regions: uniqueList(z.enum(US_REGIONS)),
-  review: z.object({ enabled: z.boolean(), min_amount_cents: z.number().int().min(1) }).strict(),
+  review: z.object({ enabled: z.boolean(), min_amount_cents: z.number().int().min(1).max(MAX_AMOUNT_CENTS) }).strict(),
   checkout_expiry_seconds: z.number().int().min(1).max(86400),
   sandbox_settlement_seconds: z.number().int().min(0).max(3600),
   sandbox_hold_seconds: z.number().int().min(0).max(3600),
+  // Bounds card testing on one link and keeps the checkout workflow's history bounded.
+  max_attempts_per_checkout: z.number().int().min(1).max(MAX_ATTEMPTS_PER_CHECKOUT),
+  velocity_limits: z
+    .object({
+      enabled: z.boolean(),
+      card_attempts_per_hour: z.number().int().min(1).max(10_000),
+      ip_attempts_per_hour: z.number().int().min(1).max(100_000),
+    })
+    .strict(),
 };
 
 /** The defaults of the operator spec's settings table. */
@@ -68,6 +84,8 @@ const DEFAULTS = {
   checkout_expiry_seconds: 1800,
   sandbox_settlement_seconds: 5,
   sandbox_hold_seconds: 0,
+  max_attempts_per_checkout: 50,
+  velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
 } as const;
 
 export const MerchantSettingsSchema = z.object(SETTING_FIELDS).strict();
@@ -81,6 +99,19 @@ export function applySettingsPatch(current: MerchantSettings, patch: MerchantSet
   return MerchantSettingsSchema.parse({ ...current, ...patch });
 }
 
-export function defaultSettings(): MerchantSettings {
-  return MerchantSettingsSchema.parse(structuredClone(DEFAULTS));
+export type Environment = 'sandbox' | 'production';
+
+/**
+ * The defaults for a new merchant. Velocity limits are on for production accounts; sandbox
+ * accounts share the test cards with everyone, so there they start off.
+ */
+export function defaultSettings(environment: Environment = 'sandbox'): MerchantSettings {
+  const defaults = structuredClone(DEFAULTS) as unknown as MerchantSettings;
+  defaults.velocity_limits.enabled = environment === 'production';
+  return MerchantSettingsSchema.parse(defaults);
+}
+
+/** Stored settings with the defaults of any setting added after the merchant was onboarded. */
+export function withDefaultSettings(stored: Partial<MerchantSettings>, environment: Environment): MerchantSettings {
+  return { ...defaultSettings(environment), ...stored };
 }

@@ -11,7 +11,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     if (res.headersSent) return;
     if (error instanceof ApiError) {
-      res.status(error.status).json(error.body());
+      res.set(error.headers()).status(error.status).json(error.body());
       return;
     }
     const parserError = error as { type?: string; status?: number };

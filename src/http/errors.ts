@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'conflict'
   | 'unsupported'
   | 'refund'
+  | 'rate_limited'
   | 'route_not_found';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -34,6 +35,8 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 422,
   unsupported: 422,
   refund: 422,
+  // Velocity limits on payment attempts: the standard status, with Retry-After.
+  rate_limited: 429,
   route_not_found: 404,
 };
 
@@ -45,6 +48,11 @@ export class ApiError extends Error {
     readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
+  }
+
+  /** Response headers the error carries (Retry-After on a 429). */
+  headers(): Record<string, string> {
+    return {};
   }
 
   get status(): number {
@@ -109,5 +117,20 @@ export class UnsupportedError extends ApiError {
 export class AdminNotFoundError extends ApiError {
   constructor(message: string, hint?: string) {
     super('admin_not_found', message, hint);
+  }
+}
+
+/** Raised when a card or a client IP made more payment attempts than the merchant's hourly limit. */
+export class RateLimitedError extends ApiError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', message, hint);
+  }
+
+  override headers(): Record<string, string> {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
   }
 }

@@ -1,3 +1,4 @@
+import { dateOfBirthSchema } from '../domain/limits';
 import { z } from 'zod';
 import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
 
@@ -27,16 +28,10 @@ export const STATE_PATTERN = /^[A-Z]{2}$/;
 export const COUNTRY_PATTERN = /^[A-Z]{3}$/;
 export const LAST_FOUR_SSN_PATTERN = /^[0-9]{4}$/;
 /** Older dates are typos, and PostgreSQL rejects year 0, which would otherwise surface as a 500. */
-export const EARLIEST_DATE_OF_BIRTH = '1900-01-01';
 const MAX_TEXT = 255;
 
 const text = z.string().min(1).max(MAX_TEXT);
-const dateOfBirth = z.iso
-  .date()
-  // ISO dates compare correctly as strings; "today" is the UTC date.
-  .refine((d) => d >= EARLIEST_DATE_OF_BIRTH && d <= new Date().toISOString().slice(0, 10), {
-    message: `must be between ${EARLIEST_DATE_OF_BIRTH} and today`,
-  });
+const dateOfBirth = dateOfBirthSchema;
 
 export const KycUpsertBody = registry.register(
   'KycUpsert',

@@ -25,7 +25,7 @@ export interface MerchantServiceOptions {
 }
 
 export async function onboardMerchant(db: Db, options: MerchantServiceOptions, body: MerchantCreateBody) {
-  const settings = applySettingsPatch(defaultSettings(), body.settings ?? {});
+  const settings = applySettingsPatch(defaultSettings(body.environment), body.settings ?? {});
   await assertWebhookUrlAllowed(settings.webhook_url, options);
   const signingSecret = newSecret('signingSecret');
   return db.transaction(async (trx) => {

@@ -3,10 +3,13 @@
 import { createHmac } from 'node:crypto';
 import {
   InvalidPaymentMethod,
+  WALLET_PAYMENT_TYPES,
   type BankAccountInput,
   type CardBrand,
   type CardInput,
   type CryptoWalletInput,
+  type TokenizeInput,
+  type WalletPaymentType,
 } from './types';
 
 const CARD_NUMBER_LENGTH = { min: 12, max: 19 };
@@ -129,4 +132,43 @@ export function fingerprint(fingerprintKey: string, kind: string, parts: readonl
     .update([kind, ...parts].join(':'))
     .digest('hex')
     .slice(0, FINGERPRINT_HEX_LENGTH);
+}
+
+/** Raw details checked and normalised, with their fingerprint: what is known before any tokenizing. */
+export type CheckedInstrument =
+  | { type: 'card'; card: NormalizedCard; fingerprint: string }
+  | { type: 'bank_account'; bank_account: BankAccountInput; fingerprint: string }
+  | { type: 'crypto_wallet'; crypto_wallet: CryptoWalletInput; fingerprint: string }
+  | { type: WalletPaymentType; token: string; fingerprint: string };
+
+/**
+ * Validates payment details and computes their fingerprint without calling a processor or
+ * storing anything, so an attempt can be checked (Luhn, velocity per card) before it is admitted
+ * and tokenized. Raises InvalidPaymentMethod for details no charge could succeed with.
+ */
+export function checkInstrument(input: TokenizeInput, fingerprintKey: string, now: Date): CheckedInstrument {
+  switch (input.type) {
+    case 'card': {
+      const card = normalizeCard(input.card, now);
+      return { type: 'card', card, fingerprint: fingerprint(fingerprintKey, 'card', [card.digits, card.exp_year, card.exp_month]) };
+    }
+    case 'bank_account': {
+      const bank = normalizeBankAccount(input.bank_account);
+      return { type: 'bank_account', bank_account: bank, fingerprint: fingerprint(fingerprintKey, 'bank', [bank.routing_number, bank.account_number]) };
+    }
+    case 'crypto_wallet': {
+      const wallet = normalizeCryptoWallet(input.crypto_wallet);
+      return { type: 'crypto_wallet', crypto_wallet: wallet, fingerprint: fingerprint(fingerprintKey, 'crypto', [wallet.network, wallet.address]) };
+    }
+    default: {
+      const type = input.type as WalletPaymentType;
+      if (!WALLET_PAYMENT_TYPES.includes(type) || !('token' in input)) {
+        throw new InvalidPaymentMethod('unsupported_payment_type', `Unsupported payment type: ${String(type)}.`);
+      }
+      if (typeof input.token !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(input.token)) {
+        throw new InvalidPaymentMethod('invalid_token', `The ${type} token is not valid.`);
+      }
+      return { type, token: input.token, fingerprint: fingerprint(fingerprintKey, type, [input.token]) };
+    }
+  }
 }

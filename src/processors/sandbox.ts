@@ -3,22 +3,14 @@
 // payouts and refunds never need, and nothing ever stores, a full card or account number.
 import { createHash, randomBytes } from 'node:crypto';
 import { CARD_PROCESSORS } from '../domain/settings';
+import { checkInstrument } from './instruments';
 import {
-  fingerprint,
-  normalizeBankAccount,
-  normalizeCard,
-  normalizeCryptoWallet,
-} from './instruments';
-import {
-  InvalidPaymentMethod,
-  WALLET_PAYMENT_TYPES,
   type ChargeOutcome,
   type PaymentType,
   type PayoutRequest,
   type Processor,
   type TokenizedMethod,
   type TokenizeInput,
-  type WalletPaymentType,
 } from './types';
 
 // The names are the values of a merchant's card_processor setting.
@@ -125,22 +117,22 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
 
   function tokenizeFor(input: TokenizeInput, fingerprintKey: string): TokenizedMethod {
     const token = (behaviour: Behaviour) => `sbx_${behaviour}_${randomBytes(12).toString('hex')}`;
-    switch (input.type) {
+    const checked = checkInstrument(input, fingerprintKey, now());
+    switch (checked.type) {
       case 'card': {
-        const card = normalizeCard(input.card, now());
-        const { digits, brand, exp_month, exp_year } = card;
+        const { digits, brand, exp_month, exp_year } = checked.card;
         return {
           payment_type: 'card',
-          fingerprint: fingerprint(fingerprintKey, 'card', [digits, exp_year, exp_month]),
+          fingerprint: checked.fingerprint,
           processor_token: token(CARD_BEHAVIOURS[digits] ?? 'approve'),
           details: { card: { brand, last4: digits.slice(-4), exp_month, exp_year, funding: 'credit' } },
         };
       }
       case 'bank_account': {
-        const bank = normalizeBankAccount(input.bank_account);
+        const bank = checked.bank_account;
         return {
           payment_type: 'bank_account',
-          fingerprint: fingerprint(fingerprintKey, 'bank', [bank.routing_number, bank.account_number]),
+          fingerprint: checked.fingerprint,
           processor_token: token(bank.account_number.endsWith('0002') ? 'bankfail' : 'bankok'),
           details: {
             bank_account: {
@@ -152,38 +144,27 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
         };
       }
       case 'crypto_wallet': {
-        const wallet = normalizeCryptoWallet(input.crypto_wallet);
+        const wallet = checked.crypto_wallet;
         const fails = wallet.address.toLowerCase().endsWith('dead');
         return {
           payment_type: 'crypto_wallet',
-          fingerprint: fingerprint(fingerprintKey, 'crypto', [wallet.network, wallet.address]),
+          fingerprint: checked.fingerprint,
           processor_token: token(fails ? 'cryptofail' : 'cryptook'),
           details: { crypto_wallet: { network: wallet.network, address_last4: wallet.address.slice(-4) } },
         };
       }
-      default:
-        return tokenizeWallet(input, fingerprintKey, token('approve'));
+      default: {
+        // Wallet tokens always succeed and are shown as the card behind them, because the contract
+        // wants exactly one of card, bank_account or crypto_wallet on every payment method.
+        const last4 = String(parseInt(checked.fingerprint.slice(0, 8), 16) % 10_000).padStart(4, '0');
+        return {
+          payment_type: checked.type,
+          fingerprint: checked.fingerprint,
+          processor_token: token('approve'),
+          details: { card: { brand: 'visa', last4, exp_month: 12, exp_year: now().getUTCFullYear() + 3 } },
+        };
+      }
     }
-  }
-
-  // Wallet tokens always succeed and are shown as the card behind them, because the contract
-  // wants exactly one of card, bank_account or crypto_wallet on every payment method.
-  function tokenizeWallet(input: TokenizeInput, fingerprintKey: string, processorToken: string): TokenizedMethod {
-    const type = input.type as WalletPaymentType;
-    if (!WALLET_PAYMENT_TYPES.includes(type) || !('token' in input)) {
-      throw new InvalidPaymentMethod('unsupported_payment_type', `Unsupported payment type: ${String(type)}.`);
-    }
-    if (typeof input.token !== 'string' || !/^[\x21-\x7e]{1,512}$/.test(input.token)) {
-      throw new InvalidPaymentMethod('invalid_token', `The ${type} token is not valid.`);
-    }
-    const print = fingerprint(fingerprintKey, type, [input.token]);
-    const last4 = String(parseInt(print.slice(0, 8), 16) % 10_000).padStart(4, '0');
-    return {
-      payment_type: type,
-      fingerprint: print,
-      processor_token: processorToken,
-      details: { card: { brand: 'visa', last4, exp_month: 12, exp_year: now().getUTCFullYear() + 3 } },
-    };
   }
 
   function outcome(request: PayoutRequest, threedsAllowed: boolean): ChargeOutcome {

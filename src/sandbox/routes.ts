@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
-import { CHARGE_STATUSES, IllegalChargeMove, allowedMoves, assertMove } from '../domain/charge-states';
+import { CHARGE_STATUSES, ChargeRefundInProgress, IllegalChargeMove, allowedMoves, assertMoveFor, type ChargeStatus } from '../domain/charge-states';
 import { AdminNotFoundError, ApiError, ValidationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
 import { applyChargeMove } from '../charges/moves';
 import { presentLoaded } from '../charges/load';
+import { refundCharge } from '../charges/refund';
 import { dispatchCommitted } from '../events/dispatch';
-import { findChargeById } from '../storage/charges';
+import { findChargeById, type ChargeRow } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
 import { createHoldActivities } from '../../activities/holds';
 
@@ -19,10 +20,27 @@ const TransitionBody = z
   })
   .strict();
 
+function illegalMove(from: ChargeStatus, to: ChargeStatus, reason?: string): ApiError {
+  const allowed = allowedMoves(from);
+  const moves = allowed.length ? `Allowed moves from ${from}: ${allowed.join(', ')}.` : `${from} has no outgoing move.`;
+  return new ApiError('validation', reason ?? `A charge cannot move from ${from} to ${to}.`, reason ? `${moves} ${reason}` : moves);
+}
+
+/** The simulator's refusals in the contract's shape; anything else is not a refusal. */
+function moveRefusal(error: unknown, charge: ChargeRow): unknown {
+  if (error instanceof IllegalChargeMove) return illegalMove(error.from, error.to, error.reason);
+  if (error instanceof ChargeRefundInProgress) {
+    return new ValidationError('The charge has a refund in progress.', `Charge ${charge.id} is being refunded; it cannot move until the refund ends.`);
+  }
+  return error;
+}
+
 /**
  * The processor simulator (sandbox only): moves a charge along one edge of the state table as a
- * processor would, emitting exactly the event the table names. created -> held runs the real
- * hold handshake; when the merchant does not accept it the charge fails while still created.
+ * processor would, emitting exactly the events the table names. Moves that make no sense for the
+ * charge are refused like unlisted ones. created -> held runs the real hold handshake (once per
+ * charge); when the merchant does not accept it the charge fails while still created. A
+ * processor-side refund is recorded like any other refund.
  */
 export function sandboxAdminRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -37,29 +55,30 @@ export function sandboxAdminRoutes(deps: AppDeps): Router {
       throw new ValidationError('The simulator is for sandbox charges only.', `Merchant ${merchant.id} is a production account.`);
     }
     try {
-      assertMove(charge.status, body.to);
+      assertMoveFor(charge.status, body.to, charge.transaction_type);
+      res.json(await simulateMove(charge, body));
     } catch (error) {
-      if (!(error instanceof IllegalChargeMove)) throw error;
-      const allowed = allowedMoves(charge.status);
-      throw new ApiError('validation', `A charge cannot move from ${charge.status} to ${body.to}.`,
-        allowed.length ? `Allowed moves from ${charge.status}: ${allowed.join(', ')}.` : `${charge.status} has no outgoing move.`);
+      throw moveRefusal(error, charge);
     }
-    let to = body.to;
-    let changes: Record<string, string | null> = {};
+  });
+
+  async function simulateMove(charge: ChargeRow, body: z.infer<typeof TransitionBody>) {
+    if (body.to === 'refunded') return refundCharge(deps, charge.id, {}, 'processor');
     if (body.to === 'held') {
-      const { accepted } = await holds.placeHold({ chargeId: charge.id });
-      if (!accepted) {
-        to = 'failed';
-        changes = { failure_code: 'insufficient_funds', failure_message: 'The merchant did not confirm the customer has the funds.' };
-      }
-    } else if (body.to === 'failed' || body.to === 'cancelled') {
-      changes = { failure_code: body.failure_code ?? 'processor_declined', failure_message: body.failure_message ?? 'The processor reported a failure.' };
+      const hold = await holds.placeHold({ chargeId: charge.id });
+      if (!hold.sent) throw new ValidationError('The hold handshake of this charge was already sent.', 'A charge gets one checkout.hold; its answer decides the move.');
+      await holds.resolveHold({ chargeId: charge.id, accepted: hold.accepted, answered: true });
+      return presentLoaded(deps.db, (await findChargeById(deps.db, charge.id))!);
     }
-    const result = await applyChargeMove(deps.db, { chargeId: charge.id, from: charge.status, to, changes });
+    const changes =
+      body.to === 'failed' || body.to === 'cancelled'
+        ? { failure_code: body.failure_code ?? 'processor_declined', failure_message: body.failure_message ?? 'The processor reported a failure.' }
+        : {};
+    const result = await applyChargeMove(deps.db, { chargeId: charge.id, from: charge.status, to: body.to, changes });
     if (!result.moved) throw new ValidationError('The charge moved meanwhile.', `It is now ${result.charge.status}; try again.`);
     await dispatchCommitted(deps, result.eventIds);
-    res.json(await presentLoaded(deps.db, result.charge));
-  });
+    return presentLoaded(deps.db, result.charge);
+  }
 
   return router;
 }

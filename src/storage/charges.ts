@@ -20,6 +20,10 @@ export interface ChargeRow {
   cvv_result: string | null;
   network_authorization_code: string | null;
   threeds: Record<string, unknown> | null;
+  /** When checkout.hold was sent for this charge (at most once). */
+  hold_sent_at: Date | null;
+  /** When the merchant answered the hold with a 2xx: it holds the customer's funds from then on. */
+  hold_accepted_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -65,4 +69,22 @@ export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, t
   if (changes.threeds !== undefined) values.threeds = changes.threeds === null ? null : JSON.stringify(changes.threeds);
   const [row] = await db<ChargeRow>('charges').where({ id, status: from }).update(values).returning('*');
   return row as ChargeRow | undefined;
+}
+
+/**
+ * Claims the charge's one hold handshake: only a charge still `created` whose hold was never sent.
+ * Answers the claimed row, or undefined when the charge moved on or its hold was already sent.
+ */
+export async function claimHold(db: Db, id: string): Promise<ChargeRow | undefined> {
+  const [row] = await db<ChargeRow>('charges')
+    .where({ id, status: 'created' })
+    .whereNull('hold_sent_at')
+    .update({ hold_sent_at: db.fn.now() as unknown as Date })
+    .returning('*');
+  return row as ChargeRow | undefined;
+}
+
+/** The charge locked for the rest of the transaction. */
+export async function lockCharge(db: Db, id: string): Promise<ChargeRow | undefined> {
+  return db<ChargeRow>('charges').where({ id }).forUpdate().first();
 }

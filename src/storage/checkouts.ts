@@ -41,12 +41,21 @@ export interface CheckoutRow {
   currency: string;
   state: CheckoutState;
   blocked_reason: string | null;
+  /** The merchant's attempt limit when the checkout was created; null for checkouts older than the limit. */
+  max_attempts: number | null;
+  attempts_count: number;
+  attempt_slot_until: Date | null;
+  /** While a review is pending: how long the checkout had left when the review started (expiry is paused). */
+  expiry_remaining_ms: number | null;
   expires_at: Date;
   created_at: Date;
   updated_at: Date;
 }
 
-export type NewCheckout = Omit<CheckoutRow, 'state' | 'blocked_reason' | 'created_at' | 'updated_at'>;
+export type NewCheckout = Omit<
+  CheckoutRow,
+  'state' | 'blocked_reason' | 'attempts_count' | 'attempt_slot_until' | 'expiry_remaining_ms' | 'created_at' | 'updated_at'
+>;
 
 // pg sends a JS array as a Postgres array literal, not JSON, so jsonb values are serialised here.
 const asJson = <T>(value: T): T => (value === null ? value : (JSON.stringify(value) as unknown as T));
@@ -87,7 +96,7 @@ export async function updateCheckoutState(
   id: string,
   from: readonly CheckoutState[],
   to: CheckoutState,
-  changes: { blocked_reason?: string | null } = {},
+  changes: { blocked_reason?: string | null; expires_at?: Date; expiry_remaining_ms?: number | null } = {},
 ): Promise<CheckoutRow | undefined> {
   const [row] = await db<CheckoutRow>('checkouts')
     .where({ id })
@@ -95,4 +104,43 @@ export async function updateCheckoutState(
     .update({ ...changes, state: to, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
   return row as CheckoutRow | undefined;
+}
+
+/** How long an admitted attempt holds its checkout if the API process dies before releasing it. */
+export const ATTEMPT_SLOT_SECONDS = 60;
+
+/** Charge statuses that mean an attempt is still under way: the checkout takes no new one. */
+const IN_PROGRESS_CHARGE_STATUSES = ['created', 'pending', 'held'];
+
+export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attempt_in_flight';
+
+/**
+ * Admits one payment attempt with a single compare-and-set on the checkout row: it succeeds only
+ * while the checkout is open and unexpired, no other admitted attempt holds it, none of its charges
+ * is created, pending or held, and the attempt limit is not reached. Nothing is tokenized or
+ * written for an attempt before this, so concurrent attempts make one payment method and one charge.
+ * Answers null when admitted, otherwise why not.
+ */
+export async function admitAttempt(db: Db, id: string): Promise<AdmissionRefusal | null> {
+  const admitted = await db.raw(
+    `UPDATE checkouts SET attempts_count = attempts_count + 1,
+            attempt_slot_until = now() + make_interval(secs => ?), updated_at = now()
+      WHERE id = ? AND state = 'open' AND expires_at > now()
+        AND (attempt_slot_until IS NULL OR attempt_slot_until < now())
+        AND (max_attempts IS NULL OR attempts_count < max_attempts)
+        AND NOT EXISTS (SELECT 1 FROM charges WHERE checkout_id = ? AND status = ANY(?))
+      RETURNING id`,
+    [ATTEMPT_SLOT_SECONDS, id, id, IN_PROGRESS_CHARGE_STATUSES],
+  );
+  if (admitted.rows.length > 0) return null;
+  const row = await findCheckoutById(db, id);
+  if (!row || row.state !== 'open') return 'not_open';
+  if (row.expires_at.getTime() <= Date.now()) return 'expired';
+  if (row.max_attempts !== null && row.attempts_count >= row.max_attempts) return 'attempt_limit';
+  return 'attempt_in_flight';
+}
+
+/** Frees the checkout for the next attempt once the workflow has answered this one. */
+export async function releaseAttemptSlot(db: Db, id: string): Promise<void> {
+  await db('checkouts').where({ id }).update({ attempt_slot_until: null });
 }

@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import type { MerchantSettings } from '../domain/settings';
+import { withDefaultSettings, type MerchantSettings } from '../domain/settings';
 
 export interface MerchantRow {
   id: string;
@@ -18,8 +18,13 @@ export async function insertMerchant(db: Db, row: Omit<MerchantRow, 'created_at'
   return inserted as MerchantRow;
 }
 
+/** Settings added after a merchant was onboarded read as their defaults. */
+function withDefaults(row: MerchantRow | undefined): MerchantRow | undefined {
+  return row && { ...row, settings: withDefaultSettings(row.settings, row.environment) };
+}
+
 export async function findMerchant(db: Db, id: string): Promise<MerchantRow | undefined> {
-  return db<MerchantRow>('merchants').where({ id }).first();
+  return withDefaults(await db<MerchantRow>('merchants').where({ id }).first());
 }
 
 export async function updateMerchantSettings(db: Db, id: string, settings: MerchantSettings): Promise<MerchantRow | undefined> {
@@ -27,5 +32,5 @@ export async function updateMerchantSettings(db: Db, id: string, settings: Merch
     .where({ id })
     .update({ settings: JSON.stringify(settings) as unknown as MerchantSettings, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
-  return row as MerchantRow | undefined;
+  return withDefaults(row as MerchantRow | undefined);
 }

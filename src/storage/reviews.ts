@@ -9,11 +9,14 @@ export interface ReviewRow {
   payment_method_id: string;
   amount_cents: number;
   status: 'pending' | 'approved' | 'declined';
+  /** The one charge the approval authorized, once it exists. */
+  charge_id: string | null;
+  attempt_key: string | null;
   decided_at: Date | null;
   created_at: Date;
 }
 
-export async function insertReview(db: Db, row: Pick<ReviewRow, 'id' | 'merchant_id' | 'checkout_id' | 'customer_id' | 'payment_method_id' | 'amount_cents'>): Promise<ReviewRow> {
+export async function insertReview(db: Db, row: Pick<ReviewRow, 'id' | 'merchant_id' | 'checkout_id' | 'customer_id' | 'payment_method_id' | 'amount_cents' | 'attempt_key'>): Promise<ReviewRow> {
   const [inserted] = await db<ReviewRow>('reviews').insert(row).returning('*');
   return inserted as ReviewRow;
 }
@@ -31,6 +34,16 @@ export async function findCheckoutReview(db: Db, checkoutId: string, lock = fals
 export async function decideReview(db: Db, id: string, status: 'approved' | 'declined'): Promise<ReviewRow> {
   const [row] = await db<ReviewRow>('reviews').where({ id }).update({ status, decided_at: db.fn.now() as unknown as Date }).returning('*');
   return row as ReviewRow;
+}
+
+/**
+ * Spends an approval on the charge it authorized: true when this charge holds it (also on a
+ * retry), false when it is not approved or another charge already spent it.
+ */
+export async function spendReview(db: Db, id: string, chargeId: string): Promise<boolean> {
+  const updated = await db('reviews').where({ id, status: 'approved' }).whereNull('charge_id').update({ charge_id: chargeId });
+  if (updated > 0) return true;
+  return (await db<ReviewRow>('reviews').where({ id, charge_id: chargeId }).first()) !== undefined;
 }
 
 /** Oldest first: reviewers work the queue in arrival order. Not scoped: the admin sees every merchant. */

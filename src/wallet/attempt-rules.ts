@@ -2,7 +2,7 @@ import { newId } from '../domain/ids';
 import { PAYMENT_METHODS, type PaymentMethodId } from '../domain/settings';
 import type { AppDeps } from '../app-deps';
 import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
-import { getProcessor, InvalidPaymentMethod, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, type TokenizeInput } from '../processors';
+import { checkInstrument, getProcessor, InvalidPaymentMethod, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, type TokenizeInput } from '../processors';
 import type { CheckoutRow } from '../storage/checkouts';
 import type { MerchantRow } from '../storage/merchants';
 import { findPaymentMethod, insertPaymentMethod, saveOrReusePaymentMethod, type PaymentMethodRow } from '../storage/payment-methods';
@@ -44,11 +44,17 @@ function tokenizeInput(method: Exclude<AttemptBody['payment_method'], { saved_pa
   }
 }
 
+/** The attempt's payment method, checked but not yet tokenized or stored. */
+export type CheckedPaymentMethod =
+  | { kind: 'saved'; fingerprint: string; method: PaymentMethodRow }
+  | { kind: 'new'; fingerprint: string; input: TokenizeInput };
+
 /**
- * The payment method the attempt charges: a saved one of this customer, or new details
- * tokenized by the processor (a Luhn failure is refused here, before any charge exists).
+ * Checks the payment method the attempt charges: a saved one of this customer, or new details
+ * validated and fingerprinted (a Luhn failure is refused here, before any charge exists).
+ * Nothing is tokenized or stored yet: that waits until the attempt is admitted.
  */
-export async function resolvePaymentMethod(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, body: AttemptBody): Promise<PaymentMethodRow> {
+export async function checkPaymentMethod(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, body: AttemptBody): Promise<CheckedPaymentMethod> {
   const offered = offeredPaymentMethods(checkout.payment_options, merchant.settings.payment_methods[checkout.type]);
   const input = body.payment_method;
   if ('saved_payment_method_id' in input) {
@@ -57,18 +63,32 @@ export async function resolvePaymentMethod(deps: AppDeps, merchant: MerchantRow,
       throw new NotFoundError('Saved payment method not found.', 'Use one of the saved_payment_methods the wallet lists.');
     }
     assertOffered(METHOD_FOR_TYPE[saved.payment_type]!, offered);
-    return saved;
+    return { kind: 'saved', fingerprint: saved.fingerprint, method: saved };
   }
   assertOffered(input.type, offered);
   if (input.type === 'credit_card' && merchant.environment === 'production' && SANDBOX_TEST_CARDS.includes(input.card.number.replace(/[\s-]/g, ''))) {
     throw new ValidationError('Test cards cannot be used in production.', 'Use a real card, or a sandbox account for testing.');
   }
+  const tokenizeRequest = tokenizeInput(input);
+  try {
+    return { kind: 'new', fingerprint: checkInstrument(tokenizeRequest, deps.sealer.fingerprintKey(), new Date()).fingerprint, input: tokenizeRequest };
+  } catch (error) {
+    throw invalidDetails(error);
+  }
+}
+
+function invalidDetails(error: unknown): unknown {
+  return error instanceof InvalidPaymentMethod ? new ValidationError(error.message, `Check the payment details (${error.code}).`) : error;
+}
+
+/** Once the attempt is admitted: tokenizes new details with the processor and stores the method. */
+export async function storePaymentMethod(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, checked: CheckedPaymentMethod, save: boolean): Promise<PaymentMethodRow> {
+  if (checked.kind === 'saved') return checked.method;
   let tokenized;
   try {
-    tokenized = await getProcessor(merchant.settings.card_processor).tokenize(tokenizeInput(input), deps.sealer.fingerprintKey());
+    tokenized = await getProcessor(merchant.settings.card_processor).tokenize(checked.input, deps.sealer.fingerprintKey());
   } catch (error) {
-    if (error instanceof InvalidPaymentMethod) throw new ValidationError(error.message, `Check the payment details (${error.code}).`);
-    throw error;
+    throw invalidDetails(error);
   }
   const row = {
     id: newId('paymentMethod'),
@@ -79,7 +99,7 @@ export async function resolvePaymentMethod(deps: AppDeps, merchant: MerchantRow,
     fingerprint: tokenized.fingerprint,
     processor_token: tokenized.processor_token,
   };
-  return body.save_payment_method ? saveOrReusePaymentMethod(deps.db, row) : insertPaymentMethod(deps.db, { ...row, saved: false });
+  return save ? saveOrReusePaymentMethod(deps.db, row) : insertPaymentMethod(deps.db, { ...row, saved: false });
 }
 
 function assertOffered(method: PaymentMethodId, offered: PaymentMethodId[]): void {

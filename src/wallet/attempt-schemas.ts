@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { MAX_AMOUNT_CENTS } from '../domain/limits';
 
-const MAX_AMOUNT_CENTS = 100_000_000;
 
 const card = z
   .object({

@@ -1,19 +1,23 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
-import { ValidationError } from '../http/errors';
+import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
+import { RateLimitedError, ValidationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
+import { failureType } from '../../workflows/failures';
+import { logAttempt } from '../storage/attempt-log';
 import { findChargeById } from '../storage/charges';
-import type { CheckoutRow } from '../storage/checkouts';
-import { findMerchant } from '../storage/merchants';
-import { findReview } from '../storage/reviews';
+import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
+import { findMerchant, type MerchantRow } from '../storage/merchants';
+import { findCheckoutReview, findReview } from '../storage/reviews';
 import { submitAttemptUpdate, FAILURE_TYPES } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
-import { attemptAmount, resolvePaymentMethod } from './attempt-rules';
+import { attemptAmount, checkPaymentMethod, storePaymentMethod } from './attempt-rules';
+
+const NEW_CHECKOUT = 'Ask the merchant for a new checkout.';
 
 const STATE_MESSAGES: Record<Exclude<CheckoutRow['state'], 'open'>, string> = {
   in_review: 'This checkout is in review and takes no new attempt.',
@@ -23,15 +27,37 @@ const STATE_MESSAGES: Record<Exclude<CheckoutRow['state'], 'open'>, string> = {
 };
 
 function refusedState(checkout: CheckoutRow): ValidationError | null {
-  if (checkout.state !== 'open') return new ValidationError(STATE_MESSAGES[checkout.state], 'Ask the merchant for a new checkout.');
-  if (checkout.expires_at.getTime() <= Date.now()) return new ValidationError(STATE_MESSAGES.expired, 'Ask the merchant for a new checkout.');
+  if (checkout.state !== 'open') return new ValidationError(STATE_MESSAGES[checkout.state], NEW_CHECKOUT);
+  if (checkout.expires_at.getTime() <= Date.now()) return new ValidationError(STATE_MESSAGES.expired, NEW_CHECKOUT);
   return null;
 }
 
+function attemptLimitError(checkout: Pick<CheckoutRow, 'max_attempts'>): ValidationError {
+  return new ValidationError('This checkout has reached its limit of payment attempts.', `A checkout takes at most ${checkout.max_attempts} attempts. ${NEW_CHECKOUT}`);
+}
+
+const IN_FLIGHT = () => new ValidationError('Another payment attempt is still in progress.', 'Wait for its result before trying again.');
+
+/** Why the admission compare-and-set refused the attempt, as the wallet's 422. */
+function admissionError(refusal: AdmissionRefusal, checkout: CheckoutRow): ValidationError {
+  switch (refusal) {
+    case 'expired':
+      return new ValidationError(STATE_MESSAGES.expired, NEW_CHECKOUT);
+    case 'attempt_limit':
+      return attemptLimitError(checkout);
+    case 'attempt_in_flight':
+      return IN_FLIGHT();
+    default:
+      return new ValidationError('This checkout takes no new attempt.', 'It may be completed, expired, blocked or in review.');
+  }
+}
+
 /**
- * One payment attempt from the hosted wallet: validates and tokenizes here (no card number
- * reaches Temporal), then hands the attempt to the checkout's workflow as an update and answers
- * with the charge (201) or the review the withdrawal paused for (202).
+ * One payment attempt from the hosted wallet. In order: the request and the checkout's state
+ * are checked, the one-review rule and the velocity limits are applied, the attempt is admitted
+ * (one at a time per checkout, within the attempt limit), and only then are new details tokenized
+ * and stored (no card number reaches Temporal) and the attempt handed to the checkout's workflow
+ * as an update. Answers the charge (201) or the review the withdrawal paused for (202).
  */
 export function postAttempt(deps: AppDeps): RequestHandler {
   const { db, temporal } = deps;
@@ -42,15 +68,22 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     if (stateError) throw stateError;
     const merchant = (await findMerchant(db, checkout.merchant_id))!;
     const amountCents = attemptAmount(checkout, body.amount_cents);
-    const paymentMethod = await resolvePaymentMethod(deps, merchant, checkout, body);
+    await assertReviewAvailable(deps, merchant, checkout, amountCents);
+    const method = await checkPaymentMethod(deps, merchant, checkout, body);
+    await enforceVelocity(deps, merchant, checkout, method.fingerprint, req);
 
+    const refusal = await admitAttempt(db, checkout.id);
+    if (refusal) throw admissionError(refusal, checkout);
     let result;
     try {
+      const paymentMethod = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
       result = await temporal.workflow
         .getHandle(checkout.id)
         .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: randomUUID(), paymentMethodId: paymentMethod.id, amountCents }] });
     } catch (error) {
-      throw attemptRefusal(error);
+      throw attemptRefusal(error, merchant, checkout);
+    } finally {
+      await releaseAttemptSlot(db, checkout.id);
     }
     if (result.kind === 'review') {
       const review = (await findReview(db, result.reviewId))!;
@@ -62,16 +95,55 @@ export function postAttempt(deps: AppDeps): RequestHandler {
   };
 }
 
-/** The workflow's refusals become the wallet's 422s; anything else stays an internal error. */
-function attemptRefusal(error: unknown): unknown {
-  if (error instanceof WorkflowNotFoundError) return new ValidationError('This checkout is no longer open.', 'Ask the merchant for a new checkout.');
-  if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-    const type = error.cause.type;
-    if (type === FAILURE_TYPES.attemptInFlight) {
-      return new ValidationError('Another payment attempt is still in progress.', 'Wait for its result before trying again.');
-    }
-    if (type === FAILURE_TYPES.checkoutBlocked) return new ValidationError(STATE_MESSAGES.blocked, 'Contact the merchant.');
-    if (type === FAILURE_TYPES.checkoutNotOpen) return new ValidationError('This checkout takes no new attempt.', 'It may be completed, expired or in review.');
+/**
+ * A checkout has at most one review: once it exists, an attempt that would need another one is
+ * refused before anything is tokenized. The workflow checks the same rule again (it decides).
+ */
+async function assertReviewAvailable(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, amountCents: number): Promise<void> {
+  if (!reviewRequired(merchant.settings, checkout.type, amountCents)) return;
+  if (await findCheckoutReview(deps.db, checkout.id)) {
+    throw new ValidationError(REVIEW_SPENT_MESSAGE, reviewSpentHint(merchant.settings.review.min_amount_cents));
   }
-  return error;
+}
+
+/**
+ * Card testing stops here: every attempt is logged with its card fingerprint and client IP, and
+ * with the merchant's velocity limits on, a card or an IP over its hourly limit is answered 429.
+ */
+async function enforceVelocity(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, fingerprint: string, req: Request): Promise<void> {
+  const velocity = merchant.settings.velocity_limits;
+  const refusal = await logAttempt(
+    deps.db,
+    { merchant_id: merchant.id, checkout_id: checkout.id, fingerprint, client_ip: req.ip ?? null },
+    velocity.enabled ? velocity : null,
+  );
+  if (!refusal) return;
+  const what = refusal.limit === 'card' ? 'this payment method' : 'this network address';
+  throw new RateLimitedError(
+    `Too many payment attempts with ${what}.`,
+    `Try again in ${refusal.retryAfterSeconds} seconds, or use another payment method.`,
+    refusal.retryAfterSeconds,
+  );
+}
+
+/** The workflow's refusals become the wallet's 422s; anything else stays an internal error. */
+function attemptRefusal(error: unknown, merchant: MerchantRow, checkout: CheckoutRow): unknown {
+  if (error instanceof WorkflowNotFoundError) return new ValidationError('This checkout is no longer open.', NEW_CHECKOUT);
+  if (!(error instanceof WorkflowUpdateFailedError)) return error;
+  switch (failureType(error)) {
+    case FAILURE_TYPES.attemptInFlight:
+      return IN_FLIGHT();
+    case FAILURE_TYPES.checkoutBlocked:
+      return new ValidationError(STATE_MESSAGES.blocked, 'Contact the merchant.');
+    case FAILURE_TYPES.reviewSpent:
+      return new ValidationError(REVIEW_SPENT_MESSAGE, reviewSpentHint(merchant.settings.review.min_amount_cents));
+    case FAILURE_TYPES.attemptLimit:
+      return attemptLimitError(checkout);
+    case FAILURE_TYPES.checkoutClosed:
+    case FAILURE_TYPES.checkoutNotOpen:
+      return new ValidationError('This checkout takes no new attempt.', 'It was completed, expired or blocked while this attempt waited.');
+    default:
+      // Any other business refusal raised by the workflow or one of its activities.
+      return new ValidationError('This payment attempt could not be processed.', 'Try again, or use another payment method.');
+  }
 }

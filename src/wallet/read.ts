@@ -17,6 +17,9 @@ import { checkoutOf } from './auth';
 interface ReviewSummary {
   id: string;
   status: 'pending' | 'approved' | 'declined';
+  amount_cents: number;
+  /** The one charge the approval authorized; a checkout has no second review. */
+  charge_id: string | null;
 }
 
 /** Everything the page needs besides the checkout row itself, loaded in one go. */
@@ -51,7 +54,7 @@ export async function loadWalletView(db: Db, checkout: CheckoutRow): Promise<Wal
 
 async function checkoutReviewSummary(db: Db, checkoutId: string): Promise<ReviewSummary | null> {
   const row = await findCheckoutReview(db, checkoutId);
-  return row ? { id: row.id, status: row.status } : null;
+  return row ? { id: row.id, status: row.status, amount_cents: row.amount_cents, charge_id: row.charge_id } : null;
 }
 
 export function presentWalletCheckout({ checkout, merchant, savedMethods, review, charges }: WalletView) {
@@ -75,7 +78,11 @@ export function presentWalletCheckout({ checkout, merchant, savedMethods, review
     preselected_method: preselectedMethod(offered),
     experience: checkout.experience,
     return_url: checkout.return_url,
-    expires_at: checkout.expires_at.toISOString(),
+    // Null while a review is pending: expiry is paused until the reviewer decides.
+    expires_at: checkout.state === 'in_review' ? null : checkout.expires_at.toISOString(),
+    // Withdrawals of at least this amount need a review; a checkout has at most one, so once
+    // `review` exists such an amount needs a new checkout (the page says so).
+    review_threshold_cents: checkout.type === 'withdrawal' && settings.review.enabled ? settings.review.min_amount_cents : null,
     geo_required: settings.geo_required_for.includes(checkout.type),
     review,
     charges,

@@ -121,16 +121,24 @@ describe('checkout event data', () => {
     expect(data).toMatchObject({ customer: { id: 'cus_1' }, reason: 'geo_check_failed', line_items: [lineItem] });
   });
 
-  it('gives review events the review, type withdrawal, no charge', () => {
+  it('gives review events the review, type withdrawal, the paused deadline, no charge', () => {
     const review = { id: 'cpilr_1', status: 'pending', amount_cents: 5000, checkout_id: 'chk_3' };
-    const data = checkoutEventData({ checkout: { id: 'chk_3', type: 'withdrawal' }, customerId: 'cus_1', review });
+    const data = checkoutEventData({ checkout: { id: 'chk_3', type: 'withdrawal' }, customerId: 'cus_1', review, expiresAt: null });
     expect(data).toEqual({
       id: 'chk_3',
       type: 'withdrawal',
       customer: { id: 'cus_1' },
       review: { id: 'cpilr_1', status: 'pending', amount_cents: 5000 },
+      expires_at: null,
       subscription: null,
     });
+  });
+
+  it('gives an approval the resumed deadline', () => {
+    const review = { id: 'cpilr_1', status: 'approved', amount_cents: 5000 };
+    const expiresAt = new Date('2026-11-22T12:00:00Z');
+    const data = checkoutEventData({ checkout: { id: 'chk_3', type: 'withdrawal' }, customerId: 'cus_1', review, expiresAt });
+    expect(data.expires_at).toBe('2026-11-22T12:00:00.000Z');
   });
 });
 

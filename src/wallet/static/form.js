@@ -106,8 +106,12 @@ function buildMethods(c) {
 function buildAmountField(c) {
   if (!needsAmount()) return;
   $('amount-label').textContent = c.type === 'withdrawal' ? 'Amount to withdraw' : 'Amount to deposit';
-  $('amount-help').textContent =
-    c.balance_amount_cents !== null ? 'You can withdraw up to ' + formatMoney(c.balance_amount_cents) + '.' : 'Enter an amount in US dollars.';
+  let help = c.balance_amount_cents !== null ? 'You can withdraw up to ' + formatMoney(c.balance_amount_cents) + '.' : 'Enter an amount in US dollars.';
+  // A checkout has one review; once used, larger withdrawals need a new checkout.
+  if (c.review && c.review_threshold_cents !== null) {
+    help += ' This checkout already used its one review: withdraw less than ' + formatMoney(c.review_threshold_cents) + ' here, or ask for a new checkout.';
+  }
+  $('amount-help').textContent = help;
   $('amount-input').addEventListener('input', () => {
     clearError();
     updatePayButton();
@@ -124,10 +128,15 @@ export function buildForm(c, { onSubmit, onDeadline }) {
   buildMethods(c);
   show('geo-notice', c.geo_required);
   if (c.subscription) $('pay-button').setAttribute('aria-describedby', 'subscription-note');
-  const expires = new Date(c.expires_at);
-  $('expires-note').textContent = 'This checkout expires at ' + expires.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' }) + '.';
-  const untilExpiry = expires.getTime() - Date.now();
-  if (untilExpiry > 0 && untilExpiry < 86400000) setTimeout(onDeadline, untilExpiry + 1500);
+  if (c.expires_at === null) {
+    // Expiry pauses while a person reviews the withdrawal.
+    $('expires-note').textContent = 'This checkout does not expire while it is in review.';
+  } else {
+    const expires = new Date(c.expires_at);
+    $('expires-note').textContent = 'This checkout expires at ' + expires.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' }) + '.';
+    const untilExpiry = expires.getTime() - Date.now();
+    if (untilExpiry > 0 && untilExpiry < 86400000) setTimeout(onDeadline, untilExpiry + 1500);
+  }
 
   $('pay-form').addEventListener('submit', onSubmit);
   for (const id of ['card-number', 'card-exp', 'card-cvc', 'bank-routing', 'bank-account', 'crypto-address']) {

@@ -1,0 +1,36 @@
+import type { Db } from './db';
+
+export interface RefundRow {
+  id: string;
+  charge_id: string;
+  merchant_id: string;
+  amount_cents: number;
+  processor_refund_id: string | null;
+  source: string;
+  status: 'pending' | 'succeeded';
+  created_at: Date;
+}
+
+/** Unscoped by merchant: read by the refund workflow and the move path, never on a request path. */
+export async function findRefundOfChargeUnscoped(db: Db, chargeId: string): Promise<RefundRow | undefined> {
+  return db<RefundRow>('refunds').where({ charge_id: chargeId }).first();
+}
+
+/** The refund's claim on its charge (a pending row; a charge has at most one refund row). */
+export async function insertPendingRefund(db: Db, row: Pick<RefundRow, 'id' | 'charge_id' | 'merchant_id' | 'amount_cents' | 'source'>): Promise<RefundRow> {
+  const [inserted] = await db<RefundRow>('refunds').insert({ ...row, status: 'pending' }).returning('*');
+  return inserted as RefundRow;
+}
+
+/** A claim the processor refused is withdrawn, so the charge may be refunded (or move) again. */
+export async function deletePendingRefund(db: Db, chargeId: string): Promise<void> {
+  await db('refunds').where({ charge_id: chargeId, status: 'pending' }).delete();
+}
+
+export async function markRefundSucceeded(db: Db, chargeId: string, processorRefundId: string): Promise<RefundRow | undefined> {
+  const [row] = await db<RefundRow>('refunds')
+    .where({ charge_id: chargeId })
+    .update({ status: 'succeeded', processor_refund_id: processorRefundId })
+    .returning('*');
+  return row as RefundRow | undefined;
+}

@@ -1,0 +1,130 @@
+// The checkout workflow against fake activities: branches that are racy or rare over HTTP.
+import { ApplicationFailure } from '@temporalio/common';
+import { randomUUID } from 'node:crypto';
+import type { Worker } from '@temporalio/worker';
+import { startService, type Service } from './support/harness';
+import { createWorker } from '../src/worker';
+import { FAILURE_TYPES, submitAttemptUpdate, type CheckoutWorkflowInput } from '../workflows/definitions';
+import { failureType } from '../workflows/failures';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService({ worker: false });
+});
+afterAll(async () => service.stop());
+
+const plan = { block: null, needsReview: false, settlementMs: 0, holdMs: 0, autoRefund: false };
+const snapshot = (status: string) => ({ chargeId: 'ch_fake', status, transactionType: 'credit', paymentType: 'card', amountCents: 100 });
+
+/** Runs `body` with a worker on its own task queue whose activities are `fakes`. */
+async function withFakeWorker(fakes: Record<string, (...args: any[]) => Promise<unknown>>, body: (taskQueue: string) => Promise<void>): Promise<void> {
+  const taskQueue = `fake-${randomUUID()}`;
+  const { worker, connection } = await createWorker({ deps: service.deps, taskQueue, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH, maxCachedWorkflows: 0, activities: fakes });
+  const running = (worker as Worker).run();
+  try {
+    await body(taskQueue);
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  }
+}
+
+function start(taskQueue: string, input: Partial<CheckoutWorkflowInput> = {}) {
+  const checkoutId = `chk_fake_${randomUUID()}`;
+  return service.deps.temporal.workflow.start('checkoutWorkflow', {
+    taskQueue,
+    workflowId: checkoutId,
+    args: [{ checkoutId, merchantId: 'mer_fake', customerId: 'cus_fake', type: 'deposit', expiresAt: new Date(Date.now() + 60_000).toISOString(), ...input }],
+  });
+}
+
+const submit = (handle: { executeUpdate: Function }, attemptId = randomUUID()) =>
+  (handle.executeUpdate(submitAttemptUpdate, { args: [{ attemptId, paymentMethodId: 'pm_fake', amountCents: 100 }] }) as Promise<unknown>).then(
+    (result) => ({ result, error: undefined as unknown }),
+    (error: unknown) => ({ result: undefined, error }),
+  );
+
+describe('checkout workflow', () => {
+  it('answers an attempt that arrives while the checkout is expiring, and finishes', async () => {
+    let expiring!: () => void;
+    const expiryStarted = new Promise<void>((resolve) => (expiring = resolve));
+    await withFakeWorker(
+      {
+        expireCheckout: async () => {
+          expiring();
+          await new Promise((r) => setTimeout(r, 1500));
+          return true;
+        },
+      },
+      async (taskQueue) => {
+        const handle = await start(taskQueue, { expiresAt: new Date(Date.now() + 500).toISOString() });
+        await expiryStarted;
+        const { error } = await submit(handle);
+        expect(failureType(error)).toBe(FAILURE_TYPES.checkoutNotOpen);
+        await expect(handle.result()).resolves.toEqual({ state: 'expired' });
+      },
+    );
+  });
+
+  it('turns a business refusal raised in an activity into the refusal type the wallet maps to a 4xx', async () => {
+    await withFakeWorker(
+      {
+        planAttempt: async () => {
+          throw ApplicationFailure.nonRetryable('This checkout already used its one review.', FAILURE_TYPES.reviewSpent);
+        },
+        expireCheckout: async () => true,
+      },
+      async (taskQueue) => {
+        const handle = await start(taskQueue, { expiresAt: new Date(Date.now() + 3000).toISOString() });
+        const { error } = await submit(handle);
+        expect(failureType(error)).toBe(FAILURE_TYPES.reviewSpent);
+        await expect(handle.result()).resolves.toEqual({ state: 'expired' });
+      },
+    );
+  });
+
+  it('refuses attempts past its limit without writing them to history', async () => {
+    await withFakeWorker(
+      {
+        planAttempt: async () => plan,
+        createCharge: async () => snapshot('created'),
+        chargeDeposit: async () => snapshot('failed'),
+        expireCheckout: async () => true,
+      },
+      async (taskQueue) => {
+        const handle = await start(taskQueue, { maxAttempts: 2, expiresAt: new Date(Date.now() + 4000).toISOString() });
+        expect((await submit(handle)).result).toEqual({ kind: 'charge', chargeId: 'ch_fake' });
+        expect((await submit(handle)).result).toEqual({ kind: 'charge', chargeId: 'ch_fake' });
+        const before = (await handle.fetchHistory()).events!.length;
+        for (let i = 0; i < 5; i += 1) expect(failureType((await submit(handle)).error)).toBe(FAILURE_TYPES.attemptLimit);
+        expect((await handle.fetchHistory()).events!.length).toBe(before);
+        await expect(handle.result()).resolves.toEqual({ state: 'expired' });
+      },
+    );
+  });
+
+  it('answers the hold from the recorded answer when the hold activity fails', async () => {
+    const resolved: unknown[] = [];
+    await withFakeWorker(
+      {
+        planAttempt: async () => plan,
+        createCharge: async () => ({ ...snapshot('created'), transactionType: 'debit' }),
+        placeHold: async () => {
+          throw new Error('worker lost the answer');
+        },
+        resolveHold: async (input: unknown) => {
+          resolved.push(input);
+          return { ...snapshot('failed'), transactionType: 'debit' };
+        },
+        expireCheckout: async () => true,
+      },
+      async (taskQueue) => {
+        const handle = await start(taskQueue, { type: 'withdrawal', expiresAt: new Date(Date.now() + 2000).toISOString() });
+        expect((await submit(handle)).result).toEqual({ kind: 'charge', chargeId: 'ch_fake' });
+        expect(resolved).toEqual([{ chargeId: 'ch_fake', accepted: false, answered: false, sentByOther: false }]);
+        await handle.result();
+      },
+    );
+  });
+});

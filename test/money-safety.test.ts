@@ -1,0 +1,369 @@
+// Money rules under sequences no single-flow test walks (issue 8): each test fails on the code
+// before the fix it names.
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { WebhookReceiver } from './support/receiver';
+import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type CreatedCheckout, type Shop } from './support/fixtures';
+
+let service: Service;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  service = await startService();
+  receiver = await new WebhookReceiver().start();
+});
+afterAll(async () => {
+  await service.stop();
+  await receiver.stop();
+});
+beforeEach(() => {
+  receiver.responder = () => ({ status: 200 });
+});
+
+const admin = (method: string, path: string, body?: unknown) => request(service.baseUrl, method, path, { token: service.adminToken, body });
+const chargesOf = (checkoutId: string) => service.deps.db('charges').where({ checkout_id: checkoutId }).orderBy('created_at');
+const transition = (chargeId: string, body: Record<string, unknown>) => admin('POST', `/admin/v1/sandbox/charges/${chargeId}/transition`, body);
+
+async function reviewShop(settings: Record<string, unknown> = {}): Promise<Shop> {
+  return openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 }, sandbox_settlement_seconds: 1, ...settings });
+}
+
+/** Attempt, approve its review, and wait until its charge has an outcome; answers the charge row. */
+async function approvedAttempt(checkout: CreatedCheckout, body: Record<string, unknown>) {
+  const res = await attempt(service, checkout, body);
+  expect(res.status).toBe(202);
+  const approve = await admin('POST', `/admin/v1/reviews/${res.body.review.id}/approve`);
+  expect(approve.status).toBe(200);
+  return waitFor(async () => {
+    const [charge] = await chargesOf(checkout.id);
+    return charge && !['created', 'held', 'pending'].includes(charge.status) ? charge : undefined;
+  });
+}
+
+describe('an approval covers exactly one charge (point 1)', () => {
+  it('the issue: after an approved 500 is refused at the hold, a 9,000 attempt on another card is refused with 422 and nothing is held or paid', async () => {
+    const shop = await reviewShop({ enabled_events: ['checkout.failed'] });
+    receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 402 : 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 10_000 });
+    const first = await approvedAttempt(checkout, { amount_cents: 500, payment_method: CARD() });
+    expect(first).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    expect((await walletView(service, checkout)).body.state).toBe('open');
+
+    receiver.responder = () => ({ status: 200 });
+    const second = await attempt(service, checkout, { amount_cents: 9_000, payment_method: CARD('5555555555554444') });
+    expect(second.status).toBe(422);
+    expect(second.body.error).toBe('This checkout already used its one review.');
+    expect(second.body.hint).toMatch(/new checkout/);
+    const charges = await chargesOf(checkout.id);
+    expect(charges).toHaveLength(1);
+    const review = await service.deps.db('reviews').where({ checkout_id: checkout.id }).first();
+    expect(review).toMatchObject({ status: 'approved', charge_id: first.id, amount_cents: 500 });
+    const holds = receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold');
+    expect(holds).toHaveLength(1);
+    expect(holds[0]!.body.data.charge.amount_cents).toBe(500);
+
+    // The wallet tells the truth: the review was used, and by which charge.
+    const view = (await walletView(service, checkout)).body;
+    expect(view.review).toEqual({ id: review.id, status: 'approved', amount_cents: 500, charge_id: first.id });
+    expect(view.review_threshold_cents).toBe(100);
+    // Below the threshold no review is needed, so the checkout still takes those.
+    const small = await attempt(service, checkout, { amount_cents: 99, payment_method: CARD() });
+    expect(small.status).toBe(201);
+    await waitFor(async () => (await getCharge(service, shop, small.body.charge.id)).body.status === 'succeeded');
+  });
+
+  it('a preset withdrawal whose approved payout fails is not paid again under the old approval', async () => {
+    const shop = await reviewShop();
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 700 });
+    // 4000000000000002: the hold is accepted, then the card payout is declined (held -> failed).
+    const first = await approvedAttempt(checkout, { payment_method: CARD('4000000000000002') });
+    expect(first.status).toBe('failed');
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.release_hold'));
+    const again = await attempt(service, checkout, { payment_method: CARD() });
+    expect(again.status).toBe(422);
+    expect(await chargesOf(checkout.id)).toHaveLength(1);
+  });
+
+  it('the workflow refuses a second review itself (an update sent past the API), with the REVIEW_SPENT type', async () => {
+    const shop = await reviewShop();
+    receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 402 : 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 10_000 });
+    const first = await approvedAttempt(checkout, { amount_cents: 500, payment_method: CARD() });
+    const { submitAttemptUpdate } = await import('../workflows/definitions');
+    const { failureType } = await import('../workflows/failures');
+    const error = await service.deps.temporal.workflow
+      .getHandle(checkout.id)
+      .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: `direct-${checkout.id}`, paymentMethodId: first.payment_method_id, amountCents: 9_000 }] })
+      .then(() => null, (e: unknown) => e);
+    expect(failureType(error)).toBe('REVIEW_SPENT');
+    expect(await chargesOf(checkout.id)).toHaveLength(1);
+  });
+});
+
+describe('attempts are bounded and admitted one at a time (point 3)', () => {
+  it('refuses the attempt after the merchant limit with 422, and the checkout still expires', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, max_attempts_per_checkout: 3, checkout_expiry_seconds: 6, enabled_events: ['checkout.expired'] });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    for (let i = 0; i < 3; i += 1) {
+      const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+      expect(res.status).toBe(201);
+      expect(res.body.charge.status).toBe('failed');
+    }
+    const fourth = await attempt(service, checkout, { payment_method: CARD() });
+    expect(fourth.status).toBe(422);
+    expect(fourth.body.error).toMatch(/limit of payment attempts/);
+    expect(await chargesOf(checkout.id)).toHaveLength(3);
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.expired'), 20_000, 'checkout.expired');
+    // The history stays bounded: three attempts and the expiry, far below Temporal's limits.
+    const history = await service.deps.temporal.workflow.getHandle(checkout.id).fetchHistory();
+    expect(history.events!.length).toBeLessThan(150);
+  });
+
+  it('five concurrent attempts on one checkout make one charge and one payment method', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1500 });
+    const before = await service.deps.db('payment_methods').where({ customer_id: shop.customerId }).count<{ count: string }[]>('* as count');
+    const results = await Promise.all(Array.from({ length: 5 }, () => attempt(service, checkout, { payment_method: CARD(), save_payment_method: true })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(4);
+    expect(await chargesOf(checkout.id)).toHaveLength(1);
+    const after = await service.deps.db('payment_methods').where({ customer_id: shop.customerId }).count<{ count: string }[]>('* as count');
+    expect(Number(after[0]!.count) - Number(before[0]!.count)).toBe(1);
+  });
+
+  it('velocity limits: a card over its hourly limit across checkouts is 429 with Retry-After; off by default in sandbox, on in production', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, velocity_limits: { enabled: true, card_attempts_per_hour: 2, ip_attempts_per_hour: 100 } });
+    const card = CARD('4000000000009995');
+    for (let i = 0; i < 2; i += 1) {
+      const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+      expect((await attempt(service, checkout, { payment_method: card })).status).toBe(201);
+    }
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const third = await attempt(service, checkout, { payment_method: card });
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual({ error: expect.stringMatching(/Too many payment attempts/), hint: expect.any(String) });
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(3000);
+    expect(await chargesOf(checkout.id)).toHaveLength(0);
+    // Another card still pays on the same checkout.
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(201);
+
+    const sandbox = await admin('GET', `/admin/v1/merchants/${(await openShop(service)).merchant.id}`);
+    expect(sandbox.body.settings.velocity_limits.enabled).toBe(false);
+    const production = await openShop(service, {}, 'production');
+    expect((await admin('GET', `/admin/v1/merchants/${production.merchant.id}`)).body.settings.velocity_limits).toEqual({ enabled: true, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 });
+  });
+
+  it('velocity limits per client IP', async () => {
+    const shop = await openShop(service, { velocity_limits: { enabled: true, card_attempts_per_hour: 100, ip_attempts_per_hour: 2 } });
+    const numbers = ['4000000000000002', '4000000000009995', '4000000000000069'];
+    const answers = [];
+    for (const number of numbers) {
+      const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+      answers.push((await attempt(service, checkout, { payment_method: CARD(number) })).status);
+    }
+    expect(answers).toEqual([201, 201, 429]);
+  });
+});
+
+describe('holds the merchant accepted are never dropped (points 4 and 7)', () => {
+  it('a held bank payout that fails from pending sends checkout.release_hold (and the opt-in checkout.failed)', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, sandbox_settlement_seconds: 1, enabled_events: ['checkout.failed', 'checkout.pending'] });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2500 });
+    const res = await attempt(service, checkout, { payment_method: BANK('000123450002') });
+    expect(res.status).toBe(201);
+    await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'failed');
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.release_hold'));
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types).toEqual(['checkout.hold', 'checkout.pending', 'checkout.failed', 'checkout.release_hold']);
+    const release = receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.release_hold')!;
+    expect(release.body.data.charge).toMatchObject({ status: 'failed', from_status: 'pending' });
+  });
+
+  it('a charge failed by the processor while the merchant accepts its hold gets checkout.release_hold, and no payout', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    let failedDuringHold: { status: number } | undefined;
+    // The processor fails the charge while the merchant is still answering its hold, with 200.
+    receiver.responder = async (r) => {
+      if (r.body?.type === 'checkout.hold') failedDuringHold = await transition(r.body.data.charge.id, { to: 'failed' });
+      return { status: 200 };
+    };
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 4100 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(201);
+    expect(failedDuringHold!.status).toBe(200);
+    expect(res.body.charge.status).toBe('failed');
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.release_hold'));
+    const [charge] = await chargesOf(checkout.id);
+    expect(charge.hold_accepted_at).not.toBeNull();
+    expect((await walletView(service, checkout)).body.state).toBe('open');
+  });
+
+  it('when the hold activity failed after sending, the recorded answer decides: accepted is held, unknown fails and releases', async () => {
+    const { createHoldActivities } = await import('../activities/holds');
+    const holds = createHoldActivities(service.deps);
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const makeCharge = async () => {
+      const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3300 });
+      const [pm] = await service.deps.db('payment_methods').insert({
+        id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
+        details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
+      }).returning('*');
+      const [charge] = await service.deps.db('charges').insert({
+        id: `ch_${checkout.id}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id, attempt_key: checkout.id,
+        amount_cents: 3300, currency: 'USD', transaction_type: 'debit', status: 'created', processor: 'sandbox_alpha', hold_sent_at: new Date(),
+      }).returning('*');
+      return { checkout, charge };
+    };
+    const accepted = await makeCharge();
+    await service.deps.db('charges').where({ id: accepted.charge.id }).update({ hold_accepted_at: new Date() });
+    expect((await holds.resolveHold({ chargeId: accepted.charge.id, accepted: false, answered: false })).status).toBe('held');
+
+    const unknown = await makeCharge();
+    expect((await holds.resolveHold({ chargeId: unknown.charge.id, accepted: false, answered: false })).status).toBe('failed');
+    expect((await recordedEvents(service, unknown.checkout.id)).map((e) => e.type)).toEqual(['checkout.failed', 'checkout.release_hold']);
+  });
+});
+
+describe('refunds are all-or-nothing (points 5 and 7)', () => {
+  async function succeededCardDeposit(shop: Shop) {
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2000 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.body.charge.status).toBe('succeeded');
+    return res.body.charge.id as string;
+  }
+  const refund = (shop: Shop, chargeId: string, body?: unknown) => request(service.baseUrl, 'POST', `/api/v1/charges/${chargeId}/refund`, { token: shop.merchant.api_key, body });
+
+  it('refuses a refund body (refunds are full), public and admin, and refunds nothing', async () => {
+    const shop = await openShop(service, {});
+    const chargeId = await succeededCardDeposit(shop);
+    const partial = await refund(shop, chargeId, { amount_cents: 100 });
+    expect(partial.status).toBe(422);
+    expect(partial.body).toEqual({ error: 'Refunds take no body.', hint: expect.stringMatching(/full charge amount/) });
+    expect((await admin('POST', `/admin/v1/charges/${chargeId}/refund`, { reason: 'x' })).status).toBe(422);
+    expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toHaveLength(0);
+    expect((await refund(shop, chargeId, {})).body.status).toBe('refunded');
+  });
+
+  it('a refund racing a returned move: exactly one wins, and a refunded charge always has its refund row', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['checkout.refunded'] });
+    for (let round = 0; round < 6; round += 1) {
+      const chargeId = await succeededCardDeposit(shop);
+      const delay = (round % 3) * 40;
+      const [refunded, returned] = await Promise.all([
+        refund(shop, chargeId),
+        new Promise((r) => setTimeout(r, delay)).then(() => transition(chargeId, { to: 'returned' })),
+      ]);
+      const charge = await service.deps.db('charges').where({ id: chargeId }).first();
+      const rows = await service.deps.db('refunds').where({ charge_id: chargeId });
+      if (charge.status === 'refunded') {
+        expect(refunded.status).toBe(200);
+        expect(refunded.body.status).toBe('refunded');
+        expect(returned.status).toBe(422);
+        expect(rows).toHaveLength(1);
+        expect(rows[0].status).toBe('succeeded');
+      } else {
+        expect(charge.status).toBe('returned');
+        expect(returned.status).toBe(200);
+        expect(refunded.status).toBe(422);
+        expect(rows).toHaveLength(0);
+      }
+    }
+  });
+
+  it('the simulator refunds only a refundable deposit, and records the refund like any other', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['checkout.refunded'] });
+    const chargeId = await succeededCardDeposit(shop);
+    const res = await transition(chargeId, { to: 'refunded' });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('refunded');
+    expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toEqual([expect.objectContaining({ source: 'processor', status: 'succeeded' })]);
+
+    const withdrawal = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 1200 });
+    const paid = await attempt(service, withdrawal, { payment_method: CARD() });
+    await waitFor(async () => (await getCharge(service, shop, paid.body.charge.id)).body.status === 'succeeded');
+    const debit = await transition(paid.body.charge.id, { to: 'refunded' });
+    expect(debit.status).toBe(422);
+    expect(debit.body.error).toMatch(/credit/);
+    expect(debit.body.hint).toContain('returned');
+    expect((await recordedEvents(service, withdrawal.id)).map((e) => e.type)).not.toContain('checkout.refunded');
+  });
+});
+
+describe('the simulator cannot move a charge in ways its workflow does not expect (point 7)', () => {
+  it('a withdrawal charge is never paid or made pending before its hold was accepted; a deposit is never held', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    let moves: Array<{ status: number; body: any }> = [];
+    // While the hold is unanswered, the processor tries to move the charge on its own.
+    receiver.responder = async (r) => {
+      if (r.body?.type === 'checkout.hold') {
+        const id = r.body.data.charge.id;
+        moves = [await transition(id, { to: 'pending' }), await transition(id, { to: 'succeeded' }), await transition(id, { to: 'held' })];
+      }
+      return { status: 200 };
+    };
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 1800 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    await waitFor(() => moves.length === 3);
+    expect(moves.map((m) => m.status)).toEqual([422, 422, 422]);
+    expect(moves[0]!.body.hint).toMatch(/hold/);
+    await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'succeeded');
+
+    receiver.responder = () => ({ status: 200 });
+    const deposit = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1800 });
+    const bank = await attempt(service, deposit, { payment_method: BANK() });
+    expect(bank.body.charge.status).toBe('pending');
+    expect((await transition(bank.body.charge.id, { to: 'held' })).status).toBe(422);
+  });
+
+  it('a held payout moved to pending by the processor is followed to its end; the checkout takes no attempt meanwhile', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, sandbox_hold_seconds: 2, sandbox_settlement_seconds: 1 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2600 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.body.charge.status).toBe('held');
+    expect((await transition(res.body.charge.id, { to: 'pending' })).status).toBe(200);
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(422);
+    await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'succeeded', 20_000);
+    expect(await chargesOf(checkout.id)).toHaveLength(1);
+    expect((await walletView(service, checkout)).body.state).toBe('completed');
+  });
+});
+
+describe('expiry pauses while a review is pending (point 7)', () => {
+  it('shows no deadline in review, never expires before the decision, and resumes with the time that was left', async () => {
+    const shop = await reviewShop({ checkout_expiry_seconds: 4, enabled_events: ['checkout.expired', 'checkout.review.created', 'checkout.review.approved'] });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+    expect(res.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 5000)); // past the original deadline
+    const view = (await walletView(service, checkout)).body;
+    expect(view).toMatchObject({ state: 'in_review', expires_at: null });
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).not.toContain('checkout.expired');
+    const created = receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.review.created')!;
+    expect(created.body.data.expires_at).toBeNull();
+
+    const decidedAt = Date.now();
+    expect((await admin('POST', `/admin/v1/reviews/${res.body.review.id}/approve`)).status).toBe(200);
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.review.approved'));
+    const approved = receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.review.approved')!;
+    const resumedAt = Date.parse(approved.body.data.expires_at);
+    expect(resumedAt).toBeGreaterThan(decidedAt + 2000);
+    expect(resumedAt).toBeLessThan(decidedAt + 6000);
+    // The approved payout fails (declined card), and the checkout then expires on its resumed deadline.
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.expired'), 20_000, 'checkout.expired');
+    const expired = (await recordedEvents(service, checkout.id)).find((e) => e.type === 'checkout.expired')!;
+    expect(Date.parse(JSON.parse(expired.body).data.expired_at)).toBe(resumedAt);
+  });
+});
+
+describe('failures surface with their reason (point 6)', () => {
+  it('answers a date of birth in year 0000 (and other impossible dates) with 422', async () => {
+    const shop = await openShop(service, {});
+    for (const dob of ['0000-01-01', '1800-05-05', '2999-01-01']) {
+      const res = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: shop.merchant.api_key, body: { email: `dob-${dob}-${Date.now()}@example.com`, first_name: 'A', last_name: 'B', date_of_birth: dob } });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toEqual(expect.any(String));
+    }
+    const patch = await request(service.baseUrl, 'PATCH', `/api/v1/customers/${shop.customerId}`, { token: shop.merchant.api_key, body: { date_of_birth: '0000-01-01' } });
+    expect(patch.status).toBe(422);
+  });
+});
