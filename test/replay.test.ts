@@ -80,6 +80,21 @@ describe('recorded workflow histories', () => {
       await save(`review-${decision}`, reviewed.id);
     }
 
+    // Issue 8: the approved charge's hold is refused; a second attempt needing review is refused.
+    receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 402 : 200 });
+    const spent = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 20_000 });
+    const first = await attempt(service, spent, { amount_cents: 6000, payment_method: CARD() });
+    await request(service.baseUrl, 'POST', `/admin/v1/reviews/${first.body.review.id}/approve`, { token: service.adminToken });
+    await waitFor(async () => (await service.deps.db('charges').where({ checkout_id: spent.id, status: 'failed' })).length === 1);
+    const { submitAttemptUpdate } = await import('../workflows/definitions');
+    const [firstCharge] = await service.deps.db('charges').where({ checkout_id: spent.id });
+    await service.deps.temporal.workflow
+      .getHandle(spent.id)
+      .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: `second-${spent.id}`, paymentMethodId: firstCharge.payment_method_id, amountCents: 9000 }] })
+      .catch(() => undefined);
+    await save('review-spent-then-refused', spent.id);
+    receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 200 : ++calls <= 2 ? 500 : 200 });
+
     const expired = await createCheckout(service, shop, { type: 'deposit' });
     await save('expired', expired.id);
 
