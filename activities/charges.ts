@@ -5,9 +5,10 @@ import { applyChargeMove } from '../src/charges/moves';
 import { dispatchEvents } from '../src/events/dispatch';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
 import { findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
-import { findCheckoutById } from '../src/storage/checkouts';
-import { findMerchant } from '../src/storage/merchants';
-import { findPaymentMethod } from '../src/storage/payment-methods';
+import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
+import { findMerchant, type MerchantRow } from '../src/storage/merchants';
+import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
+import { planFor, type AttemptPlan } from './checkouts';
 import { spendReview } from '../src/storage/reviews';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import { FAILURE_TYPES } from '../workflows/definitions';
@@ -60,7 +61,11 @@ export function createChargeActivities(deps: ActivityDeps) {
     const charge = await findChargeById(db, chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${chargeId} does not exist`);
     const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
-    return { charge, pm, processor: withLatency(getProcessor(charge.processor as ProcessorName), deps.config.sandboxLatencyMs) };
+    return { charge, pm, processor: processorFor(charge) };
+  }
+
+  function processorFor(charge: Pick<ChargeRow, 'processor'>): Processor {
+    return withLatency(getProcessor(charge.processor as ProcessorName), deps.config.sandboxLatencyMs);
   }
 
   /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
@@ -70,51 +75,80 @@ export function createChargeActivities(deps: ActivityDeps) {
     return result.charge;
   }
 
-  return {
-    /**
-     * Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge.
-     * A reviewed attempt's charge spends the approval in the same commit: an approval authorizes
-     * exactly one charge, never a later attempt.
-     */
-    async createCharge(input: { attemptKey: string; checkoutId: string; paymentMethodId: string; amountCents: number; reviewId?: string }): Promise<ChargeSnapshot> {
-      const checkout = await findCheckoutById(db, input.checkoutId);
-      if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-      const merchant = (await findMerchant(db, checkout.merchant_id))!;
-      const pm = await findPaymentMethod(db, checkout.merchant_id, input.paymentMethodId);
-      if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
-      const charge = await db.transaction(async (trx) => {
-        const row = await insertChargeOnce(trx, {
-          id: newId('charge'),
-          merchant_id: checkout.merchant_id,
-          checkout_id: checkout.id,
-          customer_id: checkout.customer_id,
-          payment_method_id: pm.id,
-          attempt_key: input.attemptKey,
-          amount_cents: input.amountCents,
-          currency: checkout.currency,
-          transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
-          processor: merchant.settings.card_processor,
-        });
-        if (input.reviewId && !(await spendReview(trx, input.reviewId, row.id))) {
-          throw ApplicationFailure.nonRetryable('the approval was already spent by another charge', FAILURE_TYPES.reviewSpent);
-        }
-        return row;
+  type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow };
+  type AttemptCharge = { attemptKey: string; amountCents: number; reviewId?: string };
+
+  async function loadAttempt(checkoutId: string, paymentMethodId: string): Promise<AttemptRows> {
+    const checkout = await findCheckoutById(db, checkoutId);
+    if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
+    const [merchant, pm] = await Promise.all([findMerchant(db, checkout.merchant_id), findPaymentMethod(db, checkout.merchant_id, paymentMethodId)]);
+    if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
+    return { checkout, merchant: merchant!, pm };
+  }
+
+  /**
+   * Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge.
+   * A reviewed attempt's charge spends the approval in the same commit: an approval authorizes
+   * exactly one charge, never a later attempt.
+   */
+  async function insertCharge({ checkout, merchant, pm }: AttemptRows, input: AttemptCharge): Promise<ChargeRow> {
+    return db.transaction(async (trx) => {
+      const row = await insertChargeOnce(trx, {
+        id: newId('charge'),
+        merchant_id: checkout.merchant_id,
+        checkout_id: checkout.id,
+        customer_id: checkout.customer_id,
+        payment_method_id: pm.id,
+        attempt_key: input.attemptKey,
+        amount_cents: input.amountCents,
+        currency: checkout.currency,
+        transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
+        processor: merchant.settings.card_processor,
       });
-      return snapshot(charge, pm.payment_type);
+      if (input.reviewId && !(await spendReview(trx, input.reviewId, row.id))) {
+        throw ApplicationFailure.nonRetryable('the approval was already spent by another charge', FAILURE_TYPES.reviewSpent);
+      }
+      return row;
+    });
+  }
+
+  /** Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). */
+  async function chargeAtProcessor(charge: ChargeRow, pm: PaymentMethodRow): Promise<ChargeSnapshot> {
+    if (charge.status !== 'created') return snapshot(charge, pm.payment_type);
+    const outcome = await processorFor(charge).charge({
+      token: pm.processor_token,
+      payment_type: pm.payment_type,
+      amount_cents: charge.amount_cents,
+      transaction_type: 'credit',
+      idempotency_key: charge.id,
+    });
+    return snapshot(await move(charge.id, 'created', TO_STATUS[outcome.kind], outcomeChanges(outcome)), pm.payment_type);
+  }
+
+  return {
+    async createCharge(input: AttemptCharge & { checkoutId: string; paymentMethodId: string }): Promise<ChargeSnapshot> {
+      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId);
+      return snapshot(await insertCharge(rows, input), rows.pm.payment_type);
     },
 
-    /** Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). */
+    /**
+     * An attempt in one activity (one round trip through Temporal), each row loaded once: the
+     * plan (gates, review rule), then, when nothing blocks it or waits for a review, the charge,
+     * and for a deposit the processor's answer. Every step is idempotent (the attempt key, the
+     * charge id at the processor, the move's compare-and-set), so a retry repeats none of them.
+     */
+    async beginAttempt(input: AttemptCharge & { checkoutId: string; paymentMethodId: string }): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
+      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId);
+      const plan = await planFor(db, { checkout: rows.checkout, merchant: rows.merchant, paymentType: rows.pm.payment_type, amountCents: input.amountCents });
+      if (plan.block || plan.needsReview) return { plan, charge: null };
+      const charge = await insertCharge(rows, input);
+      if (rows.checkout.type !== 'deposit') return { plan, charge: snapshot(charge, rows.pm.payment_type) };
+      return { plan, charge: await chargeAtProcessor(charge, rows.pm) };
+    },
+
     async chargeDeposit(input: { chargeId: string }): Promise<ChargeSnapshot> {
-      const { charge, pm, processor } = await load(input.chargeId);
-      if (charge.status !== 'created') return snapshot(charge, pm.payment_type);
-      const outcome = await processor.charge({
-        token: pm.processor_token,
-        payment_type: pm.payment_type,
-        amount_cents: charge.amount_cents,
-        transaction_type: 'credit',
-        idempotency_key: charge.id,
-      });
-      return snapshot(await move(charge.id, 'created', TO_STATUS[outcome.kind], outcomeChanges(outcome)), pm.payment_type);
+      const { charge, pm } = await load(input.chargeId);
+      return chargeAtProcessor(charge, pm);
     },
 
     /** Sends a withdrawal's money once its hold was accepted: held -> succeeded, failed or pending. */

@@ -5,7 +5,7 @@ import { checkoutEventData, expiredEventData } from '../src/domain/event-catalog
 import { recordEvent } from '../src/events/record';
 import { dispatchEvents } from '../src/events/dispatch';
 import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS } from '../src/processors';
-import { findMerchant } from '../src/storage/merchants';
+import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import type { Db } from '../src/storage/db';
 import { findCustomer } from '../src/storage/customers';
 import { evaluateGates, type BlockReason } from '../src/checkouts/gates';
@@ -15,7 +15,7 @@ import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks'
 import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/definitions';
 import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
 import { isCardLike } from '../src/processors';
-import { findCheckoutById, updateCheckoutState } from '../src/storage/checkouts';
+import { findCheckoutById, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { REVIEW_SPENT_MESSAGE, reviewRequired } from '../src/checkouts/review-rule';
 
@@ -38,6 +38,47 @@ async function loadCheckout(db: Db, checkoutId: string) {
   return { checkout, merchant };
 }
 
+/**
+ * What one attempt needs, from rows the caller already loaded: the geo and KYC gates, the review
+ * rule (one review per checkout: an attempt that would need a second one is refused, so an
+ * approval can never be reused by a later attempt of another amount or method), and the
+ * sandbox's timings.
+ */
+export async function planFor(
+  db: Db,
+  input: { checkout: CheckoutRow; merchant: MerchantRow; paymentType: string | undefined; amountCents: number },
+): Promise<AttemptPlan> {
+  const { checkout, merchant } = input;
+  const s = merchant.settings;
+  const sandbox = merchant.environment === 'sandbox';
+  const [customer, latestKyc, latest] = await Promise.all([
+    findCustomer(db, merchant.id, checkout.customer_id),
+    latestKycRecord(db, merchant.id, checkout.customer_id),
+    latestGeoCheck(db, merchant.id, checkout.customer_id),
+  ]);
+  const gate = evaluateGates({
+    checkoutType: checkout.type,
+    environment: merchant.environment,
+    settings: s,
+    customer: customer!,
+    latestKyc,
+    latestGeoCheck: latest,
+    geoMaxAgeMs: GEO_CHECK_MAX_AGE_MS,
+    now: new Date(),
+  });
+  const needsReview = reviewRequired(s, checkout.type, input.amountCents);
+  if (needsReview && (await findCheckoutReview(db, checkout.id))) {
+    throw ApplicationFailure.nonRetryable(REVIEW_SPENT_MESSAGE, FAILURE_TYPES.reviewSpent);
+  }
+  return {
+    block: gate.blocked ? { reason: gate.reason, ...(gate.restrictWith ? { restrictWith: gate.restrictWith } : {}) } : null,
+    needsReview,
+    settlementMs: sandbox ? s.sandbox_settlement_seconds * 1000 : 0,
+    holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
+    autoRefund: sandbox && checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && isCardLike(input.paymentType),
+  };
+}
+
 export function createCheckoutActivities(deps: ActivityDeps) {
   const { db } = deps;
 
@@ -51,33 +92,8 @@ export function createCheckoutActivities(deps: ActivityDeps) {
     async planAttempt(input: { checkoutId: string; paymentMethodId: string; amountCents: number }): Promise<AttemptPlan> {
       const loaded = await loadCheckout(db, input.checkoutId);
       if (!loaded) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-      const { checkout, merchant } = loaded;
-      const s = merchant.settings;
-      const pm = await findPaymentMethod(db, merchant.id, input.paymentMethodId);
-      const sandbox = merchant.environment === 'sandbox';
-      const gate = evaluateGates({
-        checkoutType: checkout.type,
-        environment: merchant.environment,
-        settings: s,
-        customer: (await findCustomer(db, merchant.id, checkout.customer_id))!,
-        latestKyc: await latestKycRecord(db, merchant.id, checkout.customer_id),
-        latestGeoCheck: await latestGeoCheck(db, merchant.id, checkout.customer_id),
-        geoMaxAgeMs: GEO_CHECK_MAX_AGE_MS,
-        now: new Date(),
-      });
-      const needsReview = reviewRequired(s, checkout.type, input.amountCents);
-      // One review per checkout: an attempt that would need a second one is refused, so an
-      // approval can never be reused by a later attempt (of another amount or method).
-      if (needsReview && (await findCheckoutReview(db, checkout.id))) {
-        throw ApplicationFailure.nonRetryable(REVIEW_SPENT_MESSAGE, FAILURE_TYPES.reviewSpent);
-      }
-      return {
-        block: gate.blocked ? { reason: gate.reason, ...(gate.restrictWith ? { restrictWith: gate.restrictWith } : {}) } : null,
-        needsReview,
-        settlementMs: sandbox ? s.sandbox_settlement_seconds * 1000 : 0,
-        holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
-        autoRefund: sandbox && checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && isCardLike(pm?.payment_type),
-      };
+      const pm = await findPaymentMethod(db, loaded.merchant.id, input.paymentMethodId);
+      return planFor(db, { ...loaded, paymentType: pm?.payment_type, amountCents: input.amountCents });
     },
 
     /** Expires an unfinished checkout and records checkout.expired; false if it was no longer open. */

@@ -70,7 +70,7 @@ describe('checkout workflow', () => {
   it('turns a business refusal raised in an activity into the refusal type the wallet maps to a 4xx', async () => {
     await withFakeWorker(
       {
-        planAttempt: async () => {
+        beginAttempt: async () => {
           throw ApplicationFailure.nonRetryable('This checkout already used its one review.', FAILURE_TYPES.reviewSpent);
         },
         expireCheckout: async () => true,
@@ -87,9 +87,7 @@ describe('checkout workflow', () => {
   it('refuses attempts past its limit without writing them to history', async () => {
     await withFakeWorker(
       {
-        planAttempt: async () => plan,
-        createCharge: async () => snapshot('created'),
-        chargeDeposit: async () => snapshot('failed'),
+        beginAttempt: async () => ({ plan, charge: snapshot('failed') }),
         expireCheckout: async () => true,
       },
       async (taskQueue) => {
@@ -108,8 +106,7 @@ describe('checkout workflow', () => {
     const resolved: unknown[] = [];
     await withFakeWorker(
       {
-        planAttempt: async () => plan,
-        createCharge: async () => ({ ...snapshot('created'), transactionType: 'debit' }),
+        beginAttempt: async () => ({ plan, charge: { ...snapshot('created'), transactionType: 'debit' } }),
         placeHold: async () => {
           throw new Error('worker lost the answer');
         },

@@ -19,21 +19,28 @@ export interface DispatchDeps {
  * event a crash left undispatched.
  */
 export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Promise<void> {
-  for (const eventId of eventIds) {
-    const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
-    try {
-      await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
-        taskQueue: deps.config.taskQueue,
-        workflowId: eventId,
-        args: [input],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
+  // In parallel, a bounded number at a time: a sweep of a large backlog is not one start per round trip.
+  for (let i = 0; i < eventIds.length; i += DISPATCH_CONCURRENCY) {
+    await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId)));
   }
   await markDispatched(deps.db, eventIds);
+}
+
+const DISPATCH_CONCURRENCY = 32;
+
+async function startDelivery(deps: DispatchDeps, eventId: string): Promise<void> {
+  const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
+  try {
+    await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
+      taskQueue: deps.config.taskQueue,
+      workflowId: eventId,
+      args: [input],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ const BATCH = 200;
  */
 export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, intervalMs: number): () => Promise<void> {
   let stopped = false;
-  let running: Promise<void> = Promise.resolve();
+  let running: Promise<void> | null = null;
   const tick = async () => {
     try {
       const ids = await findUndispatched(deps.db, GRACE_MS, BATCH);
@@ -24,8 +24,12 @@ export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, inte
       deps.logger.warn({ err: error }, 'outbox sweep failed; will retry');
     }
   };
+  // A sweep still running when the next is due is not queued behind: the next tick finds its leftovers.
   const timer = setInterval(() => {
-    if (!stopped) running = running.then(tick);
+    if (stopped || running) return;
+    running = tick().finally(() => {
+      running = null;
+    });
   }, intervalMs);
   return async () => {
     stopped = true;
