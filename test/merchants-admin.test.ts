@@ -46,6 +46,7 @@ describe('Admin API: merchants', () => {
       checkout_expiry_seconds: 1800,
       sandbox_settlement_seconds: 5,
       sandbox_hold_seconds: 0,
+      subscription_retry_days: [1, 3, 5],
     });
     expect(res.body.settings.supported_regions).toHaveLength(51);
 
@@ -107,6 +108,8 @@ describe('Admin API: merchants', () => {
     [{ checkout_expiry_seconds: 86401 }],
     [{ sandbox_settlement_seconds: -1 }],
     [{ sandbox_hold_seconds: 3601 }],
+    [{ subscription_retry_days: [3, 1] }],
+    [{ subscription_retry_days: [0] }],
     [{ webhook_url: 'not a url' }],
     [{ surprise: true }],
   ])('rejects the settings patch %j with 422', async (body) => {

@@ -6,6 +6,7 @@ import { moveChargeStatus } from '../storage/charges';
 import { recordEvent } from '../events/record';
 import { loadChargeContext } from './load';
 import { updateCheckoutState } from '../storage/checkouts';
+import { applySubscriptionEffects } from '../subscriptions/effects';
 
 export interface MoveRequest {
   chargeId: string;
@@ -20,6 +21,8 @@ export interface MoveResult {
   charge: ChargeRow;
   /** Outbox events written with the move, to dispatch once the transaction has committed. */
   eventIds: string[];
+  /** Subscriptions the move created, whose renewal workflow starts once the transaction has committed. */
+  subscriptionIds?: string[];
 }
 
 /**
@@ -41,9 +44,11 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
     if (request.to === 'succeeded') {
       await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');
     }
+    // Subscriptions: created by the first success, advanced or dunned by a renewal, in this commit.
+    const sub = await applySubscriptionEffects(trx, charge.status, moved);
     const event = eventForMove(charge.status, request.to, charge.transaction_type);
     // checkout.hold is sent synchronously by the hold activity before this move, never by the outbox.
-    if (!event || event === 'checkout.hold') return { moved: true, charge: moved, eventIds: [] };
+    if (!event || event === 'checkout.hold') return { moved: true, charge: moved, eventIds: sub.eventIds, subscriptionIds: sub.created };
 
     const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
@@ -52,6 +57,6 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
       chargeId: charge.id,
       customerId: charge.customer_id,
     });
-    return { moved: true, charge: moved, eventIds: recorded.enabled ? [recorded.id] : [] };
+    return { moved: true, charge: moved, eventIds: [...(recorded.enabled ? [recorded.id] : []), ...sub.eventIds], subscriptionIds: sub.created };
   });
 }

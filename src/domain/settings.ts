@@ -30,6 +30,12 @@ export const US_REGIONS = [
 const uniqueList = <T extends z.ZodType>(item: T) =>
   z.array(item).refine((list) => new Set(list).size === list.length, { message: 'must not repeat a value' });
 
+/** Dunning: days after a renewal's due date on which a failed renewal is retried, ascending. */
+const SUBSCRIPTION_RETRY_DAYS = z
+  .array(z.number().int().min(1).max(60))
+  .max(10)
+  .refine((days) => days.every((day, i) => i === 0 || day > days[i - 1]!), { message: 'must be strictly ascending' });
+
 /** Each setting's type, without defaults (zod 4 would fill defaults into a partial PATCH too). */
 const SETTING_FIELDS = {
   webhook_url: z.string().url().max(2048).nullable(),
@@ -49,6 +55,7 @@ const SETTING_FIELDS = {
   checkout_expiry_seconds: z.number().int().min(1).max(86400),
   sandbox_settlement_seconds: z.number().int().min(0).max(3600),
   sandbox_hold_seconds: z.number().int().min(0).max(3600),
+  subscription_retry_days: SUBSCRIPTION_RETRY_DAYS,
 };
 
 /** The defaults of the operator spec's settings table. */
@@ -68,6 +75,7 @@ const DEFAULTS = {
   checkout_expiry_seconds: 1800,
   sandbox_settlement_seconds: 5,
   sandbox_hold_seconds: 0,
+  subscription_retry_days: [1, 3, 5],
 } as const;
 
 export const MerchantSettingsSchema = z.object(SETTING_FIELDS).strict();

@@ -20,6 +20,9 @@ export interface ChargeRow {
   cvv_result: string | null;
   network_authorization_code: string | null;
   threeds: Record<string, unknown> | null;
+  /** Set on a subscription's charges: its first charge (period 0) and its renewals (1, 2, ...). */
+  subscription_id: string | null;
+  subscription_period: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,7 +30,8 @@ export interface ChargeRow {
 export type NewCharge = Pick<
   ChargeRow,
   'id' | 'merchant_id' | 'checkout_id' | 'customer_id' | 'payment_method_id' | 'attempt_key' | 'amount_cents' | 'currency' | 'transaction_type' | 'processor'
->;
+> &
+  Partial<Pick<ChargeRow, 'subscription_id' | 'subscription_period'>>;
 
 /**
  * Inserts the attempt's charge at `created`, or answers the one a previous try of the same
@@ -51,8 +55,24 @@ export async function findChargeById(db: Db, id: string): Promise<ChargeRow | un
   return db<ChargeRow>('charges').where({ id }).first();
 }
 
+/** The checkout's own attempts; a subscription's renewal charges belong to the subscription, not to the page. */
 export async function listCheckoutCharges(db: Db, checkoutId: string): Promise<ChargeRow[]> {
-  return db<ChargeRow>('charges').where({ checkout_id: checkoutId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return db<ChargeRow>('charges')
+    .where({ checkout_id: checkoutId })
+    .where((q) => q.whereNull('subscription_period').orWhere('subscription_period', 0))
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}
+
+/** Every charge of a subscription, its first charge included, in period and attempt order. */
+export async function listSubscriptionCharges(db: Db, subscriptionId: string): Promise<ChargeRow[]> {
+  return db<ChargeRow>('charges')
+    .where({ subscription_id: subscriptionId })
+    .orderBy([{ column: 'subscription_period' }, { column: 'created_at' }, { column: 'id' }]);
+}
+
+/** Names the subscription a checkout's first charge created (period 0). */
+export async function linkChargeToSubscription(db: Db, chargeId: string, subscriptionId: string): Promise<void> {
+  await db('charges').where({ id: chargeId }).update({ subscription_id: subscriptionId, subscription_period: 0 });
 }
 
 export type ChargeChanges = Partial<

@@ -56,7 +56,8 @@ function select(next) {
   } else if (next.kind === 'new') {
     show('panel-' + next.method, true);
   }
-  show('save-field', next.kind === 'new');
+  // A subscription keeps its method for renewals anyway (the summary says so), so no choice is offered.
+  show('save-field', next.kind === 'new' && !state.checkout.subscription);
   for (const label of document.querySelectorAll('.method-option')) {
     label.classList.toggle('selected', label.querySelector('input').checked);
   }
@@ -123,7 +124,7 @@ export function buildForm(c, { onSubmit, onDeadline }) {
   buildAmountField(c);
   buildMethods(c);
   show('geo-notice', c.geo_required);
-  if (c.subscription) $('pay-button').setAttribute('aria-describedby', 'subscription-note');
+  if (c.subscription) $('pay-button').setAttribute('aria-describedby', 'subscription-note subscription-renewal');
   const expires = new Date(c.expires_at);
   $('expires-note').textContent = 'This checkout expires at ' + expires.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' }) + '.';
   const untilExpiry = expires.getTime() - Date.now();
