@@ -54,4 +54,18 @@ describe('a cancellation racing a renewal', () => {
     await waitFor(async () => (await service.deps.temporal.workflow.getHandle(id).describe()).status.name === 'COMPLETED', 15_000, 'the workflow to end');
     expect(await charges(id)).toHaveLength(atCancel.length);
   }, 60_000);
+
+  it('updates sent while the workflow continues as new every period all land (test clock advances answer 200)', async () => {
+    const shop = await openShop(service);
+    await setClock(shop, '2027-12-01T00:00:00Z');
+    const { id } = await subscribe(shop, { interval: 'day' });
+    expect((await advance(id, { seconds: 6 * 86400 + 60 })).status).toBe(200);
+    // Each small advance races the runs that are charging and continuing as new meanwhile.
+    for (let i = 0; i < 12; i++) {
+      const res = await advance(id, { seconds: 1 });
+      expect(res.status).toBe(200);
+    }
+    const sub = await until(id, (s) => s.charges.length === 7 && s.charges.every((c: { status: string }) => c.status === 'succeeded'), 'six daily renewals');
+    expect(sub.current_period_end).toMatch(/^2027-12-08T00:0/);
+  }, 90_000);
 });

@@ -1,4 +1,3 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AppDeps } from '../app-deps';
 import { presentSubscription, subscriptionNow } from '../domain/subscriptions';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
@@ -14,7 +13,7 @@ import {
 } from '../storage/subscriptions';
 import { advanceClockUpdate, cancelSubscriptionUpdate } from '../../workflows/subscription-definitions';
 import { MAX_CLOCK_ADVANCE_SECONDS, type AdvanceClockBody, type CancelBody, type CustomerClockBody } from './schemas';
-import { ensureSubscriptionWorkflow, updateSubscriptionWorkflow } from './workflows';
+import { ensureSubscriptionWorkflow, SubscriptionEndedError, updateSubscriptionWorkflow } from './workflows';
 
 export type SubscriptionDeps = Pick<AppDeps, 'db' | 'temporal' | 'config'>;
 
@@ -82,15 +81,7 @@ export async function cancelAdminSubscription(deps: SubscriptionDeps, id: string
   const { sub, merchant } = await load(deps, id);
   if (sub.status === 'cancelled') throw alreadyCancelled(id);
   await ensureSubscriptionWorkflow(deps, sub);
-  try {
-    await updateSubscriptionWorkflow(deps.temporal, sub.id, (handle) =>
-      handle.executeUpdate(cancelSubscriptionUpdate, { args: [{ atPeriodEnd: body.at_period_end ?? false }] }),
-    );
-  } catch (error) {
-    // The workflow refuses once the subscription ended (cancelled meanwhile, e.g. by dunning).
-    if (error instanceof WorkflowUpdateFailedError) throw alreadyCancelled(id);
-    throw error;
-  }
+  await sendUpdate(deps, id, (handle) => handle.executeUpdate(cancelSubscriptionUpdate, { args: [{ atPeriodEnd: body.at_period_end ?? false }] }));
   return presentAdminSubscription((await findSubscriptionById(deps.db, id))!, merchant);
 }
 
@@ -112,7 +103,7 @@ export async function advanceTestClock(deps: SubscriptionDeps, id: string, body:
   if (target - clockNow > MAX_CLOCK_ADVANCE_SECONDS * 1000) throw new ValidationError('Too far ahead.', 'Advance a test clock by at most ten years at a time.');
   const row = await advanceSubscriptionClock(deps.db, sub.id, target - realNow);
   await ensureSubscriptionWorkflow(deps, row);
-  await updateSubscriptionWorkflow(deps.temporal, sub.id, (handle) => handle.executeUpdate(advanceClockUpdate, { args: [{ clockOffsetMs: row.clock_offset_ms }] }));
+  await sendUpdate(deps, id, (handle) => handle.executeUpdate(advanceClockUpdate, { args: [{ clockOffsetMs: row.clock_offset_ms }] }));
   return presentAdminSubscription(row, merchant);
 }
 
@@ -124,6 +115,16 @@ export async function setCustomerTestClock(deps: SubscriptionDeps, customerId: s
   const offsetMs = Date.parse(body.now) - Date.now();
   await setCustomerClockOffset(deps.db, customer.merchant_id, customer.id, offsetMs);
   return { customer_id: customer.id, now: body.now, offset_seconds: Math.floor(offsetMs / 1000) };
+}
+
+/** The workflow refuses once the subscription ended (cancelled meanwhile, e.g. by dunning): a 422, not a 500. */
+async function sendUpdate<T>(deps: SubscriptionDeps, id: string, send: Parameters<typeof updateSubscriptionWorkflow<T>>[2]): Promise<T> {
+  try {
+    return await updateSubscriptionWorkflow(deps, id, send);
+  } catch (error) {
+    if (error instanceof SubscriptionEndedError) throw alreadyCancelled(id);
+    throw error;
+  }
 }
 
 function assertSandbox(merchant: MerchantRow): void {

@@ -6,12 +6,12 @@ import {
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
 import { findSubscriptionById, findUnstartedSubscriptions, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
 import { CustomerIdAttribute, MerchantIdAttribute } from '../../workflows/definitions';
-import type { SubscriptionWorkflowInput } from '../../workflows/subscription-definitions';
+import { SUBSCRIPTION_FAILURES, type SubscriptionWorkflowInput } from '../../workflows/subscription-definitions';
 import type { subscriptionWorkflow } from '../../workflows/subscription';
 
 export interface SubscriptionWorkflowDeps {
@@ -66,24 +66,36 @@ export async function startLostSubscriptionWorkflows(deps: SubscriptionWorkflowD
 const UPDATE_ATTEMPTS = 10;
 const UPDATE_RETRY_MS = 200;
 
+/** Raised when the subscription ended (cancelled) before its workflow could take the update. */
+export class SubscriptionEndedError extends Error {}
+
 /**
- * Sends an update to the subscription's current run. A run that is just continuing as new
- * refuses updates it has not accepted yet, so those are sent again to the next run.
+ * Sends an update to the subscription's current run. A run that continues as new (after every
+ * renewal step) refuses or abandons updates it has not completed, so while the database says the
+ * subscription is live the update is sent again, to the next run; once it says cancelled, the
+ * update is pointless and SubscriptionEndedError is raised. A clock refused as going backwards
+ * is raised as it is.
  */
-export async function updateSubscriptionWorkflow<T>(temporal: Client, subscriptionId: string, send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+export async function updateSubscriptionWorkflow<T>(
+  deps: SubscriptionWorkflowDeps,
+  subscriptionId: string,
+  send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await send(temporal.workflow.getHandle(subscriptionId));
+      return await send(deps.temporal.workflow.getHandle(subscriptionId));
     } catch (error) {
-      if (attempt >= UPDATE_ATTEMPTS || !isRunBetweenRuns(error)) throw error;
+      const refusal = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
+      if (refusal === SUBSCRIPTION_FAILURES.clockBackwards) throw error;
+      const current = await findSubscriptionById(deps.db, subscriptionId);
+      if (!current || current.status === 'cancelled' || refusal === SUBSCRIPTION_FAILURES.cancelled) throw new SubscriptionEndedError(subscriptionId);
+      if (attempt >= UPDATE_ATTEMPTS || !(error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError || isRunClosing(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, UPDATE_RETRY_MS));
     }
   }
 }
 
-function isRunBetweenRuns(error: unknown): boolean {
-  if (error instanceof WorkflowNotFoundError) return true;
-  // An update the closing run had not accepted is rejected with "workflow execution already completed".
+function isRunClosing(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
-  return !(error instanceof WorkflowUpdateFailedError) && /already completed|continued as new/i.test(message);
+  return /already completed|continued as new|closing/i.test(message);
 }
