@@ -1,6 +1,8 @@
+import { applyChargeMove } from '../src/charges/moves';
 import { startService, type Service } from './support/harness';
+import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
-import { attempt, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView } from './support/fixtures';
+import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView } from './support/fixtures';
 import { DAY, HOUR, plus, subscriptionHelpers } from './support/subscriptions';
 
 let service: Service;
@@ -82,6 +84,36 @@ describe('creation by the first successful charge', () => {
     const expired = await waitFor(() => receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.expired'), 20_000);
     expect(expired.body.data.subscription).toMatchObject({ id: null, status: 'incomplete', interval: 'week', interval_count: 2, amount_cents: 700 });
     expect(await service.deps.db('subscriptions').where({ checkout_id: checkout.id })).toHaveLength(0);
+  });
+});
+
+describe('crash safety and documentation', () => {
+  it('the sweeper starts the workflow of a subscription whose start was lost after its commit', async () => {
+    const shop = await openShop(service, { sandbox_settlement_seconds: 3600 });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', line_items: [{ name: 'Plan', price_cents: 800, quantity: 1 }], subscription_data: { interval: 'month', interval_count: 1 } });
+    const pending = await attempt(service, checkout, { payment_method: BANK() });
+    expect(pending.body.charge.status).toBe('pending');
+    // The move that creates the subscription commits, and the process "dies" before starting its workflow.
+    const moved = await applyChargeMove(service.deps.db, { chargeId: pending.body.charge.id, from: 'pending', to: 'succeeded' });
+    const [id] = moved.subscriptionIds!;
+    expect((await service.deps.db('subscriptions').where({ id }).first()).workflow_started_at).toBeNull();
+
+    await waitFor(async () => (await service.deps.db('subscriptions').where({ id }).first()).workflow_started_at !== null, 15_000, 'the sweeper');
+    expect((await service.deps.temporal.workflow.getHandle(id).describe()).status.name).toBe('RUNNING');
+    await advance(id, { seconds: 32 * 86400 });
+    const sub = await until(id, (s) => s.charges.length === 2 && s.charges[1].status !== 'created', 'the renewal');
+    // A bank renewal goes pending, as the first charge did; it settles after sandbox_settlement_seconds.
+    expect(sub.charges[1]).toMatchObject({ period: 1, status: 'pending' });
+  }, 60_000);
+
+  it('describes the subscription object in the OpenAPI document', async () => {
+    const doc = (await request(service.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    expect(Object.keys(doc.components.schemas.Subscription.properties)).toEqual([
+      'id', 'status', 'interval', 'interval_count', 'amount_cents', 'current_period_start', 'current_period_end',
+      'next_charge_at', 'cancel_at_period_end', 'cancelled_at', 'cancellation_reason', 'failed_attempts',
+    ]);
+    expect(doc.components.schemas.Subscription.properties.status.enum).toEqual(['incomplete', 'active', 'past_due', 'cancelled']);
+    expect(JSON.stringify(doc.components.schemas.Checkout.properties.subscription)).toContain('#/components/schemas/Subscription');
   });
 });
 
