@@ -179,6 +179,17 @@ describe('renewals on the test clock', () => {
     expect(sub.current_period_end).toMatch(/^2032-02-29T08:00/);
   }, 120_000);
 
+  it('runs a subscription whose customer clock starts in the past, and refuses a clock outside 2000-2099', async () => {
+    const shop = await openShop(service);
+    expect((await admin('POST', `/customers/${shop.customerId}/test_clock`, { now: '1999-12-31T00:00:00Z' })).status).toBe(422);
+    await setClock(shop, '2021-06-15T00:00:00Z');
+    const { id } = await subscribe(shop, { interval: 'week' });
+    expect((await read(id)).test_clock.now).toMatch(/^2021-06-15T00:0/);
+    expect((await advance(id, { seconds: 7 * 86400 })).status).toBe(200);
+    const sub = await until(id, (s) => s.charges.length === 2 && s.charges[1].status === 'succeeded', 'the weekly renewal');
+    expect(sub.current_period_end).toMatch(/^2021-06-29T00:0/);
+  });
+
   it('refuses a clock that goes back, a test clock for production, unknown subscriptions', async () => {
     const shop = await openShop(service);
     const { id } = await subscribe(shop);

@@ -26,5 +26,5 @@ export const cancelSubscriptionUpdate = defineUpdate<SubscriptionView, [{ atPeri
 
 export const SUBSCRIPTION_FAILURES = {
   cancelled: 'SUBSCRIPTION_CANCELLED',
-  clockBackwards: 'CLOCK_BACKWARDS',
+  invalidClock: 'INVALID_CLOCK',
 } as const;

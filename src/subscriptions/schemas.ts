@@ -25,5 +25,14 @@ export const AdvanceClockBody = z
   .refine((body) => (body.to === undefined) !== (body.seconds === undefined), { message: 'give exactly one of to or seconds' });
 export type AdvanceClockBody = z.infer<typeof AdvanceClockBody>;
 
-export const CustomerClockBody = z.object({ now: z.iso.datetime({ offset: true }) }).strict();
+/** A customer's test clock may start in the past or the future, within this century. */
+const CLOCK_RANGE = { min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2100-01-01T00:00:00Z') };
+
+export const CustomerClockBody = z
+  .object({
+    now: z.iso.datetime({ offset: true }).refine((iso) => Date.parse(iso) >= CLOCK_RANGE.min && Date.parse(iso) < CLOCK_RANGE.max, {
+      message: 'must be in the years 2000 to 2099',
+    }),
+  })
+  .strict();
 export type CustomerClockBody = z.infer<typeof CustomerClockBody>;

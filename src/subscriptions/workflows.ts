@@ -73,8 +73,8 @@ export class SubscriptionEndedError extends Error {}
  * Sends an update to the subscription's current run. A run that continues as new (after every
  * renewal step) refuses or abandons updates it has not completed, so while the database says the
  * subscription is live the update is sent again, to the next run; once it says cancelled, the
- * update is pointless and SubscriptionEndedError is raised. A clock refused as going backwards
- * is raised as it is.
+ * update is pointless and SubscriptionEndedError is raised. An offset the workflow refuses
+ * as invalid is raised as it is.
  */
 export async function updateSubscriptionWorkflow<T>(
   deps: SubscriptionWorkflowDeps,
@@ -86,7 +86,7 @@ export async function updateSubscriptionWorkflow<T>(
       return await send(deps.temporal.workflow.getHandle(subscriptionId));
     } catch (error) {
       const refusal = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
-      if (refusal === SUBSCRIPTION_FAILURES.clockBackwards) throw error;
+      if (refusal === SUBSCRIPTION_FAILURES.invalidClock) throw error;
       const current = await findSubscriptionById(deps.db, subscriptionId);
       if (!current || current.status === 'cancelled' || refusal === SUBSCRIPTION_FAILURES.cancelled) throw new SubscriptionEndedError(subscriptionId);
       if (attempt >= UPDATE_ATTEMPTS || !(error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError || isRunClosing(error))) throw error;
