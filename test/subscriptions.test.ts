@@ -106,6 +106,14 @@ describe('crash safety and documentation', () => {
     expect(sub.charges[1]).toMatchObject({ period: 1, status: 'pending' });
   }, 60_000);
 
+  it('refuses, in the database, a second succeeded charge for one subscription period', async () => {
+    const shop = await openShop(service);
+    const { id, chargeId } = await subscribe(shop);
+    const first = await service.deps.db('charges').where({ id: chargeId }).first();
+    const twin = { ...first, id: `ch_twin${Date.now()}`, attempt_key: `${id}:0:twin`, threeds: null };
+    await expect(service.deps.db('charges').insert(twin)).rejects.toThrow(/charges_subscription_period_paid_uq/);
+  });
+
   it('describes the subscription object in the OpenAPI document', async () => {
     const doc = (await request(service.baseUrl, 'GET', '/api/v1/openapi.json')).body;
     expect(Object.keys(doc.components.schemas.Subscription.properties)).toEqual([
