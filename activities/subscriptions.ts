@@ -3,7 +3,7 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
 import { dispatchEvents } from '../src/events/dispatch';
-import { insertChargeOnce } from '../src/storage/charges';
+import { findChargeById, insertChargeOnce } from '../src/storage/charges';
 import type { Db } from '../src/storage/db';
 import { findMerchant } from '../src/storage/merchants';
 import { findSubscriptionById, updateSubscription, type SubscriptionRow } from '../src/storage/subscriptions';
@@ -79,7 +79,8 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
           const { eventIds } = await end(trx, sub, sub.next_charge_at);
           return { result: { kind: 'ended' }, eventIds };
         }
-        const merchant = (await findMerchant(trx, sub.merchant_id))!;
+        // The processor that tokenized the method charges it again, whatever the merchant's setting says now.
+        const { processor } = (await findChargeById(trx, sub.first_charge_id))!;
         const period = sub.period + 1;
         const charge = await insertChargeOnce(trx, {
           id: newId('charge'),
@@ -91,7 +92,7 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
           amount_cents: sub.amount_cents,
           currency: sub.currency,
           transaction_type: 'credit',
-          processor: merchant.settings.card_processor,
+          processor,
           subscription_id: sub.id,
           subscription_period: period,
         });

@@ -198,6 +198,16 @@ describe('renewals on the test clock', () => {
     expect(sub.current_period_end).toMatch(/^2021-06-29T00:0/);
   });
 
+  it('renews through the processor that took the first charge, even after the merchant switches processors', async () => {
+    const shop = await openShop(service, { card_processor: 'sandbox_beta' });
+    const { id } = await subscribe(shop);
+    await admin('PATCH', `/merchants/${shop.merchant.id}/settings`, { card_processor: 'sandbox_gamma' });
+    await advance(id, { seconds: 32 * 86400 });
+    await until(id, (s) => s.charges.length === 2 && s.charges[1].status === 'succeeded', 'the renewal');
+    const processors = (await service.deps.db('charges').where({ subscription_id: id }).orderBy('subscription_period')).map((c) => c.processor);
+    expect(processors).toEqual(['sandbox_beta', 'sandbox_beta']);
+  });
+
   it('refuses a clock that goes back, a test clock for production, unknown subscriptions', async () => {
     const shop = await openShop(service);
     const { id } = await subscribe(shop);
