@@ -276,6 +276,35 @@ describe('dunning', () => {
   }, 180_000);
 });
 
+describe('recovering from past_due', () => {
+  it('charges the retry to a new saved card the merchant switched to: active again, the period it paid starts', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['subscription.updated', 'subscription.renewed'], subscription_retry_days: [2] });
+    await setClock(shop, '2027-06-01T00:00:00Z');
+    const { id, checkout } = await subscribe(shop, { card: '4000000000000341' });
+    const due = (await read(id)).current_period_end as string;
+    await advance(id, { to: plus(due, HOUR) });
+    await until(id, (s) => s.status === 'past_due', 'the failed renewal');
+
+    // The customer saves a new card on another checkout; the merchant points the subscription at it.
+    const other = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 });
+    const saved = await attempt(service, other, { payment_method: CARD('5555555555554444'), save_payment_method: true });
+    const newMethod = saved.body.charge.payment_method.id as string;
+    const refused = await admin('POST', `/subscriptions/${id}/payment_method`, { payment_method_id: (await read(id)).payment_method_id.replace(/.$/, 'x') });
+    expect(refused.status).toBe(422);
+    const switched = await admin('POST', `/subscriptions/${id}/payment_method`, { payment_method_id: newMethod });
+    expect(switched.status).toBe(200);
+    expect(switched.body).toMatchObject({ payment_method_id: newMethod, status: 'past_due', next_charge_at: plus(due, 2 * DAY) });
+
+    await advance(id, { to: plus(due, 2 * DAY + HOUR) });
+    const sub = await until(id, (s) => s.status === 'active', 'the successful retry');
+    expect(sub).toMatchObject({ failed_attempts: 0, current_period_start: due, current_period_end: expect.stringMatching(/^2027-08-01T00:00/) });
+    expect(sub.charges.map((c: { period: number; status: string }) => [c.period, c.status])).toEqual([[0, 'succeeded'], [1, 'failed'], [1, 'succeeded']]);
+    const renewal = await service.deps.db('charges').where({ subscription_id: id, subscription_period: 1, status: 'succeeded' }).first();
+    expect(renewal.payment_method_id).toBe(newMethod);
+    await waitFor(() => ['subscription.updated', 'subscription.renewed'].every((t) => receiver.forCheckout(checkout.id).some((r) => r.body.type === t)), 15_000, 'the events');
+  }, 90_000);
+});
+
 describe('cancelling', () => {
   it('at period end: stays active, then ends at the period end without charging', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['subscription.updated', 'subscription.cancelled'] });

@@ -86,3 +86,8 @@ export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, t
   const [row] = await db<ChargeRow>('charges').where({ id, status: from }).update(values).returning('*');
   return row as ChargeRow | undefined;
 }
+
+/** The latest charge made with a payment method: whose processor issued its token. */
+export async function findLatestChargeOfMethod(db: Db, paymentMethodId: string): Promise<ChargeRow | undefined> {
+  return db<ChargeRow>('charges').where({ payment_method_id: paymentMethodId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
+}

@@ -46,6 +46,7 @@ export type SubscriptionChanges = Partial<
     | 'cancel_at_period_end'
     | 'cancelled_at'
     | 'cancellation_reason'
+    | 'payment_method_id'
   >
 >;
 

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { parseOrThrow } from '../http/validate';
-import { AdvanceClockBody, CancelBody, CustomerClockBody, SubscriptionListQuery } from './schemas';
-import { advanceTestClock, cancelAdminSubscription, getAdminSubscription, listAdminSubscriptions, setCustomerTestClock } from './service';
+import { AdvanceClockBody, CancelBody, CustomerClockBody, PaymentMethodBody, SubscriptionListQuery } from './schemas';
+import { advanceTestClock, cancelAdminSubscription, changePaymentMethod, getAdminSubscription, listAdminSubscriptions, setCustomerTestClock } from './service';
 
 /** The dashboard's subscriptions: list, read, cancel (now or at period end), and sandbox test clocks. */
 export function subscriptionAdminRoutes(deps: AppDeps): Router {
@@ -19,6 +19,10 @@ export function subscriptionAdminRoutes(deps: AppDeps): Router {
 
   router.post('/subscriptions/:id/cancel', async (req, res) => {
     res.json(await cancelAdminSubscription(deps, req.params.id!, parseOrThrow(CancelBody, req.body ?? {})));
+  });
+
+  router.post('/subscriptions/:id/payment_method', async (req, res) => {
+    res.json(await changePaymentMethod(deps, req.params.id!, parseOrThrow(PaymentMethodBody, req.body ?? {})));
   });
 
   router.post('/subscriptions/:id/test_clock/advance', async (req, res) => {

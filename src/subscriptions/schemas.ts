@@ -36,3 +36,6 @@ export const CustomerClockBody = z
   })
   .strict();
 export type CustomerClockBody = z.infer<typeof CustomerClockBody>;
+
+export const PaymentMethodBody = z.object({ payment_method_id: z.string().min(1).max(64) }).strict();
+export type PaymentMethodBody = z.infer<typeof PaymentMethodBody>;

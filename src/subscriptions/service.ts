@@ -4,15 +4,19 @@ import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { listSubscriptionCharges, type ChargeRow } from '../storage/charges';
 import { findCustomerById } from '../storage/customers';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
+import { findPaymentMethod } from '../storage/payment-methods';
+import { dispatchCommitted } from '../events/dispatch';
+import { recordSubscriptionEvent } from './effects';
 import {
   advanceSubscriptionClock,
   findSubscriptionById,
   listSubscriptions,
   setCustomerClockOffset,
+  updateSubscription,
   type SubscriptionRow,
 } from '../storage/subscriptions';
 import { advanceClockUpdate, cancelSubscriptionUpdate } from '../../workflows/subscription-definitions';
-import { MAX_CLOCK_ADVANCE_SECONDS, type AdvanceClockBody, type CancelBody, type CustomerClockBody } from './schemas';
+import { MAX_CLOCK_ADVANCE_SECONDS, type AdvanceClockBody, type CancelBody, type CustomerClockBody, type PaymentMethodBody } from './schemas';
 import { ensureSubscriptionWorkflow, SubscriptionEndedError, updateSubscriptionWorkflow } from './workflows';
 
 export type SubscriptionDeps = Pick<AppDeps, 'db' | 'temporal' | 'config'>;
@@ -125,6 +129,29 @@ async function sendUpdate<T>(deps: SubscriptionDeps, id: string, send: Parameter
     if (error instanceof SubscriptionEndedError) throw alreadyCancelled(id);
     throw error;
   }
+}
+
+/**
+ * Renewals from now on charge another saved method of the same customer (the customer gave a new
+ * card): a past_due subscription's next retry uses it. A renewal already at the processor keeps
+ * the method it started with; the change and its subscription.updated event commit together.
+ */
+export async function changePaymentMethod(deps: SubscriptionDeps & Pick<AppDeps, 'logger'>, id: string, body: PaymentMethodBody) {
+  const { row, merchant, eventIds } = await deps.db.transaction(async (trx) => {
+    const sub = await findSubscriptionById(trx, id, true);
+    if (!sub) throw new AdminNotFoundError('Subscription not found.', `No subscription ${id}.`);
+    if (sub.status === 'cancelled') throw alreadyCancelled(id);
+    const method = await findPaymentMethod(trx, sub.merchant_id, body.payment_method_id);
+    // Another customer's method, or one the customer did not save, is reported like a missing one.
+    if (!method || method.customer_id !== sub.customer_id || !method.saved) {
+      throw new ValidationError('Payment method not found.', `payment_method_id must name a saved payment method of customer ${sub.customer_id}.`);
+    }
+    const owner = (await findMerchant(trx, sub.merchant_id))!;
+    const updated = await updateSubscription(trx, sub.id, { payment_method_id: method.id });
+    return { row: updated, merchant: owner, eventIds: await recordSubscriptionEvent(trx, owner, ['subscription.updated'], updated, null) };
+  });
+  await dispatchCommitted(deps, eventIds);
+  return presentAdminSubscription(row, merchant);
 }
 
 function assertSandbox(merchant: MerchantRow): void {
