@@ -2,6 +2,7 @@ import { startService, type Service } from './support/harness';
 import { WorkerProcess } from './support/worker-process';
 import { openShop, recordedEvents, waitFor } from './support/fixtures';
 import { HOUR, plus, subscriptionHelpers } from './support/subscriptions';
+import { subscriptionViolations } from './support/subscription-invariants';
 
 let service: Service;
 let worker: WorkerProcess;
@@ -10,6 +11,9 @@ beforeAll(async () => {
   // A slow sandbox processor, so the kill lands while the renewal charge is at the processor.
   worker = new WorkerProcess(service, { SANDBOX_LATENCY_MS: '1500' });
   await worker.start();
+});
+afterEach(async () => {
+  expect(await subscriptionViolations(service.deps.db)).toEqual([]);
 });
 afterAll(async () => {
   await worker.stop();

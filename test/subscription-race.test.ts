@@ -1,11 +1,15 @@
 import { startService, type Service } from './support/harness';
 import { openShop, waitFor } from './support/fixtures';
 import { HOUR, plus, subscriptionHelpers } from './support/subscriptions';
+import { subscriptionViolations } from './support/subscription-invariants';
 
 let service: Service;
 beforeAll(async () => {
   // A slow sandbox processor keeps a renewal in flight long enough to race a cancellation.
   service = await startService({ env: { SANDBOX_LATENCY_MS: '1000' } });
+});
+afterEach(async () => {
+  expect(await subscriptionViolations(service.deps.db)).toEqual([]);
 });
 afterAll(async () => service.stop());
 

@@ -4,12 +4,17 @@ import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView } from './support/fixtures';
 import { DAY, HOUR, plus, subscriptionHelpers } from './support/subscriptions';
+import { subscriptionViolations } from './support/subscription-invariants';
 
 let service: Service;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
   service = await startService();
   receiver = await new WebhookReceiver().start();
+});
+afterEach(async () => {
+  // Whatever a test did, the money invariants of every subscription hold.
+  expect(await subscriptionViolations(service.deps.db)).toEqual([]);
 });
 afterAll(async () => {
   await service.stop();
@@ -112,6 +117,22 @@ describe('crash safety and documentation', () => {
     const first = await service.deps.db('charges').where({ id: chargeId }).first();
     const twin = { ...first, id: `ch_twin${Date.now()}`, attempt_key: `${id}:0:twin`, threeds: null };
     await expect(service.deps.db('charges').insert(twin)).rejects.toThrow(/charges_subscription_period_paid_uq/);
+  });
+
+  it('the invariant check reports a doctored state (a paid period the subscription does not count)', async () => {
+    const shop = await openShop(service);
+    const { id, chargeId } = await subscribe(shop);
+    expect(await subscriptionViolations(service.deps.db, shop.merchant.id)).toEqual([]);
+    // Doctored inside a transaction that is rolled back, so no other test ever sees it.
+    const trx = await service.deps.db.transaction();
+    try {
+      await trx('charges').where({ id: chargeId }).update({ subscription_period: 3 });
+      expect(await subscriptionViolations(trx, shop.merchant.id)).toEqual([
+        `${id}: charge ${chargeId} (succeeded) for period 3 is beyond the subscription's period`,
+      ]);
+    } finally {
+      await trx.rollback();
+    }
   });
 
   it('describes the subscription object in the OpenAPI document', async () => {
