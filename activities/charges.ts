@@ -3,6 +3,7 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
 import { dispatchEvents } from '../src/events/dispatch';
+import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
 import { findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
 import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
@@ -72,6 +73,7 @@ export function createChargeActivities(deps: ActivityDeps) {
   async function move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}) {
     const result = await applyChargeMove(db, { chargeId, from, to, changes });
     await dispatchEvents(deps, result.eventIds);
+    await startSubscriptionWorkflows(deps, result.subscriptionIds);
     return result.charge;
   }
 
@@ -121,6 +123,7 @@ export function createChargeActivities(deps: ActivityDeps) {
       amount_cents: charge.amount_cents,
       transaction_type: 'credit',
       idempotency_key: charge.id,
+      merchant_initiated: (charge.subscription_period ?? 0) > 0, // a subscription renewal
     });
     return snapshot(await move(charge.id, 'created', TO_STATUS[outcome.kind], outcomeChanges(outcome)), pm.payment_type);
   }

@@ -5,6 +5,7 @@ import { createCheckoutActivities } from './checkouts';
 import { createHoldActivities } from './holds';
 import { createDeliveryActivities } from './delivery';
 import { createRefundActivities } from './refunds';
+import { createSubscriptionActivities } from './subscriptions';
 
 /** Every activity the worker registers, built from injected dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHoldActivities(deps),
     ...createDeliveryActivities(deps),
     ...createRefundActivities(deps),
+    ...createSubscriptionActivities(deps),
   };
 }
 

@@ -16,6 +16,7 @@ import { chargeAdminRoutes } from './charges/admin-routes';
 import { eventAdminRoutes } from './events/routes';
 import { reviewAdminRoutes } from './reviews/routes';
 import { sandboxAdminRoutes } from './sandbox/routes';
+import { subscriptionAdminRoutes } from './subscriptions/admin-routes';
 import { walletPageRoutes } from './wallet/page';
 import { walletRoutes } from './wallet/routes';
 
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): Express {
     eventAdminRoutes(deps),
     sandboxAdminRoutes(deps),
     customerAdminRoutes(deps),
+    subscriptionAdminRoutes(deps),
   );
 
   app.use(notFoundHandler);

@@ -49,6 +49,7 @@ describe('Admin API: merchants', () => {
       max_attempts_per_checkout: 50,
       // Off by default in sandbox, whose test cards everyone shares.
       velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
+      subscription_retry_days: [1, 3, 5],
     });
     expect(res.body.settings.supported_regions).toHaveLength(51);
 
@@ -110,6 +111,8 @@ describe('Admin API: merchants', () => {
     [{ checkout_expiry_seconds: 86401 }],
     [{ sandbox_settlement_seconds: -1 }],
     [{ sandbox_hold_seconds: 3601 }],
+    [{ subscription_retry_days: [3, 1] }],
+    [{ subscription_retry_days: [0] }],
     [{ webhook_url: 'not a url' }],
     [{ surprise: true }],
   ])('rejects the settings patch %j with 422', async (body) => {

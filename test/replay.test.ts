@@ -7,6 +7,7 @@ import { startService, type Service } from './support/harness';
 import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, waitFor } from './support/fixtures';
+import { HOUR, plus, subscriptionHelpers } from './support/subscriptions';
 
 /**
  * Workflow histories recorded from real runs are replayed against the current workflow code,
@@ -21,7 +22,7 @@ describe('recorded workflow histories', () => {
 
   (recording ? it.skip : it)('exist for every workflow type', () => {
     const types = new Set(files.map((f) => f.split('--')[0]));
-    expect([...types].sort()).toEqual(['checkoutWorkflow', 'deliverEventWorkflow', 'refundWorkflow']);
+    expect([...types].sort()).toEqual(['checkoutWorkflow', 'deliverEventWorkflow', 'refundWorkflow', 'subscriptionWorkflow']);
   });
 
   const replay = recording ? it.skip.each(files) : it.each(files);
@@ -43,14 +44,40 @@ describe('recorded workflow histories', () => {
     await receiver.stop();
   });
 
-  async function save(name: string, workflowId: string) {
-    const handle = service.deps.temporal.workflow.getHandle(workflowId);
-    await handle.result().catch(() => undefined);
+  /** Saves the history of a closed run: the last run, or `runId` (one run of a workflow that continued as new). */
+  async function save(name: string, workflowId: string, runId?: string) {
+    const handle = service.deps.temporal.workflow.getHandle(workflowId, runId);
+    if (!runId) await handle.result().catch(() => undefined);
     const { type } = await handle.describe();
     // The CLI's JSON export is the format historyFromJSON reads (and what operators export too).
-    const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, '--address', service.deps.config.temporalAddress, '--output', 'json']);
+    const run = runId ? ['--run-id', runId] : [];
+    const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, ...run, '--address', service.deps.config.temporalAddress, '--output', 'json']);
     writeFileSync(path.join(DIR, `${type}--${name}.json`), json);
   }
+
+  // Record only these with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t subscription
+  it('records the runs of a subscription workflow', async () => {
+    const { setClock, subscribe, read, advance, until, admin } = subscriptionHelpers(() => service);
+    const shop = await openShop(service, { subscription_retry_days: [1] });
+    await setClock(shop, '2027-01-31T12:00:00Z');
+    const { id } = await subscribe(shop);
+    const firstRun = (await service.deps.temporal.workflow.getHandle(id).describe()).runId;
+    await advance(id, { to: plus((await read(id)).current_period_end, HOUR) });
+    await until(id, (s) => s.current_period_end.startsWith('2027-03-31'), 'the first renewal');
+    await save('renewal-continue-as-new', id, firstRun);
+
+    const declined = await subscribe(shop, { card: '4000000000000341' });
+    const declinedRun = (await service.deps.temporal.workflow.getHandle(declined.id).describe()).runId;
+    await advance(declined.id, { to: plus((await read(declined.id)).current_period_end, HOUR) });
+    await until(declined.id, (s) => s.status === 'past_due', 'the failed renewal');
+    await save('renewal-failed', declined.id, declinedRun);
+    await admin('POST', `/subscriptions/${declined.id}/cancel`, {});
+    await save('cancel-now', declined.id);
+
+    await admin('POST', `/subscriptions/${id}/cancel`, { at_period_end: true });
+    await advance(id, { to: '2027-05-01T00:00:00Z' });
+    await save('cancel-at-period-end', id);
+  }, 120_000);
 
   it('records one history per path of each workflow', async () => {
     let calls = 0;

@@ -213,7 +213,7 @@ describe('GET /wallet/v1/checkouts/{id}', () => {
     expect(body.subscription).toBeNull();
   });
 
-  it('shows a subscription with its interval', async () => {
+  it('shows a subscription with its interval, amount and that the method is saved for renewals', async () => {
     const c = await newCheckout({
       type: 'deposit',
       line_items: [{ name: 'Pro plan', price_cents: 3000, quantity: 1 }],
@@ -222,7 +222,7 @@ describe('GET /wallet/v1/checkouts/{id}', () => {
     const body = await read(c);
     expect(body).toMatchObject({
       flow: 'subscription',
-      subscription: { interval: 'month', interval_count: 3 },
+      subscription: { interval: 'month', interval_count: 3, amount_cents: 3000, saved_for_renewals: true },
       amount_due_cents: 3000,
       line_items_total_amount_cents: 3000,
     });

@@ -60,7 +60,8 @@ describe('signed delivery', () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', line_items: [{ name: 'Plan', price_cents: 999, quantity: 1 }], subscription_data: { interval: 'month', interval_count: 3 } });
     await attempt(service, checkout, { payment_method: CARD() });
     const [delivery] = await waitFor(() => receiver.forCheckout(checkout.id).length > 0 && receiver.forCheckout(checkout.id));
-    expect(delivery!.body.data.subscription).toEqual({ interval: 'month', interval_count: 3 });
+    const subscription = await waitFor(() => service.deps.db('subscriptions').where({ checkout_id: checkout.id }).first());
+    expect(delivery!.body.data.subscription).toMatchObject({ id: subscription.id, status: 'active', interval: 'month', interval_count: 3, amount_cents: 999 });
   });
 
   it('makes 5 attempts in all with one event_id and fresh signatures while the receiver keeps failing', async () => {

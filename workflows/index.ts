@@ -3,3 +3,4 @@ export { workerHealthWorkflow } from './health';
 export { checkoutWorkflow } from './checkout';
 export { refundWorkflow } from './refund';
 export { deliverEventWorkflow } from './delivery';
+export { subscriptionWorkflow } from './subscription';

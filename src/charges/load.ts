@@ -6,6 +6,8 @@ import { findMerchant } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { NotFoundError } from '../http/errors';
 import { presentCharge, type PresentedCharge } from './present';
+import { presentSubscription } from '../domain/subscriptions';
+import { findCheckoutSubscription } from '../storage/subscriptions';
 
 /**
  * Loads a charge of this merchant with what its API shape needs. Another merchant's charge is
@@ -35,7 +37,10 @@ export function chargeNotFound(chargeId: string): NotFoundError {
  * runs inside a transaction (one connection) as well as on the pool.
  */
 export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkout_id' | 'customer_id' | 'merchant_id'>) {
-  const checkout = (await findCheckoutById(db, charge.checkout_id))!;
+  const row = (await findCheckoutById(db, charge.checkout_id))!;
+  // Events of a subscription checkout describe the subscription as it is after the move.
+  const live = row.subscription ? await findCheckoutSubscription(db, row.id) : undefined;
+  const checkout = { ...row, live_subscription: live ? presentSubscription(live) : null };
   const customer = (await findCustomer(db, charge.merchant_id, charge.customer_id))!;
   const merchant = (await findMerchant(db, charge.merchant_id))!;
   return { checkout, customer, merchant };

@@ -7,6 +7,7 @@ import { findRefundOfChargeUnscoped } from '../storage/refunds';
 import { recordEvent } from '../events/record';
 import { loadChargeContext } from './load';
 import { updateCheckoutState } from '../storage/checkouts';
+import { applySubscriptionEffects } from '../subscriptions/effects';
 
 export interface MoveRequest {
   chargeId: string;
@@ -26,6 +27,8 @@ export interface MoveResult {
   charge: ChargeRow;
   /** Outbox events written with the move, to dispatch once the transaction has committed. */
   eventIds: string[];
+  /** Subscriptions the move created, whose renewal workflow starts once the transaction has committed. */
+  subscriptionIds?: string[];
 }
 
 /** Statuses that end a withdrawal without paying it: a merchant holding the funds must free them. */
@@ -51,8 +54,10 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
     if (request.to === 'succeeded') {
       await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');
     }
+    // Subscriptions: created by the first success, advanced or dunned by a renewal, in this commit.
+    const sub = await applySubscriptionEffects(trx, charge.status, moved);
     const types = eventsForMove(charge, request);
-    if (types.length === 0) return { moved: true, charge: moved, eventIds: [] };
+    if (types.length === 0) return { moved: true, charge: moved, eventIds: sub.eventIds, subscriptionIds: sub.created };
 
     const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
@@ -61,7 +66,7 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
       const recorded = await recordEvent(trx, merchant, type, data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id });
       if (recorded.enabled) eventIds.push(recorded.id);
     }
-    return { moved: true, charge: moved, eventIds };
+    return { moved: true, charge: moved, eventIds: [...eventIds, ...sub.eventIds], subscriptionIds: sub.created };
   });
 }
 

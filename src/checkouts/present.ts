@@ -1,6 +1,7 @@
 // Stored checkouts converted to their API shapes. Fields are picked one by one, so a column
 // added to the table never leaks into a response.
 import type { WebhookLineItem } from '../domain/event-catalog';
+import { incompleteSubscription } from '../domain/subscriptions';
 import type { CheckoutRow, StoredLineItem } from '../storage/checkouts';
 import type { CheckoutLineItem, CheckoutResponse } from './schemas';
 
@@ -44,6 +45,7 @@ export function presentCheckout(row: CheckoutRow, clientSecret: string, walletBa
     fixed_amount_cents: row.fixed_amount_cents,
     experience: row.experience,
     payment_options: row.payment_options,
-    ...(row.subscription ? { subscription: { interval: row.subscription.interval, interval_count: row.subscription.interval_count } } : {}),
+    // Not paid yet at creation: the subscription the first successful charge will create (id null).
+    ...(row.subscription ? { subscription: incompleteSubscription(row.subscription, row.line_items_total_amount_cents ?? 0) } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHECKOUT_TYPES, PAYMENT_METHODS } from '../domain/settings';
+import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from '../domain/subscriptions';
 import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
 
 /**
@@ -119,6 +120,31 @@ export const CheckoutLineItem = registry.register(
   }),
 );
 
+const timestamp = (description: string) => z.string().nullable().openapi({ format: 'date-time', description });
+
+/** The subscription a subscription checkout creates; also every webhook's `data.subscription` (an extension: the contract shows no fields). */
+export const SubscriptionObject = registry.register(
+  'Subscription',
+  z
+    .object({
+      id: z.string().nullable().openapi({ description: 'Prefix `sub_`. Null until the checkout\'s first charge succeeds and creates the subscription.', example: 'sub_7Gk2...' }),
+      status: z.enum(SUBSCRIPTION_STATUSES).openapi({
+        description: '`incomplete` before the first charge; `active` when paid up; `past_due` while a failed renewal is retried; `cancelled` for good (`cancellation_reason`).',
+      }),
+      interval: z.enum(SUBSCRIPTION_INTERVALS),
+      interval_count: z.number().int(),
+      amount_cents: z.number().int().openapi({ description: 'Charged every period: the line items total.' }),
+      current_period_start: timestamp('Start of the last paid period.'),
+      current_period_end: timestamp('End of the last paid period; the next renewal falls due then.'),
+      next_charge_at: timestamp('When the next charge is made: the period end, or a dunning retry while past_due; null once cancelled.'),
+      cancel_at_period_end: z.boolean(),
+      cancelled_at: timestamp('When the subscription ended.'),
+      cancellation_reason: z.enum(CANCELLATION_REASONS).nullable().openapi({ description: '`requested` by the merchant, or `payment_failed` after the last dunning retry.' }),
+      failed_attempts: z.number().int().openapi({ description: 'Failed renewal charges of the period now due; 0 when paid up.' }),
+    })
+    .openapi({ description: 'Present only for subscription checkouts; in webhooks `data.subscription` carries the same object (null for other checkouts).' }),
+);
+
 export const CheckoutResponse = registry.register(
   'Checkout',
   z.object({
@@ -132,10 +158,7 @@ export const CheckoutResponse = registry.register(
     fixed_amount_cents: z.number().int().nullable(),
     experience: z.enum(EXPERIENCES).nullable(),
     payment_options: z.array(z.string()).nullable(),
-    subscription: z
-      .object({ interval: z.enum(SUBSCRIPTION_INTERVALS), interval_count: z.number().int() })
-      .optional()
-      .openapi({ description: 'Present only for subscription checkouts; the key is omitted otherwise.' }),
+    subscription: SubscriptionObject.optional().openapi({ description: 'Present only for subscription checkouts; the key is omitted otherwise.' }),
   }),
 );
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;

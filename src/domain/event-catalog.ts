@@ -4,6 +4,8 @@
 import type { ChargeStatus } from './charge-states';
 import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from './event-types';
 import type { CheckoutType } from './settings';
+import { incompleteSubscription, type SubscriptionView } from './subscriptions';
+import type { SubscriptionInterval } from './subscription-calendar';
 
 // The names live in event-types.ts (settings validation needs them without the builders).
 export const EVENT_TYPES = [...ALWAYS_ON_EVENT_TYPES, ...OPTIONAL_EVENT_TYPES] as const;
@@ -36,14 +38,16 @@ export interface WebhookLineItem {
   sku: string | null;
 }
 
-// Subscription fields are not fixed by the contract; the object is passed through as stored.
-export type SubscriptionLike = Readonly<{ interval: string; interval_count: number }>;
+// The subscription terms a checkout was created with (its `subscription_data`).
+export type SubscriptionLike = Readonly<{ interval: SubscriptionInterval; interval_count: number }>;
 
 export interface CheckoutLike {
   id: string;
   type: CheckoutType;
   line_items?: readonly WebhookLineItem[] | null;
   subscription?: SubscriptionLike | null;
+  /** The subscription the checkout created, once its first charge succeeded (loaded by the caller). */
+  live_subscription?: SubscriptionView | null;
 }
 
 export interface CustomerLike {
@@ -91,9 +95,15 @@ function webhookLineItems(checkout: CheckoutLike): WebhookLineItem[] {
   }));
 }
 
-// The contract requires `subscription` in every checkout webhook, null when there is none.
-function webhookSubscription(checkout: CheckoutLike): SubscriptionLike | null {
-  return checkout.subscription ?? null;
+/**
+ * The contract requires `subscription` in every checkout webhook, null when there is none. A
+ * subscription checkout not yet paid reports what it will create (`id` null, `incomplete`).
+ */
+export function webhookSubscription(checkout: CheckoutLike): SubscriptionView | null {
+  if (!checkout.subscription) return null;
+  if (checkout.live_subscription) return checkout.live_subscription;
+  const amount = (checkout.line_items ?? []).reduce((sum, item) => sum + item.total_amount_cents, 0);
+  return incompleteSubscription(checkout.subscription, amount);
 }
 
 // `charge.status` is reported as given: for checkout.hold (sent before the move) the caller
@@ -158,7 +168,7 @@ export function checkoutEventData(input: TerminallyFailedInput): {
   customer: { id: string };
   reason: string;
   line_items: WebhookLineItem[];
-  subscription: SubscriptionLike | null;
+  subscription: SubscriptionView | null;
 };
 export function checkoutEventData(input: ReviewInput): {
   id: string;
@@ -166,7 +176,7 @@ export function checkoutEventData(input: ReviewInput): {
   customer: { id: string };
   review: ReviewLike;
   expires_at: string | null;
-  subscription: SubscriptionLike | null;
+  subscription: SubscriptionView | null;
 };
 export function checkoutEventData(input: TerminallyFailedInput | ReviewInput) {
   const { checkout, customerId } = input;
@@ -189,6 +199,21 @@ export function checkoutEventData(input: TerminallyFailedInput | ReviewInput) {
     reason: input.reason,
     line_items: webhookLineItems(checkout),
     subscription: webhookSubscription(checkout),
+  };
+}
+
+/**
+ * Payload of the opt-in subscription.* events: the checkout that created the subscription (its
+ * id and type, as in every checkout event), the customer, the subscription, and the renewal
+ * charge the event is about (null when none, e.g. a cancellation).
+ */
+export function subscriptionEventData(input: { checkoutId: string; customerId: string; subscription: SubscriptionView; chargeId: string | null }) {
+  return {
+    id: input.checkoutId,
+    type: 'deposit' as const,
+    customer: { id: input.customerId },
+    subscription: input.subscription,
+    charge_id: input.chargeId,
   };
 }
 

@@ -4,6 +4,15 @@
  */
 export const ALWAYS_ON_EVENT_TYPES = ['checkout.succeeded', 'checkout.hold', 'checkout.release_hold', 'checkout.returned'] as const;
 
+/** A subscription's own lifecycle: created, renewed, a renewal failed (dunning), updated, cancelled. */
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'subscription.created',
+  'subscription.renewed',
+  'subscription.payment_failed',
+  'subscription.updated',
+  'subscription.cancelled',
+] as const;
+
 export const OPTIONAL_EVENT_TYPES = [
   'checkout.pending',
   'checkout.failed',
@@ -18,4 +27,6 @@ export const OPTIONAL_EVENT_TYPES = [
   'customer.kyc.created',
   'customer.restricted',
   'customer.unrestricted',
+  // Our extension (the contract's checkout.* events cannot say these); off by default like the above.
+  ...SUBSCRIPTION_EVENT_TYPES,
 ] as const;

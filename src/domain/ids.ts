@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   product: 'prod_',
   paymentMethod: 'pm_',
   refund: 're_',
+  subscription: 'sub_',
   apiKey: 'key_',
   clientSecret: 'secret_',
   signingSecret: 'wss_',

@@ -37,6 +37,12 @@ export const MAX_ATTEMPTS_PER_CHECKOUT = 500;
 const uniqueList = <T extends z.ZodType>(item: T) =>
   z.array(item).refine((list) => new Set(list).size === list.length, { message: 'must not repeat a value' });
 
+/** Dunning: days after a renewal's due date on which a failed renewal is retried, ascending. */
+const SUBSCRIPTION_RETRY_DAYS = z
+  .array(z.number().int().min(1).max(60))
+  .max(10)
+  .refine((days) => days.every((day, i) => i === 0 || day > days[i - 1]!), { message: 'must be strictly ascending' });
+
 /** Each setting's type, without defaults (zod 4 would fill defaults into a partial PATCH too). */
 const SETTING_FIELDS = {
   webhook_url: z.string().url().max(2048).nullable(),
@@ -65,6 +71,7 @@ const SETTING_FIELDS = {
       ip_attempts_per_hour: z.number().int().min(1).max(100_000),
     })
     .strict(),
+  subscription_retry_days: SUBSCRIPTION_RETRY_DAYS,
 };
 
 /** The defaults of the operator spec's settings table. */
@@ -86,6 +93,7 @@ const DEFAULTS = {
   sandbox_hold_seconds: 0,
   max_attempts_per_checkout: 50,
   velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
+  subscription_retry_days: [1, 3, 5],
 } as const;
 
 export const MerchantSettingsSchema = z.object(SETTING_FIELDS).strict();

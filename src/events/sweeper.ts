@@ -1,6 +1,7 @@
 import type { Logger } from '../logger';
 import { findUndispatched } from '../storage/events';
 import { dispatchEvents, type DispatchDeps } from './dispatch';
+import { startLostSubscriptionWorkflows } from '../subscriptions/workflows';
 
 /** How long after its commit an event may wait for its writer to dispatch it before the sweeper does. */
 const GRACE_MS = 2_000;
@@ -20,6 +21,8 @@ export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, inte
         deps.logger.info({ count: ids.length }, 'dispatching events left undispatched');
         await dispatchEvents(deps, ids);
       }
+      // The same safety net for subscriptions whose renewal workflow a crash left unstarted.
+      await startLostSubscriptionWorkflows(deps);
     } catch (error) {
       deps.logger.warn({ err: error }, 'outbox sweep failed; will retry');
     }

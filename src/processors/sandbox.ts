@@ -36,6 +36,7 @@ const BEHAVIOURS = [
   'approve', // succeeds (cards, wallet tokens)
   'threeds', // succeeds after 3D Secure
   'norefund', // succeeds, but the refund is declined
+  'mitdecline', // succeeds while the customer pays; merchant-initiated charges (renewals) are declined
   'decline',
   'nofunds',
   'expired',
@@ -54,6 +55,8 @@ const CARD_BEHAVIOURS: Readonly<Record<string, Behaviour>> = {
   '4000000000003220': 'threeds',
   // Our addition: lets the contract's "Refund failed" answer be exercised.
   '4000000000005126': 'norefund',
+  // Our addition: the checkout's charge succeeds, every subscription renewal is declined (dunning).
+  '4000000000000341': 'mitdecline',
 };
 
 /** The sandbox's test card numbers: refused for production accounts, which must not use sandbox behaviour. */
@@ -167,7 +170,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
     }
   }
 
-  function outcome(request: PayoutRequest, threedsAllowed: boolean): ChargeOutcome {
+  function outcome(request: PayoutRequest, threedsAllowed: boolean, merchantInitiated = false): ChargeOutcome {
     assertAmount(request.amount_cents);
     const seed = entropy('charge', request.idempotency_key);
     const base = {
@@ -184,7 +187,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
 
     // Wallet tokens carry no cvc or billing address, so only real cards get AVS and CVV results.
     const checks = request.payment_type === 'card' ? { avs_result: 'Y', cvv_result: 'M' } : {};
-    const failureCode = CARD_FAILURES[behaviour];
+    const failureCode = behaviour === 'mitdecline' && merchantInitiated ? 'card_declined' : CARD_FAILURES[behaviour];
     if (failureCode) return { ...base, ...checks, kind: 'failed', ...failure(failureCode) };
     const code = Array.from(seed.subarray(12, 18), (byte) => AUTH_CODE_ALPHABET[byte % 36]).join('');
     return {
@@ -205,7 +208,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
       return tokenizeFor(input, fingerprintKey);
     },
     async charge(request) {
-      return outcome(request, request.transaction_type === 'credit');
+      return outcome(request, request.transaction_type === 'credit', request.merchant_initiated);
     },
     async payout(request) {
       return outcome(request, false);

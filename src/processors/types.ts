@@ -116,6 +116,8 @@ interface ProcessorCall {
 
 export interface ChargeRequest extends ProcessorCall {
   transaction_type: 'credit' | 'debit';
+  /** A charge the merchant makes without the customer present (a subscription renewal), as networks distinguish. */
+  merchant_initiated?: boolean;
 }
 
 export type PayoutRequest = ProcessorCall;

@@ -8,6 +8,7 @@ import { applyChargeMove } from '../charges/moves';
 import { presentLoaded } from '../charges/load';
 import { refundCharge } from '../charges/refund';
 import { dispatchCommitted } from '../events/dispatch';
+import { startSubscriptionWorkflows } from '../subscriptions/workflows';
 import { findChargeById, type ChargeRow } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
 import { createHoldActivities } from '../../activities/holds';
@@ -77,6 +78,8 @@ export function sandboxAdminRoutes(deps: AppDeps): Router {
     const result = await applyChargeMove(deps.db, { chargeId: charge.id, from: charge.status, to: body.to, changes });
     if (!result.moved) throw new ValidationError('The charge moved meanwhile.', `It is now ${result.charge.status}; try again.`);
     await dispatchCommitted(deps, result.eventIds);
+    // Best effort, like dispatch: the worker's sweeper starts a workflow this start missed.
+    await startSubscriptionWorkflows(deps, result.subscriptionIds).catch((err) => deps.logger.warn({ err }, 'subscription workflow start failed'));
     return presentLoaded(deps.db, result.charge);
   }
 

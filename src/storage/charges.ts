@@ -24,6 +24,9 @@ export interface ChargeRow {
   hold_sent_at: Date | null;
   /** When the merchant answered the hold with a 2xx: it holds the customer's funds from then on. */
   hold_accepted_at: Date | null;
+  /** Set on a subscription's charges: its first charge (period 0) and its renewals (1, 2, ...). */
+  subscription_id: string | null;
+  subscription_period: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,7 +34,8 @@ export interface ChargeRow {
 export type NewCharge = Pick<
   ChargeRow,
   'id' | 'merchant_id' | 'checkout_id' | 'customer_id' | 'payment_method_id' | 'attempt_key' | 'amount_cents' | 'currency' | 'transaction_type' | 'processor'
->;
+> &
+  Partial<Pick<ChargeRow, 'subscription_id' | 'subscription_period'>>;
 
 /**
  * Inserts the attempt's charge at `created`, or answers the one a previous try of the same
@@ -55,8 +59,24 @@ export async function findChargeById(db: Db, id: string): Promise<ChargeRow | un
   return db<ChargeRow>('charges').where({ id }).first();
 }
 
+/** The checkout's own attempts; a subscription's renewal charges belong to the subscription, not to the page. */
 export async function listCheckoutCharges(db: Db, checkoutId: string): Promise<ChargeRow[]> {
-  return db<ChargeRow>('charges').where({ checkout_id: checkoutId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return db<ChargeRow>('charges')
+    .where({ checkout_id: checkoutId })
+    .where((q) => q.whereNull('subscription_period').orWhere('subscription_period', 0))
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+}
+
+/** Every charge of a subscription, its first charge included, in period and attempt order. */
+export async function listSubscriptionCharges(db: Db, subscriptionId: string): Promise<ChargeRow[]> {
+  return db<ChargeRow>('charges')
+    .where({ subscription_id: subscriptionId })
+    .orderBy([{ column: 'subscription_period' }, { column: 'created_at' }, { column: 'id' }]);
+}
+
+/** Names the subscription a checkout's first charge created (period 0). */
+export async function linkChargeToSubscription(db: Db, chargeId: string, subscriptionId: string): Promise<void> {
+  await db('charges').where({ id: chargeId }).update({ subscription_id: subscriptionId, subscription_period: 0 });
 }
 
 export type ChargeChanges = Partial<
@@ -87,4 +107,9 @@ export async function claimHold(db: Db, id: string): Promise<ChargeRow | undefin
 /** The charge locked for the rest of the transaction. */
 export async function lockCharge(db: Db, id: string): Promise<ChargeRow | undefined> {
   return db<ChargeRow>('charges').where({ id }).forUpdate().first();
+}
+
+/** The latest charge made with a payment method: whose processor issued its token. */
+export async function findLatestChargeOfMethod(db: Db, paymentMethodId: string): Promise<ChargeRow | undefined> {
+  return db<ChargeRow>('charges').where({ payment_method_id: paymentMethodId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
 }

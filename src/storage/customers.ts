@@ -90,3 +90,8 @@ export async function setRestriction(db: Db, merchantId: string, id: string, rea
     .returning('*');
   return row as CustomerRow | undefined;
 }
+
+/** Unscoped: for the operator's admin API, which names a customer by id alone. */
+export async function findCustomerById(db: Db, id: string): Promise<CustomerRow | undefined> {
+  return db<CustomerRow>('customers').where({ id }).first();
+}

@@ -45,3 +45,15 @@ export async function listSavedPaymentMethods(db: Db, merchantId: string, custom
     .where({ merchant_id: merchantId, customer_id: customerId, saved: true })
     .orderBy('updated_at', 'desc');
 }
+
+/**
+ * Keeps the method for a subscription's renewals: marks it saved, or answers the customer's
+ * method already saved for the same instrument (one saved method per fingerprint).
+ */
+export async function saveForRenewals(db: Db, pm: PaymentMethodRow): Promise<string> {
+  if (pm.saved) return pm.id;
+  const twin = await db<PaymentMethodRow>('payment_methods').where({ customer_id: pm.customer_id, fingerprint: pm.fingerprint, saved: true }).first();
+  if (twin) return twin.id;
+  await db('payment_methods').where({ id: pm.id }).update({ saved: true, updated_at: db.fn.now() });
+  return pm.id;
+}

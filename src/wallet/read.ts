@@ -71,7 +71,10 @@ export function presentWalletCheckout({ checkout, merchant, savedMethods, review
     balance_amount_cents: checkout.balance_amount_cents,
     line_items: checkout.line_items.map(presentWalletLineItem),
     line_items_total_amount_cents: checkout.line_items_total_amount_cents,
-    subscription: checkout.subscription ? { interval: checkout.subscription.interval, interval_count: checkout.subscription.interval_count } : null,
+    // What the customer agrees to before paying: the amount and interval, and that the method is kept for renewals.
+    subscription: checkout.subscription
+      ? { interval: checkout.subscription.interval, interval_count: checkout.subscription.interval_count, amount_cents: amountDue(checkout), saved_for_renewals: true }
+      : null,
     amount_due_cents: amountDue(checkout),
     payment_options: offered,
     saved_payment_methods: visibleSavedMethods(savedMethods, offered).map(presentPaymentMethod),

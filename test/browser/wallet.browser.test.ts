@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startService, type Service } from '../support/harness';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../support/http';
+import { waitFor as pollFor } from '../support/fixtures';
 
 /**
  * The hosted checkout page driven by a real browser (Debian's chromium through playwright-core)
@@ -201,6 +202,28 @@ describe('hosted checkout page', () => {
     const kinds = await page.locator('[data-testid="line-items"] li').evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
     expect(kinds).toEqual(['product', 'product', 'shipping', 'tax']);
     await page.screenshot({ path: '/tmp/wallet-subscription-mobile.png', fullPage: true });
+  });
+
+  it('says before paying that the card is saved for renewals, with amount and interval; paying creates the subscription', async () => {
+    const checkout = await newCheckout({
+      type: 'deposit',
+      line_items: [{ name: 'Pro plan', price_cents: 1999, quantity: 1 }],
+      subscription_data: { interval: 'month', interval_count: 1 },
+    });
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    const note = await expectText(page, 'subscription-renewal', 'saved for renewals');
+    expect(note).toContain('$19.99 every month');
+    await expectText(page, 'subscription-interval', 'Billed $19.99 every month');
+    // The method is kept for renewals anyway, so the page offers no "save for next time" choice.
+    await page.getByTestId('method-credit_card').check();
+    expect(await page.getByTestId('save-method').isVisible()).toBe(false);
+    await page.screenshot({ path: '/tmp/wallet-subscription-renewal.png', fullPage: true });
+    await payByCard(page, '4242424242424242');
+    await expectText(page, 'result', 'Payment complete');
+    const sub = await pollFor(async () => service.deps.db('subscriptions').where({ checkout_id: checkout.id }).first(), 15_000);
+    expect(sub).toMatchObject({ status: 'active', amount_cents: 1999, interval: 'month' });
+    expect((await service.deps.db('payment_methods').where({ id: sub.payment_method_id }).first()).saved).toBe(true);
   });
 
   it('offers a balance withdrawal up to the balance and refuses more', async () => {

@@ -43,9 +43,12 @@ const charge: ChargeLike & { processor_token: string } = {
 };
 
 describe('catalog', () => {
-  it('lists the 17 event types of the contract, always-on and optional apart', () => {
-    expect(EVENT_TYPES).toHaveLength(17);
-    expect(new Set(EVENT_TYPES).size).toBe(17);
+  it('lists the 17 event types of the contract and our 5 subscription events, always-on and optional apart', () => {
+    expect(EVENT_TYPES).toHaveLength(22);
+    expect(new Set(EVENT_TYPES).size).toBe(22);
+    expect(EVENT_TYPES.filter((type) => type.startsWith('subscription.')).sort()).toEqual(
+      ['subscription.cancelled', 'subscription.created', 'subscription.payment_failed', 'subscription.renewed', 'subscription.updated'],
+    );
     expect([...ALWAYS_ON_EVENTS].sort()).toEqual(
       ['checkout.hold', 'checkout.release_hold', 'checkout.returned', 'checkout.succeeded'],
     );
@@ -89,15 +92,19 @@ describe('charge event data', () => {
     expect(JSON.stringify(shaped)).not.toMatch(/phone_number|processor_token|merchant_id/);
   });
 
-  it('passes a subscription through and gives [] for a checkout without line items', () => {
-    const subscription = { interval: 'month', interval_count: 3 };
+  it('describes a subscription not yet paid as incomplete and gives [] for a checkout without line items', () => {
+    const subscription = { interval: 'month' as const, interval_count: 3 };
     const shaped = chargeEventData({
       checkout: { id: 'chk_2', type: 'deposit', subscription },
       customer,
       charge,
       fromStatus: 'pending',
     });
-    expect(shaped.subscription).toEqual(subscription);
+    expect(shaped.subscription).toEqual({
+      id: null, status: 'incomplete', interval: 'month', interval_count: 3, amount_cents: 0,
+      current_period_start: null, current_period_end: null, next_charge_at: null,
+      cancel_at_period_end: false, cancelled_at: null, cancellation_reason: null, failed_attempts: 0,
+    });
     expect(shaped.line_items).toEqual([]);
   });
 });

@@ -87,6 +87,21 @@ describe('test cards', () => {
   });
 });
 
+describe('merchant-initiated charges (subscription renewals)', () => {
+  it('4000000000000341 succeeds while the customer pays and declines every renewal', async () => {
+    const { method, outcome } = await chargeWith(alpha, card('4000000000000341'));
+    expect(outcome.kind).toBe('succeeded');
+    const renewal = await alpha.charge({ token: method.processor_token, payment_type: method.payment_type, amount_cents: 2500, transaction_type: 'credit', merchant_initiated: true });
+    expect(renewal).toMatchObject({ kind: 'failed', failure_code: 'card_declined' });
+  });
+
+  it('other cards renew as they charge', async () => {
+    const method = await alpha.tokenize(card('4242424242424242'), KEY);
+    const renewal = await alpha.charge({ token: method.processor_token, payment_type: method.payment_type, amount_cents: 2500, transaction_type: 'credit', merchant_initiated: true });
+    expect(renewal.kind).toBe('succeeded');
+  });
+});
+
 describe('tokenize refusals (before any charge exists)', () => {
   it('refuses a Luhn-invalid number', async () => {
     expect((await refusal(card('4242424242424241'))).code).toBe('invalid_number');

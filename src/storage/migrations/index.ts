@@ -4,6 +4,7 @@ import * as m002 from './002_checkouts_and_charges';
 import * as m003 from './003_events';
 import * as m004 from './004_identity_and_location';
 import * as m005 from './005_money_safety';
+import * as m007 from './007_subscriptions';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['003_events', m003],
   ['004_identity_and_location', m004],
   ['005_money_safety', m005],
+  ['007_subscriptions', m007],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

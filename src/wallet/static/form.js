@@ -56,7 +56,8 @@ function select(next) {
   } else if (next.kind === 'new') {
     show('panel-' + next.method, true);
   }
-  show('save-field', next.kind === 'new');
+  // A subscription keeps its method for renewals anyway (the summary says so), so no choice is offered.
+  show('save-field', next.kind === 'new' && !state.checkout.subscription);
   for (const label of document.querySelectorAll('.method-option')) {
     label.classList.toggle('selected', label.querySelector('input').checked);
   }
@@ -127,7 +128,7 @@ export function buildForm(c, { onSubmit, onDeadline }) {
   buildAmountField(c);
   buildMethods(c);
   show('geo-notice', c.geo_required);
-  if (c.subscription) $('pay-button').setAttribute('aria-describedby', 'subscription-note');
+  if (c.subscription) $('pay-button').setAttribute('aria-describedby', 'subscription-note subscription-renewal');
   if (c.expires_at === null) {
     // Expiry pauses while a person reviews the withdrawal.
     $('expires-note').textContent = 'This checkout does not expire while it is in review.';

@@ -55,5 +55,8 @@ export function renderSummary(c) {
     const amount = c.amount_due_cents !== null ? formatMoney(c.amount_due_cents) + ' ' : '';
     $('subscription-note').textContent = 'Billed ' + amount + intervalText(c.subscription) + '.';
     show('subscription-note', true);
+    // Said before paying: the method is kept and charged again without the customer present.
+    $('subscription-renewal').textContent = 'Your card or account is saved for renewals and charged ' + amount + intervalText(c.subscription) + ' until the subscription is cancelled.';
+    show('subscription-renewal', true);
   }
 }

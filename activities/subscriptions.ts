@@ -1,0 +1,119 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityDeps } from './deps';
+import { newId } from '../src/domain/ids';
+import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
+import { dispatchEvents } from '../src/events/dispatch';
+import { findChargeById, findLatestChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
+import type { Db } from '../src/storage/db';
+import { findMerchant } from '../src/storage/merchants';
+import { findSubscriptionById, updateSubscription, type SubscriptionRow } from '../src/storage/subscriptions';
+import { recordSubscriptionEvent } from '../src/subscriptions/effects';
+
+/** What a subscription workflow run needs to wait for its next step. */
+export interface SubscriptionPlan {
+  subscriptionId: string;
+  status: SubscriptionRow['status'];
+  /** ISO time on the subscription's clock; null once nothing is due any more. */
+  nextChargeAt: string | null;
+  cancelAtPeriodEnd: boolean;
+  clockOffsetMs: number;
+  /** Sandbox: how long a bank or crypto renewal stays pending before it settles. */
+  settlementMs: number;
+}
+
+export type RenewalStep = { kind: 'charge'; chargeId: string } | { kind: 'ended' } | { kind: 'not_due' };
+
+/** The idempotency reference of a renewal charge: one charge per period and attempt, whatever retries. */
+export function renewalAttemptKey(subscriptionId: string, period: number, attempt: number): string {
+  return `${subscriptionId}:${period}:${attempt}`;
+}
+
+export function createSubscriptionActivities(deps: ActivityDeps) {
+  const { db } = deps;
+
+  async function load(trx: Db, subscriptionId: string, lock = false): Promise<SubscriptionRow> {
+    const sub = await findSubscriptionById(trx, subscriptionId, lock);
+    if (!sub) throw ApplicationFailure.nonRetryable(`subscription ${subscriptionId} does not exist`);
+    return sub;
+  }
+
+  /** Runs `work` in a transaction and, after the commit, starts delivery of the events it recorded. */
+  async function withEvents<T>(work: (trx: Db) => Promise<{ result: T; eventIds: string[] }>): Promise<T> {
+    const { result, eventIds } = await db.transaction(work);
+    await dispatchEvents(deps, eventIds);
+    return result;
+  }
+
+  /** Ends the subscription (cancelled) in the caller's transaction and records subscription.cancelled. */
+  async function end(trx: Db, sub: SubscriptionRow, cancelledAt: Date) {
+    const row = await updateSubscription(trx, sub.id, { status: 'cancelled', next_charge_at: null, cancelled_at: cancelledAt, cancellation_reason: 'requested' });
+    const merchant = (await findMerchant(trx, sub.merchant_id))!;
+    return { row, eventIds: await recordSubscriptionEvent(trx, merchant, ['subscription.cancelled'], row, null) };
+  }
+
+  return {
+    async loadSubscriptionPlan(input: { subscriptionId: string }): Promise<SubscriptionPlan> {
+      const sub = await load(db, input.subscriptionId);
+      const merchant = (await findMerchant(db, sub.merchant_id))!;
+      return {
+        subscriptionId: sub.id,
+        status: sub.status,
+        nextChargeAt: sub.next_charge_at?.toISOString() ?? null,
+        cancelAtPeriodEnd: sub.cancel_at_period_end,
+        clockOffsetMs: sub.clock_offset_ms,
+        settlementMs: merchant.environment === 'sandbox' ? merchant.settings.sandbox_settlement_seconds * 1000 : 0,
+      };
+    },
+
+    /**
+     * The renewal now due: ends a subscription cancelled at period end, or creates the period's
+     * charge at `created` (a retried activity finds the same charge by its attempt key).
+     */
+    async beginRenewal(input: { subscriptionId: string }): Promise<RenewalStep> {
+      return withEvents<RenewalStep>(async (trx) => {
+        const sub = await load(trx, input.subscriptionId, true);
+        if (sub.status === 'cancelled' || sub.next_charge_at === null) return { result: { kind: 'ended' }, eventIds: [] };
+        const now = subscriptionNow(sub.clock_offset_ms);
+        if (now < sub.next_charge_at) return { result: { kind: 'not_due' }, eventIds: [] };
+        if (sub.cancel_at_period_end) {
+          const { eventIds } = await end(trx, sub, sub.next_charge_at);
+          return { result: { kind: 'ended' }, eventIds };
+        }
+        // The processor that tokenized the method charges it again, whatever the merchant's setting says now.
+        const { processor } = (await findLatestChargeOfMethod(trx, sub.payment_method_id)) ?? (await findChargeById(trx, sub.first_charge_id))!;
+        const period = sub.period + 1;
+        const charge = await insertChargeOnce(trx, {
+          id: newId('charge'),
+          merchant_id: sub.merchant_id,
+          checkout_id: sub.checkout_id,
+          customer_id: sub.customer_id,
+          payment_method_id: sub.payment_method_id,
+          attempt_key: renewalAttemptKey(sub.id, period, sub.failed_attempts + 1),
+          amount_cents: sub.amount_cents,
+          currency: sub.currency,
+          transaction_type: 'credit',
+          processor,
+          subscription_id: sub.id,
+          subscription_period: period,
+        });
+        return { result: { kind: 'charge', chargeId: charge.id }, eventIds: [] };
+      });
+    },
+
+    /** A merchant's cancellation, run by the workflow between renewals: now, or at the end of the period. */
+    async cancelSubscription(input: { subscriptionId: string; atPeriodEnd: boolean }): Promise<SubscriptionView> {
+      return withEvents(async (trx) => {
+        const sub = await load(trx, input.subscriptionId, true);
+        if (sub.status === 'cancelled') return { result: presentSubscription(sub), eventIds: [] };
+        if (!input.atPeriodEnd) {
+          const { row, eventIds } = await end(trx, sub, subscriptionNow(sub.clock_offset_ms));
+          return { result: presentSubscription(row), eventIds };
+        }
+        if (sub.cancel_at_period_end) return { result: presentSubscription(sub), eventIds: [] };
+        const row = await updateSubscription(trx, sub.id, { cancel_at_period_end: true });
+        const merchant = (await findMerchant(trx, sub.merchant_id))!;
+        return { result: presentSubscription(row), eventIds: await recordSubscriptionEvent(trx, merchant, ['subscription.updated'], row, null) };
+      });
+    },
+  };
+}
