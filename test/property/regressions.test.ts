@@ -94,9 +94,45 @@ describe('issue 8 regressions found by the property suite', () => {
     expect(await service.deps.db('payment_methods').where({ customer_id: s.customerId })).toHaveLength(1);
   });
 
-  // Prediction of the simulator and invariants debit_held_first / hold_decides / one_live_charge.
-  // Shrunk: CreateCheckout(preset_withdrawal); AttemptWithMoveDuringHold(card 4242, move to pending).
-  it.each(['pending', 'succeeded', 'failed'])('a move to %s while the hold is unanswered is refused, and the hold decides', async (to) => {
+  // Invariant no_orphan_payment_method, seed 20261122 path "1":
+  // (setup) CreateCheckout(purchase, 5000); Attempt(bank 000123456789) -> 201 pending; Attempt(bank 000123450002) -> 422,
+  // but the refused attempt had already written a payment_methods row.
+  it('an attempt refused because a charge is pending writes no payment method', async () => {
+    const s = await shop({ sandbox_settlement_seconds: 3 });
+    const checkout = await createCheckout(service, s, { type: 'deposit', line_items: [{ name: 'Thing', price_cents: 5_000, quantity: 1 }] });
+    const first = await attempt(service, checkout, { payment_method: BANK() });
+    expect(first.body.charge.status).toBe('pending');
+    const second = await attempt(service, checkout, { payment_method: BANK('000123450002') });
+    expect(second.status).toBe(422);
+    expect(await service.deps.db('payment_methods').where({ customer_id: s.customerId })).toHaveLength(1);
+  });
+
+  // Prediction move_during_hold, seed 20261122 path "32" (ignoring the rules above): with the merchant answering
+  // holds 402, AttemptWithMoveDuringHold(balance withdrawal, card 4000000000000002, move to succeeded) -> the move
+  // answered 200 and the withdrawal was paid although its hold was refused. Invariants debit_held_first and
+  // hold_decides catch the same through moves to pending (the charge then stays pending beside new charges).
+  it('a withdrawal refused at the hold is never paid by a move made while the hold was unanswered', async () => {
+    const s = await shop();
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', balance_amount_cents: 100 });
+    let move: Promise<Awaited<ReturnType<typeof transition>>> | undefined;
+    receiver.responder = async (r) => {
+      if (r.body?.type === 'checkout.hold' && r.body.data.id === checkout.id) {
+        move = transition(r.body.data.charge.id, 'succeeded');
+        await move;
+        return { status: 402 };
+      }
+      return { status: 200 };
+    };
+    const res = await attempt(service, checkout, { amount_cents: 100, payment_method: CARD('4000000000000002') });
+    expect((await move!).status).toBe(422);
+    expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    expect((await walletView(service, checkout)).body.state).toBe('open');
+  });
+
+  // The same window, moves to pending, succeeded, failed and held: refused, and the hold decides.
+  // Invariant hold_once, seed 1 (ignoring the rules above): (setup) CreateCheckout(balance_withdrawal, 108);
+  // AttemptWithMoveDuringHold(paypal, 50, move to held) -> the simulator sent a second checkout.hold.
+  it.each(['pending', 'succeeded', 'failed', 'held'])('a move to %s while the hold is unanswered is refused, and the hold decides', async (to) => {
     const s = await shop();
     const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
     let move: Promise<Awaited<ReturnType<typeof transition>>> | undefined;
@@ -115,10 +151,12 @@ describe('issue 8 regressions found by the property suite', () => {
     await waitFor(async () => (await getCharge(service, s, res.body.charge.id)).body.status === 'succeeded');
     const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
     expect(types).toEqual(['checkout.hold', 'checkout.succeeded']);
+    expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold')).toHaveLength(1);
   });
 
-  // Prediction of the simulator and invariant refund_row / refund_only_card_credit.
-  // Shrunk: CreateCheckout(preset_withdrawal); Attempt(card 4242) -> succeeded; SimulatorMove(to refunded) -> 200.
+  // Invariant refund_row, seed 20261122 path "34" (with PROPERTY_IGNORE=no_orphan_payment_method,events_of_moves):
+  // (setup) CreateCheckout(preset_deposit, 2500); Attempt(card 4000000000003220); Wait(500 ms); SimulatorMove(to refunded)
+  // -> refunded with no refunds row. Prediction simulator_answer: the same move of a withdrawal or a bank deposit -> 200.
   it('the simulator refuses succeeded -> refunded for a withdrawal and a bank deposit, and records a refund for a card deposit', async () => {
     const s = await shop({ sandbox_settlement_seconds: 0, enabled_events: ['checkout.refunded'] });
     const withdrawal = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
@@ -165,13 +203,17 @@ describe('issue 8 regressions found by the property suite', () => {
 
   // Invariant refund_all_or_nothing and RefundRace's "one of the two loses cleanly".
   // Shrunk: CreateCheckout(preset_deposit, 2500); Attempt(card 4242); RefundRace(returned after 40-120 ms).
-  it.each([0, 40, 80, 120])('a refund racing a returned move %i ms later: exactly one wins, and the answer tells the truth', async (delay) => {
+  // Also found: RefundRace(voided after 148 ms) and RefundRace(failed after 16 ms) answered the refund 200 with
+  // status voided / failed.
+  it.each([
+    ['returned', 0], ['returned', 40], ['returned', 80], ['returned', 120], ['failed', 16], ['voided', 148],
+  ] as const)('a refund racing a move to %s %i ms later: exactly one wins, and the answer tells the truth', async (to, delay) => {
     const s = await shop();
     const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 2_500 });
     const chargeId = (await attempt(service, checkout, { payment_method: CARD() })).body.charge.id as string;
     const [refund, move] = await Promise.all([
       request(service.baseUrl, 'POST', `/api/v1/charges/${chargeId}/refund`, { token: s.merchant.api_key }),
-      sleep(delay).then(() => transition(chargeId, 'returned')),
+      sleep(delay).then(() => transition(chargeId, to)),
     ]);
     const final = (await getCharge(service, s, chargeId)).body.status;
     const refunds = await service.deps.db('refunds').where({ charge_id: chargeId });
@@ -183,13 +225,14 @@ describe('issue 8 regressions found by the property suite', () => {
     } else {
       expect(refund.status).toBe(422);
       expect(move.status).toBe(200);
-      expect(final).toBe('returned');
+      expect(final).toBe(to);
       expect(refunds.filter((r) => r.status !== 'failed')).toHaveLength(0);
     }
   });
 
-  // Invariant events_of_moves (release_hold after an accepted hold).
-  // Shrunk: CreateCheckout(balance_withdrawal); Attempt(bank ...0002, amount small) -> held -> pending -> failed.
+  // Invariant events_of_moves, seed 20261122 path "31" (with PROPERTY_IGNORE=no_orphan_payment_method):
+  // (setup) CreateCheckout(preset_withdrawal, 5000); Attempt(bank 000123450002) -> created->held->pending->failed
+  // recorded [checkout.pending, checkout.failed] and no checkout.release_hold.
   it('a held bank payout that fails from pending sends checkout.release_hold as well as the opt-in checkout.failed', async () => {
     const s = await shop({ enabled_events: ['checkout.failed'] });
     const checkout = await createCheckout(service, s, { type: 'withdrawal', balance_amount_cents: 5_000 });
@@ -197,7 +240,8 @@ describe('issue 8 regressions found by the property suite', () => {
     await waitFor(async () => (await getCharge(service, s, res.body.charge.id)).body.status === 'failed');
     await sleep(300);
     const types = (await recordedEvents(service, checkout.id)).map((e) => e.type).sort();
-    expect(types).toEqual(['checkout.failed', 'checkout.hold', 'checkout.release_hold']);
+    // checkout.pending (held -> pending) is recorded too, not enabled.
+    expect(types).toEqual(['checkout.failed', 'checkout.hold', 'checkout.pending', 'checkout.release_hold']);
   });
 
   // Invariant no_charge_after_expiry.

@@ -478,7 +478,7 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(1, fc.boolean().map((v) => new SubmitKyc(v))),
     w(1, fc.tuple(index, fc.boolean()).map(([c, inside]) => new DevicePing(c, inside))),
     w(2, fc.tuple(answerArb, answerArb).map(([hold, delivery]) => new SetAnswers(hold, delivery))),
-    w(5, fc.tuple(fc.constantFrom(...FLOWS), fc.constantFrom(99, 100, 108, 2_500, 5_000, 10_000, 20_000)).map(([flow, amount]) => new CreateCheckout(flow, amount))),
+    w(5, fc.tuple(fc.constantFrom(...FLOWS, 'balance_withdrawal', 'preset_withdrawal'), fc.constantFrom(99, 100, 108, 2_500, 5_000, 10_000, 20_000)).map(([flow, amount]) => new CreateCheckout(flow, amount))),
     w(12, fc.tuple(index, methodArb, amountArb).map(([c, m, a]) => new Attempt(c, m, a))),
     w(1, fc.tuple(index, amountArb).map(([c, a]) => new Attempt(c, { kind: 'card', number: BAD_LUHN }, a, true))),
     w(2, fc.tuple(index, fc.array(methodArb, { minLength: 2, maxLength: 5 }), amountArb).map(([c, ms, a]) => new ConcurrentAttempts(c, ms, a))),

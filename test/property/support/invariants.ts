@@ -58,6 +58,8 @@ function authorizingReview(s: Snapshot, charge: any): any | undefined {
 }
 
 export async function checkInvariants(world: World, model: Model, final: boolean): Promise<void> {
+  // Deliveries first: every event a received request carries was committed before it was sent.
+  const received = [...world.endpoint.receivedBy(world.route)];
   const s = await snapshot(world);
   const v = new Violations();
   const eventsOf = (chargeId: string) => s.events.filter((e) => e.charge_id === chargeId);
@@ -173,7 +175,6 @@ export async function checkInvariants(world: World, model: Model, final: boolean
   }
 
   // Webhooks: signed, the stored bytes, the hold never retried; every enabled event delivered at least once.
-  const received = world.endpoint.receivedBy(world.route);
   const byId = new Map(s.events.map((e) => [e.id, e]));
   for (const r of received) {
     const header = signatureFromHeaders(r.headers);
@@ -197,8 +198,14 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       v.check('delivered_at_least_once', received.some((r) => r.body?.event_id === e.id), () => `${e.type} ${e.id} (enabled) never reached the merchant`);
     }
     for (const checkout of model.checkouts) {
-      const row = s.checkouts.find((c) => c.id === checkout.id);
-      const view = await wallet(world, checkout, 'GET');
+      // Read the row again beside the view: a timer may have expired the checkout since the snapshot.
+      let view = await wallet(world, checkout, 'GET');
+      let row = await world.service.deps.db('checkouts').where({ id: checkout.id }).first();
+      if (view.body?.state !== row?.state) {
+        await new Promise((r) => setTimeout(r, 500));
+        view = await wallet(world, checkout, 'GET');
+        row = await world.service.deps.db('checkouts').where({ id: checkout.id }).first();
+      }
       v.check('wallet_view', view.status === 200 && view.body.state === row?.state, () => `wallet shows ${view.body?.state} for ${checkout.id}, the database ${row?.state}`);
       const review = s.reviews.find((r) => r.checkout_id === checkout.id);
       v.check('wallet_review', (view.body?.review?.id ?? null) === (review?.id ?? null) && (view.body?.review?.status ?? null) === (review?.status ?? null), () => `wallet shows review ${JSON.stringify(view.body?.review)} for ${checkout.id}, the database ${review?.id} ${review?.status}`);
