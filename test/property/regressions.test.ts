@@ -35,10 +35,13 @@ async function shop(settings: Record<string, unknown> = {}): Promise<Shop> {
 }
 
 describe('issue 8 regressions found by the property suite', () => {
-  // Prediction "one review per checkout" and invariant review_rule.
-  // Shrunk: PatchSettings(review on, 100); CreateCheckout(balance_withdrawal, 10000); SetAnswers(hold: 402);
-  // Attempt(card 4242, at/above threshold) -> 202; ApproveReview -> hold refused, charge failed;
-  // Attempt(another card, above threshold) -> 202 with the old approved review, and the charge was paid.
+  // Prediction attempt_answer ("one review per checkout") and invariant review_rule. Found with PROPERTY_SEED=1
+  // PROPERTY_RUNS=60 PROPERTY_COMMANDS=25 PROPERTY_PATH=22 (ignoring the rules broken above), shrunk 20 times to:
+  // review {enabled, 100}, hold answered 402; (setup) CreateCheckout(balance_withdrawal, 100);
+  // AttemptWithMoveDuringHold(bank, 100) -> 202; ApproveReview -> hold refused, charge failed, checkout open;
+  // Attempt(card 4242, 99) -> 201; ...; Attempt(card 4000000000000002, 100) -> 202 carrying the OLD approved
+  // review, and its charge went on to the hold without a review of its own (unshrunk: the payout of card 9995
+  // failed after an accepted hold, the next attempt was paid under the first approval).
   it('an attempt after an approved-but-failed withdrawal is refused, not paid under the old approval', async () => {
     const s = await shop({ review: { enabled: true, min_amount_cents: 100 } });
     const checkout = await createCheckout(service, s, { type: 'withdrawal', balance_amount_cents: 10_000 });
