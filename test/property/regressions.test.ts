@@ -247,9 +247,11 @@ describe('issue 8 regressions found by the property suite', () => {
     expect(types).toEqual(['checkout.failed', 'checkout.hold', 'checkout.pending', 'checkout.release_hold']);
   });
 
-  // Invariant no_charge_after_expiry.
-  // Shrunk: PatchSettings(expiry 3 s); PatchSettings(review on, 100); CreateCheckout(preset_withdrawal, 2500);
-  // Attempt(card 4242) -> 202; Wait(3500 ms); ApproveReview -> paid after expires_at.
+  // Invariant no_charge_after_expiry: the first failure of `npm test`'s own seed (20261122, path "0"):
+  // review {enabled, 5000}, expiry 8 s, hold answered 402; (setup) CreateCheckout(balance_withdrawal, 5000);
+  // Attempt(bank, 4999) -> 201, hold refused; CreateCheckout(preset_deposit, 99); Attempt(card 3220, 5000) -> 202;
+  // Refund(...); Wait(1500 ms); PatchSettings(review off); SimulatorMove(...); ApproveReview -> the withdrawal's
+  // charge was made 6.3 s after the checkout's expires_at.
   it('expiry pauses while a review is pending; approval gives back the time that was left', async () => {
     const s = await shop({ review: { enabled: true, min_amount_cents: 100 }, checkout_expiry_seconds: 3, enabled_events: ['checkout.review.approved'] });
     const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });

@@ -91,7 +91,7 @@ export async function checkInvariants(world: World, model: Model, final: boolean
     const leftCreated = moves[1];
     v.check('hold_once', holds.length <= 1, () => `${label} sent checkout.hold ${holds.length} times`);
     v.check('hold_debit_only', holds.length === 0 || charge.transaction_type === 'debit', () => `${label} sent checkout.hold for a deposit`);
-    if (path.includes('held')) v.check('hold_before_held', holds.length === 1, () => `${label} became held without checkout.hold`);
+    if (path.includes('held')) v.check('hold_before_held', holds.length >= 1, () => `${label} became held without checkout.hold`);
     if (holds.length === 1 && leftCreated) {
       v.check('hold_while_created', new Date(holds[0].created_at).getTime() <= new Date(leftCreated.at).getTime(), () => `${label} sent checkout.hold after it had already left created (to ${leftCreated.to_status})`);
       v.check('hold_decides', leftCreated.to_status === 'held' || leftCreated.to_status === 'failed', () => `${label} sent checkout.hold but left created for ${leftCreated.to_status} while the hold was unanswered`);

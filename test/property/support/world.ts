@@ -3,7 +3,7 @@ import { onboard, request, uniqueCustomer, type JsonResponse, type MerchantCrede
 import type { MerchantEndpoint } from './merchant-endpoint';
 
 /** Any answer slower than this is an attempt (or call) left without an answer. */
-const ANSWER_TIMEOUT_MS = 25_000;
+const ANSWER_TIMEOUT_MS = 40_000;
 
 export class PropertyFailure extends Error {}
 
