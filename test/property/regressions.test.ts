@@ -1,0 +1,280 @@
+/**
+ * Counterexamples the property suite (test/property/stateful.test.ts) found against the code
+ * before issue 8, shrunk and written out as plain tests of the behaviour issue 8 decided
+ * (/DECISIONS-8 in the README). Each test names the invariant or prediction that caught it.
+ */
+import { startService, type Service } from '../support/harness';
+import { request } from '../support/http';
+import { WebhookReceiver } from '../support/receiver';
+import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from '../support/fixtures';
+
+let service: Service;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  service = await startService();
+  receiver = await new WebhookReceiver().start();
+});
+afterAll(async () => {
+  await service.stop();
+  await receiver.stop();
+});
+
+const admin = (method: string, path: string, body?: unknown) => request(service.baseUrl, method, `/admin/v1${path}`, { token: service.adminToken, ...(body === undefined ? {} : { body }) });
+const transition = (chargeId: string, to: string) => admin('POST', `/sandbox/charges/${chargeId}/transition`, { to });
+const chargesOf = (checkoutId: string) => service.deps.db('charges').where({ checkout_id: checkoutId }).orderBy('created_at');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Each shop answers holds as its own `holdAnswer` says (the receiver is shared, so answers are per checkout). */
+const holdAnswers = new Map<string, number>();
+beforeEach(() => {
+  receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? (holdAnswers.get(r.body?.data?.id) ?? 200) : 200 });
+});
+
+async function shop(settings: Record<string, unknown> = {}): Promise<Shop> {
+  return openShop(service, { webhook_url: receiver.url, sandbox_settlement_seconds: 1, ...settings });
+}
+
+describe('issue 8 regressions found by the property suite', () => {
+  // Prediction attempt_answer ("one review per checkout") and invariant review_rule. Found with PROPERTY_SEED=1
+  // PROPERTY_RUNS=60 PROPERTY_COMMANDS=25 PROPERTY_PATH=22 (ignoring the rules broken above), shrunk 20 times to:
+  // review {enabled, 100}, hold answered 402; (setup) CreateCheckout(balance_withdrawal, 100);
+  // AttemptWithMoveDuringHold(bank, 100) -> 202; ApproveReview -> hold refused, charge failed, checkout open;
+  // Attempt(card 4242, 99) -> 201; ...; Attempt(card 4000000000000002, 100) -> 202 carrying the OLD approved
+  // review, and its charge went on to the hold without a review of its own (unshrunk: the payout of card 9995
+  // failed after an accepted hold, the next attempt was paid under the first approval).
+  it('an attempt after an approved-but-failed withdrawal is refused, not paid under the old approval', async () => {
+    const s = await shop({ review: { enabled: true, min_amount_cents: 100 } });
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', balance_amount_cents: 10_000 });
+    holdAnswers.set(checkout.id, 402);
+    const first = await attempt(service, checkout, { amount_cents: 500, payment_method: CARD() });
+    expect(first.status).toBe(202);
+    expect((await admin('POST', `/reviews/${first.body.review.id}/approve`)).status).toBe(200);
+    const [failed] = await waitFor(async () => {
+      const rows = await chargesOf(checkout.id);
+      return rows.length === 1 && rows[0].status === 'failed' && rows;
+    });
+    expect((await walletView(service, checkout)).body.state).toBe('open');
+    holdAnswers.set(checkout.id, 200);
+    const pmRowsBefore = await service.deps.db('payment_methods').where({ customer_id: s.customerId }).count({ n: '*' });
+
+    const second = await attempt(service, checkout, { amount_cents: 9_000, payment_method: CARD('5555555555554444') });
+    expect(second.status).toBe(422);
+    expect(second.body).toEqual({ error: 'This checkout already used its one review.', hint: expect.stringContaining('new checkout') });
+    await sleep(1_500);
+    expect((await chargesOf(checkout.id)).map((c) => c.id)).toEqual([failed.id]);
+    expect(await service.deps.db('payment_methods').where({ customer_id: s.customerId }).count({ n: '*' })).toEqual(pmRowsBefore);
+    const view = await walletView(service, checkout);
+    expect(view.body.review).toEqual({ id: first.body.review.id, status: 'approved', amount_cents: 500, charge_id: failed.id });
+    // Below the threshold the checkout still takes attempts.
+    expect((await attempt(service, checkout, { amount_cents: 99, payment_method: CARD() })).status).toBe(201);
+  });
+
+  // Invariant review_rule: the same hole through a payout that fails after an accepted hold.
+  // Shrunk: PatchSettings(review on, 100); CreateCheckout(preset_withdrawal, 2500); Attempt(card 4000000000000002) -> 202;
+  // ApproveReview -> held -> payout declined (release_hold); Attempt(card 4242) -> paid with no review of its own.
+  it('a preset withdrawal whose approved payout failed is not paid again without a review', async () => {
+    const s = await shop({ review: { enabled: true, min_amount_cents: 100 } });
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
+    const first = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+    expect(first.status).toBe(202);
+    await admin('POST', `/reviews/${first.body.review.id}/approve`);
+    await waitFor(async () => (await chargesOf(checkout.id))[0]?.status === 'failed');
+    const again = await attempt(service, checkout, { payment_method: CARD() });
+    expect(again.status).toBe(422);
+    await sleep(1_000);
+    expect(await chargesOf(checkout.id)).toHaveLength(1);
+  });
+
+  // Invariant no_orphan_payment_method (and one_live_charge).
+  // Shrunk: CreateCheckout(preset_deposit, 2500); ConcurrentAttempts(5 cards).
+  it('concurrent attempts on one checkout make one charge and one payment method row', async () => {
+    const s = await shop();
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => attempt(service, checkout, { payment_method: CARD() })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 422)).toHaveLength(4);
+    expect(await chargesOf(checkout.id)).toHaveLength(1);
+    expect(await service.deps.db('payment_methods').where({ customer_id: s.customerId })).toHaveLength(1);
+  });
+
+  // Invariant no_orphan_payment_method, seed 20261122 path "1":
+  // (setup) CreateCheckout(purchase, 5000); Attempt(bank 000123456789) -> 201 pending; Attempt(bank 000123450002) -> 422,
+  // but the refused attempt had already written a payment_methods row.
+  it('an attempt refused because a charge is pending writes no payment method', async () => {
+    const s = await shop({ sandbox_settlement_seconds: 3 });
+    const checkout = await createCheckout(service, s, { type: 'deposit', line_items: [{ name: 'Thing', price_cents: 5_000, quantity: 1 }] });
+    const first = await attempt(service, checkout, { payment_method: BANK() });
+    expect(first.body.charge.status).toBe('pending');
+    const second = await attempt(service, checkout, { payment_method: BANK('000123450002') });
+    expect(second.status).toBe(422);
+    expect(await service.deps.db('payment_methods').where({ customer_id: s.customerId })).toHaveLength(1);
+  });
+
+  // Prediction move_during_hold, seed 20261122 path "32" (ignoring the rules above): with the merchant answering
+  // holds 402, AttemptWithMoveDuringHold(balance withdrawal, card 4000000000000002, move to succeeded) -> the move
+  // answered 200 and the withdrawal was paid although its hold was refused. Invariants debit_held_first and
+  // hold_decides catch the same through moves to pending (the charge then stays pending beside new charges).
+  it('a withdrawal refused at the hold is never paid by a move made while the hold was unanswered', async () => {
+    const s = await shop();
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', balance_amount_cents: 100 });
+    let move: Promise<Awaited<ReturnType<typeof transition>>> | undefined;
+    receiver.responder = async (r) => {
+      if (r.body?.type === 'checkout.hold' && r.body.data.id === checkout.id) {
+        move = transition(r.body.data.charge.id, 'succeeded');
+        await move;
+        return { status: 402 };
+      }
+      return { status: 200 };
+    };
+    const res = await attempt(service, checkout, { amount_cents: 100, payment_method: CARD('4000000000000002') });
+    expect((await move!).status).toBe(422);
+    expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    expect((await walletView(service, checkout)).body.state).toBe('open');
+  });
+
+  // The same window, moves to pending, succeeded, failed and held: refused, and the hold decides.
+  // Invariant hold_once, seed 1 (ignoring the rules above): (setup) CreateCheckout(balance_withdrawal, 108);
+  // AttemptWithMoveDuringHold(paypal, 50, move to held) -> the simulator sent a second checkout.hold.
+  it.each(['pending', 'succeeded', 'failed', 'held'])('a move to %s while the hold is unanswered is refused, and the hold decides', async (to) => {
+    const s = await shop();
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
+    let move: Promise<Awaited<ReturnType<typeof transition>>> | undefined;
+    receiver.responder = async (r) => {
+      if (r.body?.type === 'checkout.hold' && r.body.data.id === checkout.id) {
+        move = transition(r.body.data.charge.id, to);
+        await move;
+      }
+      return { status: 200 };
+    };
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(201);
+    const moved = await move!;
+    expect(moved.status).toBe(422);
+    expect(moved.body.hint).toEqual(expect.any(String));
+    await waitFor(async () => (await getCharge(service, s, res.body.charge.id)).body.status === 'succeeded');
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types).toEqual(['checkout.hold', 'checkout.succeeded']);
+    expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold')).toHaveLength(1);
+  });
+
+  // Invariant refund_row, seed 20261122 path "34" (with PROPERTY_IGNORE=no_orphan_payment_method,events_of_moves):
+  // (setup) CreateCheckout(preset_deposit, 2500); Attempt(card 4000000000003220); Wait(500 ms); SimulatorMove(to refunded)
+  // -> refunded with no refunds row. Prediction simulator_answer: the same move of a withdrawal or a bank deposit -> 200.
+  it('the simulator refuses succeeded -> refunded for a withdrawal and a bank deposit, and records a refund for a card deposit', async () => {
+    const s = await shop({ sandbox_settlement_seconds: 0, enabled_events: ['checkout.refunded'] });
+    const withdrawal = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
+    const paidOut = await attempt(service, withdrawal, { payment_method: CARD() });
+    await waitFor(async () => (await getCharge(service, s, paidOut.body.charge.id)).body.status === 'succeeded');
+    const refusedDebit = await transition(paidOut.body.charge.id, 'refunded');
+    expect(refusedDebit.status).toBe(422);
+    expect(refusedDebit.body.hint).toEqual(expect.any(String));
+
+    const bankDeposit = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 2_500 });
+    const bank = await attempt(service, bankDeposit, { payment_method: BANK() });
+    await waitFor(async () => (await getCharge(service, s, bank.body.charge.id)).body.status === 'succeeded');
+    expect((await transition(bank.body.charge.id, 'refunded')).status).toBe(422);
+
+    const cardDeposit = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 2_500 });
+    const card = await attempt(service, cardDeposit, { payment_method: CARD() });
+    const refunded = await transition(card.body.charge.id, 'refunded');
+    expect(refunded.status).toBe(200);
+    expect(refunded.body.status).toBe('refunded');
+    const rows = await service.deps.db('refunds').where({ charge_id: card.body.charge.id });
+    expect(rows).toHaveLength(1);
+    expect(rows[0].source).toBe('processor');
+    expect((await recordedEvents(service, cardDeposit.id)).map((e) => e.type)).toEqual(['checkout.succeeded', 'checkout.refunded']);
+  });
+
+  // Prediction of Refund(body amount) and invariant refund_answer.
+  it('a refund with a body is refused with a hint; no body and {} are full refunds', async () => {
+    const s = await shop();
+    const pay = async () => {
+      const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 2_500 });
+      return (await attempt(service, checkout, { payment_method: CARD() })).body.charge.id as string;
+    };
+    const a = await pay();
+    const withBody = await request(service.baseUrl, 'POST', `/api/v1/charges/${a}/refund`, { token: s.merchant.api_key, body: { amount_cents: 100 } });
+    expect(withBody.status).toBe(422);
+    expect(withBody.body).toEqual({ error: expect.any(String), hint: expect.stringContaining('full') });
+    const adminWithBody = await admin('POST', `/charges/${a}/refund`, { amount_cents: 100 });
+    expect(adminWithBody.status).toBe(422);
+    expect((await getCharge(service, s, a)).body.status).toBe('succeeded');
+    const empty = await request(service.baseUrl, 'POST', `/api/v1/charges/${a}/refund`, { token: s.merchant.api_key, body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.body.status).toBe('refunded');
+  });
+
+  // Invariant refund_all_or_nothing and RefundRace's "one of the two loses cleanly".
+  // Shrunk: CreateCheckout(preset_deposit, 2500); Attempt(card 4242); RefundRace(returned after 40-120 ms).
+  // Also found: RefundRace(voided after 148 ms) and RefundRace(failed after 16 ms) answered the refund 200 with
+  // status voided / failed.
+  it.each([
+    ['returned', 0], ['returned', 40], ['returned', 80], ['returned', 120], ['failed', 16], ['voided', 148],
+  ] as const)('a refund racing a move to %s %i ms later: exactly one wins, and the answer tells the truth', async (to, delay) => {
+    const s = await shop();
+    const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 2_500 });
+    const chargeId = (await attempt(service, checkout, { payment_method: CARD() })).body.charge.id as string;
+    const [refund, move] = await Promise.all([
+      request(service.baseUrl, 'POST', `/api/v1/charges/${chargeId}/refund`, { token: s.merchant.api_key }),
+      sleep(delay).then(() => transition(chargeId, to)),
+    ]);
+    const final = (await getCharge(service, s, chargeId)).body.status;
+    const refunds = await service.deps.db('refunds').where({ charge_id: chargeId });
+    if (refund.status === 200) {
+      expect(refund.body.status).toBe('refunded');
+      expect(move.status).toBe(422);
+      expect(final).toBe('refunded');
+      expect(refunds).toHaveLength(1);
+    } else {
+      expect(refund.status).toBe(422);
+      expect(move.status).toBe(200);
+      expect(final).toBe(to);
+      expect(refunds.filter((r) => r.status !== 'failed')).toHaveLength(0);
+    }
+  });
+
+  // Invariant events_of_moves, seed 20261122 path "31" (with PROPERTY_IGNORE=no_orphan_payment_method):
+  // (setup) CreateCheckout(preset_withdrawal, 5000); Attempt(bank 000123450002) -> created->held->pending->failed
+  // recorded [checkout.pending, checkout.failed] and no checkout.release_hold.
+  it('a held bank payout that fails from pending sends checkout.release_hold as well as the opt-in checkout.failed', async () => {
+    const s = await shop({ enabled_events: ['checkout.failed'] });
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', balance_amount_cents: 5_000 });
+    const res = await attempt(service, checkout, { amount_cents: 50, payment_method: BANK('000123450002') });
+    await waitFor(async () => (await getCharge(service, s, res.body.charge.id)).body.status === 'failed');
+    await sleep(300);
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type).sort();
+    // checkout.pending (held -> pending) is recorded too, not enabled.
+    expect(types).toEqual(['checkout.failed', 'checkout.hold', 'checkout.pending', 'checkout.release_hold']);
+  });
+
+  // Invariant no_charge_after_expiry: the first failure of `npm test`'s own seed (20261122, path "0"):
+  // review {enabled, 5000}, expiry 8 s, hold answered 402; (setup) CreateCheckout(balance_withdrawal, 5000);
+  // Attempt(bank, 4999) -> 201, hold refused; CreateCheckout(preset_deposit, 99); Attempt(card 3220, 5000) -> 202;
+  // Refund(...); Wait(1500 ms); PatchSettings(review off); SimulatorMove(...); ApproveReview -> the withdrawal's
+  // charge was made 6.3 s after the checkout's expires_at.
+  it('expiry pauses while a review is pending; approval gives back the time that was left', async () => {
+    const s = await shop({ review: { enabled: true, min_amount_cents: 100 }, checkout_expiry_seconds: 3, enabled_events: ['checkout.review.approved'] });
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
+    const created = Date.parse((await walletView(service, checkout)).body.expires_at);
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(202);
+    const left = created - Date.now();
+    await sleep(3_500);
+    const paused = await walletView(service, checkout);
+    expect(paused.body.state).toBe('in_review');
+    expect(paused.body.expires_at).toBeNull();
+    const decidedAt = Date.now();
+    expect((await admin('POST', `/reviews/${res.body.review.id}/approve`)).status).toBe(200);
+    const after = await walletView(service, checkout);
+    const newExpiry = Date.parse(after.body.expires_at ?? (await service.deps.db('checkouts').where({ id: checkout.id }).first()).expires_at);
+    expect(newExpiry).toBeGreaterThan(decidedAt + left - 1_000);
+    expect(newExpiry).toBeLessThan(decidedAt + left + 2_000);
+    const [charge] = await waitFor(async () => {
+      const rows = await chargesOf(checkout.id);
+      return rows.length > 0 && rows;
+    });
+    expect(new Date(charge.created_at).getTime()).toBeLessThanOrEqual(newExpiry);
+    const approved = (await recordedEvents(service, checkout.id)).find((e) => e.type === 'checkout.review.approved')!;
+    expect(JSON.parse(approved.body).data.expires_at).toEqual(expect.any(String));
+  });
+});

@@ -1,0 +1,494 @@
+/**
+ * The commands of the property suite. Each one drives the real service over HTTP, checks its
+ * answer against the model's allowed statuses, updates the model, then checks every invariant.
+ * Commands hold only their parameters (fast-check replays the same instances while shrinking);
+ * targets are picked by index into what the model has seen, modulo its length.
+ */
+import fc from 'fast-check';
+import { CHARGE_STATUSES, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
+import { OPTIONAL_EVENT_TYPES } from '../../../src/domain/event-types';
+import type { Answer } from './merchant-endpoint';
+import { allowedAttemptStatuses, describe, gateBlocks, needsReview, type Flow, type Model, type ModelCheckout } from './model';
+import { checkInvariants } from './invariants';
+import { admin, allowed, api, call, expectThat, sleep, wallet, type World } from './world';
+
+type Cmd = fc.AsyncCommand<Model, World, true>;
+
+const pick = <T>(list: T[], index: number): T | undefined => (list.length ? list[index % list.length] : undefined);
+
+/** What a command needs the model to have seen before it can run. */
+type Needs = 'nothing' | 'checkout' | 'withdrawal' | 'review' | 'charge' | 'deposit_charge';
+
+const HAS: Record<Needs, (m: Readonly<Model>) => boolean> = {
+  nothing: () => true,
+  checkout: (m) => m.checkouts.length > 0,
+  withdrawal: (m) => m.checkouts.some((c) => c.type === 'withdrawal'),
+  review: (m) => m.checkouts.some((c) => c.review),
+  charge: (m) => m.charges.length > 0,
+  deposit_charge: (m) => m.charges.some((c) => c.credit),
+};
+
+abstract class Base implements Cmd {
+  protected needs: Needs = 'nothing';
+  async check(m: Readonly<Model>): Promise<boolean> {
+    return HAS[this.needs](m);
+  }
+  abstract act(m: Model, w: World): Promise<void>;
+  async run(m: Model, w: World): Promise<void> {
+    w.trace.push(this.toString());
+    await this.act(m, w);
+    await checkInvariants(w, m, false);
+  }
+  abstract toString(): string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings (admin PATCH) and the merchant endpoint's answers
+
+class PatchSettings extends Base {
+  constructor(readonly patch: Record<string, unknown>) {
+    super();
+  }
+  async act(m: Model, w: World) {
+    const res = await admin(w, 'PATCH', `/merchants/${w.merchant.id}/settings`, this.patch);
+    allowed(res, new Set([200]), this.toString(), 'settings_answer');
+    const p = this.patch as any;
+    if (p.review) m.review = { enabled: p.review.enabled, min: p.review.min_amount_cents };
+    if (p.enabled_events) m.enabledEvents = p.enabled_events;
+    if (p.checkout_expiry_seconds) m.expirySeconds = p.checkout_expiry_seconds;
+    if (p.card_processor) m.processor = p.card_processor;
+    if (p.kyc_required_for) m.kycFor = p.kyc_required_for;
+    if (p.geo_required_for) m.geoFor = p.geo_required_for;
+  }
+  toString() {
+    return `PatchSettings(${JSON.stringify(this.patch)})`;
+  }
+}
+
+class SetAnswers extends Base {
+  constructor(readonly hold: Answer, readonly delivery: Answer) {
+    super();
+  }
+  override async check(m: Readonly<Model>) {
+    return m.slowLeft > 0 || (this.hold !== 'slow' && this.delivery !== 'slow');
+  }
+  async act(m: Model, w: World) {
+    if (this.hold === 'slow' || this.delivery === 'slow') m.slowLeft -= 1;
+    const route = w.endpoint.route(w.route);
+    route.holdAnswer = m.holdAnswer = this.hold;
+    route.deliveryAnswer = m.deliveryAnswer = this.delivery;
+  }
+  toString() {
+    return `SetAnswers(hold: ${this.hold}, deliveries: ${this.delivery})`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// KYC and geo
+
+class SubmitKyc extends Base {
+  constructor(readonly verified: boolean) {
+    super();
+  }
+  async act(m: Model, w: World) {
+    const res = await api(w, 'POST', '/kyc/upsert', {
+      customer_id: w.customerId, first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-12-10', address_line_1: '12 Main St',
+      city: 'New York', state: 'NY', postal_code: '10001', country: 'USA', provider: 'persona', verified: this.verified,
+    });
+    allowed(res, new Set([200, 201]), this.toString(), 'kyc_answer');
+    m.kyc = this.verified ? 'verified' : 'unverified';
+  }
+  toString() {
+    return `SubmitKyc(verified: ${this.verified})`;
+  }
+}
+
+const NYC = { latitude: 40.7128, longitude: -74.006 };
+const TORONTO = { latitude: 43.6532, longitude: -79.3832 };
+
+class DevicePing extends Base {
+  constructor(readonly checkout: number, readonly inside: boolean) {
+    super();
+  }
+  protected override needs: Needs = 'checkout';
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts, this.checkout)!;
+    const res = await wallet(w, c, 'POST', '/device_pings', this.inside ? NYC : TORONTO);
+    allowed(res, new Set([201, 422]), this.toString(), 'ping_answer');
+    if (res.status !== 201 || !res.body.geo_check) return;
+    const passed = res.body.geo_check.passed === true;
+    // A geo check under 30 minutes old is reused: only the first ping of the run decides.
+    if (m.geo === 'none') expectThat(passed === this.inside, `${this}: geo check passed=${passed}`, 'ping_answer');
+    else expectThat(passed === (m.geo === 'passed'), `${this}: the reused geo check changed its answer`, 'ping_answer');
+    m.geo = passed ? 'passed' : 'failed';
+  }
+  toString() {
+    return `DevicePing(checkout #${this.checkout}, ${this.inside ? 'inside (NYC)' : 'outside (Toronto)'})`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkouts
+
+const FLOWS: Flow[] = ['deposit', 'preset_deposit', 'purchase', 'subscription', 'balance_withdrawal', 'preset_withdrawal'];
+
+export class CreateCheckout extends Base {
+  constructor(readonly flow: Flow, readonly amount: number) {
+    super();
+  }
+  body(): Record<string, unknown> {
+    const lineItems = [{ name: 'Thing', price_cents: this.amount, quantity: 1 }];
+    switch (this.flow) {
+      case 'deposit':
+        return { type: 'deposit' };
+      case 'preset_deposit':
+        return { type: 'deposit', fixed_amount_cents: this.amount };
+      case 'purchase':
+        return { type: 'deposit', line_items: lineItems };
+      case 'subscription':
+        return { type: 'deposit', line_items: lineItems, subscription_data: { interval: 'month', interval_count: 1 } };
+      case 'balance_withdrawal':
+        return { type: 'withdrawal', balance_amount_cents: this.amount };
+      case 'preset_withdrawal':
+        return { type: 'withdrawal', fixed_amount_cents: this.amount };
+    }
+  }
+  async act(m: Model, w: World) {
+    const res = await api(w, 'POST', '/checkouts', { customer_id: w.customerId, ...this.body() });
+    allowed(res, new Set([201]), this.toString(), 'checkout_answer');
+    const view = await wallet(w, { id: res.body.id, secret: res.body.client_secret }, 'GET');
+    allowed(view, new Set([200]), `${this}: wallet view`, 'checkout_answer');
+    const withdrawal = this.flow.endsWith('withdrawal');
+    m.checkouts.push({
+      id: res.body.id,
+      secret: res.body.client_secret,
+      type: withdrawal ? 'withdrawal' : 'deposit',
+      flow: this.flow,
+      preset: ['deposit', 'balance_withdrawal'].includes(this.flow) ? null : this.amount,
+      balance: this.flow === 'balance_withdrawal' ? this.amount : null,
+      expiresAt: Date.parse(view.body.expires_at),
+      state: 'open',
+      review: null,
+      admitted: 0,
+    });
+  }
+  toString() {
+    return `CreateCheckout(${this.flow}, ${this.amount})`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attempts
+
+export type Method =
+  | { kind: 'card'; number: string }
+  | { kind: 'bank'; account: string }
+  | { kind: 'crypto'; address: string }
+  | { kind: 'wallet'; type: 'apple_pay' | 'google_pay' | 'paypal' | 'venmo' };
+
+export const CARDS = ['4242424242424242', '4000000000000002', '4000000000009995', '4000000000000069', '4000000000003220', '4000000000005126'];
+const BAD_LUHN = '4242424242424241';
+
+function paymentMethod(method: Method): Record<string, unknown> {
+  switch (method.kind) {
+    case 'card':
+      return { type: 'credit_card', card: { number: method.number, exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } };
+    case 'bank':
+      return { type: 'bank_account', bank_account: { routing_number: '110000000', account_number: method.account, account_type: 'checking' } };
+    case 'crypto':
+      return { type: 'crypto', crypto_wallet: { address: method.address, network: 'ethereum' } };
+    case 'wallet':
+      return { type: method.type, token: `tok_${method.type}_1234` };
+  }
+}
+
+function methodLabel(method: Method): string {
+  return method.kind === 'card' ? `card ${method.number}` : method.kind === 'bank' ? `bank ${method.account}` : method.kind === 'crypto' ? `crypto ${method.address.slice(-4)}` : method.type;
+}
+
+/** Amounts chosen around the review threshold and the balance. */
+export type AmountPick = 'below_threshold' | 'at_threshold' | 'above_threshold' | 'small' | 'balance' | 'over_balance' | 'auto_refund';
+
+function amountFor(m: Model, c: ModelCheckout, p: AmountPick): number | undefined {
+  if (c.preset !== null) return undefined;
+  const min = m.review.min;
+  const value = { below_threshold: Math.max(1, min - 1), at_threshold: min, above_threshold: min * 3, small: 50, balance: c.balance ?? 2_500, over_balance: (c.balance ?? 0) + 1, auto_refund: 108 }[p];
+  return value;
+}
+
+/** Sends one attempt and absorbs its answer into the model; returns the answer. */
+async function attemptOnce(m: Model, w: World, c: ModelCheckout, method: Method, amountPick: AmountPick, allowedStatuses: Set<number>, what: string) {
+  const amount = amountFor(m, c, amountPick);
+  const effective = amount ?? c.preset!;
+  const needs = needsReview(m, c, effective);
+  const res = await wallet(w, c, 'POST', '/attempts', { ...(amount === undefined ? {} : { amount_cents: amount }), payment_method: paymentMethod(method) });
+  allowed(res, allowedStatuses, what, 'attempt_answer');
+  if (res.status === 201) {
+    const charge = res.body.charge;
+    expectThat(charge?.amount_cents === effective && charge.transaction_type === (c.type === 'deposit' ? 'credit' : 'debit'), `${what}: answered the charge ${JSON.stringify(charge)}`, 'attempt_charge');
+    c.admitted += 1;
+    m.answeredCharges.set(charge.id, { needsReview: needs });
+    m.charges.push({ id: charge.id, checkout: c, credit: c.type === 'deposit', amount: effective, cardNumber: method.kind === 'card' ? method.number : null, processor: m.processor, paymentType: method.kind });
+    c.state = charge.status === 'succeeded' ? 'completed' : c.state === 'open' ? 'unknown' : c.state;
+  } else if (res.status === 202) {
+    expectThat(res.body.review?.status === 'pending' && res.body.review.amount_cents === effective, `${what}: answered the review ${JSON.stringify(res.body.review)}`, 'attempt_review');
+    c.admitted += 1;
+    c.review = { id: res.body.review.id, status: 'pending' };
+    c.state = 'in_review';
+  } else if (allowedStatuses.size === 1 && gateBlocks(m, c) && c.state !== 'expired') {
+    c.state = 'blocked';
+  }
+  return res;
+}
+
+class Attempt extends Base {
+  constructor(readonly checkout: number, readonly method: Method, readonly amount: AmountPick, readonly badLuhn = false) {
+    super();
+  }
+  protected override needs: Needs = 'checkout';
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts, this.checkout)!;
+    const method: Method = this.badLuhn ? { kind: 'card', number: BAD_LUHN } : this.method;
+    const statuses = this.badLuhn ? new Set([422]) : allowedAttemptStatuses(m, c, amountFor(m, c, this.amount), Date.now());
+    await attemptOnce(m, w, c, method, this.amount, statuses, `${this} on ${describe(c)} ${c.state}`);
+  }
+  toString() {
+    return `Attempt(checkout #${this.checkout}, ${this.badLuhn ? 'card failing Luhn' : methodLabel(this.method)}, amount ${this.amount})`;
+  }
+}
+
+class ConcurrentAttempts extends Base {
+  constructor(readonly checkout: number, readonly methods: Method[], readonly amount: AmountPick) {
+    super();
+  }
+  protected override needs: Needs = 'checkout';
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts, this.checkout)!;
+    const predicted = allowedAttemptStatuses(m, c, amountFor(m, c, this.amount), Date.now());
+    const each = new Set([...predicted, 422]);
+    const answers = await Promise.all(this.methods.map((method, i) => attemptOnce(m, w, c, method, this.amount, each, `${this} [${i}] on ${describe(c)}`)));
+    const statuses = answers.map((a) => a.status);
+    expectThat(statuses.filter((s) => s === 202).length <= 1, `${this}: more than one review: ${statuses.join(', ')}`, 'concurrent_one_review');
+    if (!predicted.has(422)) expectThat(statuses.some((s) => s !== 422), `${this}: every concurrent attempt was refused on a fresh checkout: ${answers.map((a) => a.text).join(' | ')}`, 'concurrent_one_admitted');
+  }
+  toString() {
+    return `ConcurrentAttempts(checkout #${this.checkout}, [${this.methods.map(methodLabel).join(', ')}], amount ${this.amount})`;
+  }
+}
+
+/**
+ * An attempt on a withdrawal whose hold, while still unanswered, sees a simulator move of its
+ * charge; the hold is answered after the move.
+ */
+class AttemptWithMoveDuringHold extends Base {
+  constructor(readonly checkout: number, readonly method: Method, readonly amount: AmountPick, readonly to: ChargeStatus) {
+    super();
+  }
+  protected override needs: Needs = 'withdrawal';
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts.filter((x) => x.type === 'withdrawal'), this.checkout)!;
+    let moved: Promise<Awaited<ReturnType<typeof admin>>> | undefined;
+    w.endpoint.route(w.route).onHold = async (hold) => {
+      moved = admin(w, 'POST', `/sandbox/charges/${hold.body.data.charge.id}/transition`, { to: this.to });
+      await moved.catch(() => undefined);
+    };
+    try {
+      const statuses = allowedAttemptStatuses(m, c, amountFor(m, c, this.amount), Date.now());
+      await attemptOnce(m, w, c, this.method, this.amount, statuses, `${this} on ${describe(c)}`);
+    } finally {
+      w.endpoint.route(w.route).onHold = undefined;
+    }
+    // Any move of a withdrawal's charge while its hold is unanswered is refused.
+    if (moved) allowed(await moved, new Set([422]), `${this}: the move during the hold`, 'move_during_hold');
+  }
+  toString() {
+    return `AttemptWithMoveDuringHold(withdrawal #${this.checkout}, ${methodLabel(this.method)}, amount ${this.amount}, move to ${this.to})`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reviews
+
+class DecideReview extends Base {
+  constructor(readonly review: number, readonly approve: boolean) {
+    super();
+  }
+  protected override needs: Needs = 'review';
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts.filter((x) => x.review), this.review)!;
+    const review = c.review!;
+    const res = await admin(w, 'POST', `/reviews/${review.id}/${this.approve ? 'approve' : 'decline'}`);
+    allowed(res, new Set([review.status === 'pending' ? 200 : 422]), `${this} (${review.status})`, 'review_answer');
+    if (res.status !== 200) return;
+    expectThat(res.body.status === (this.approve ? 'approved' : 'declined'), `${this}: answered ${res.text}`, 'review_answer');
+    review.status = res.body.status;
+    c.state = this.approve ? 'unknown' : 'blocked';
+    // Expiry paused while the review was pending: the wallet shows the new deadline.
+    const view = await wallet(w, c, 'GET');
+    if (view.body?.expires_at) c.expiresAt = Date.parse(view.body.expires_at);
+  }
+  toString() {
+    return `${this.approve ? 'Approve' : 'Decline'}Review(#${this.review})`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The simulator and refunds
+
+async function chargeRow(w: World, id: string) {
+  const charge = await w.service.deps.db('charges').where({ id }).first();
+  const pm = await w.service.deps.db('payment_methods').where({ id: charge.payment_method_id }).first();
+  return { ...charge, payment_type: pm.payment_type as string };
+}
+
+const STABLE: ReadonlySet<string> = new Set(['failed', 'returned', 'cancelled', 'refunded', 'voided']);
+const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
+
+function refundable(charge: any): boolean {
+  return charge.transaction_type === 'credit' && CARD_LIKE.has(charge.payment_type) && ['sandbox_alpha', 'sandbox_beta'].includes(charge.processor);
+}
+
+class SimulatorMove extends Base {
+  constructor(readonly charge: number, readonly to: ChargeStatus) {
+    super();
+  }
+  protected override needs: Needs = 'charge';
+  async act(m: Model, w: World) {
+    const target = pick(m.charges, this.charge)!;
+    const before = await chargeRow(w, target.id);
+    const edge = findTransition(before.status, this.to) !== undefined;
+    let statuses = new Set([200, 422]);
+    // A charge at rest cannot race the workflow: the table and the issue's rules decide.
+    if (STABLE.has(before.status) || before.status === 'succeeded') {
+      if (!edge) statuses = new Set([422]);
+      else if (this.to === 'refunded' && !refundable(before)) statuses = new Set([422]);
+    }
+    // Only a withdrawal is ever held. (A withdrawal leaving created for pending or succeeded is
+    // caught by the invariants: its hold may have been accepted between the read and the move.)
+    if (before.status === 'created' && before.transaction_type === 'credit' && this.to === 'held') statuses = new Set([422]);
+    const body = { to: this.to, ...(this.to === 'failed' ? { failure_code: 'processor_declined' } : {}) };
+    const res = await admin(w, 'POST', `/sandbox/charges/${target.id}/transition`, body);
+    allowed(res, statuses, `${this} from ${before.status} (${before.transaction_type}, ${before.payment_type})`, 'simulator_answer');
+    if (res.status !== 200) return;
+    const outcomes = this.to === 'held' ? ['held', 'failed'] : [this.to];
+    expectThat(outcomes.includes(res.body.status), `${this}: answered status ${res.body.status}`, 'simulator_answer');
+    if (res.body.status === 'succeeded') target.checkout.state = 'completed';
+  }
+  toString() {
+    return `SimulatorMove(charge #${this.charge}, to ${this.to})`;
+  }
+}
+
+export type RefundBody = 'none' | 'empty' | 'amount';
+
+class Refund extends Base {
+  constructor(readonly charge: number, readonly viaAdmin: boolean, readonly body: RefundBody) {
+    super();
+  }
+  protected override needs: Needs = 'charge';
+  async act(m: Model, w: World) {
+    const target = pick(m.charges, this.charge)!;
+    const before = await chargeRow(w, target.id);
+    let statuses = new Set([422]);
+    const racingAutoRefund = before.amount_cents === 108;
+    if (this.body !== 'amount' && refundable(before) && target.cardNumber !== '4000000000005126') {
+      if (before.status === 'succeeded') statuses = new Set(racingAutoRefund ? [200, 422] : [200]);
+      else if (!STABLE.has(before.status)) statuses = new Set([200, 422]);
+    }
+    const path = `/charges/${target.id}/refund`;
+    const options = this.body === 'none' ? {} : { body: this.body === 'empty' ? {} : { amount_cents: 100 } };
+    const res = this.viaAdmin
+      ? await call(w, 'POST', `/admin/v1${path}`, { token: w.service.adminToken, ...options })
+      : await call(w, 'POST', `/api/v1${path}`, { token: w.merchant.api_key, ...options });
+    allowed(res, statuses, `${this} of a ${before.status} ${before.transaction_type} ${before.payment_type} charge on ${before.processor}`, 'refund_answer');
+    if (res.status === 200) {
+      expectThat(res.body.status === 'refunded', `${this}: answered 200 with status ${res.body.status}`, 'refund_answer');
+      m.refunded.add(target.id);
+    }
+  }
+  toString() {
+    return `Refund(charge #${this.charge}, ${this.viaAdmin ? 'admin' : 'public'}, body ${this.body})`;
+  }
+}
+
+/** A refund racing a processor-side reversal of the same charge: one of the two loses cleanly. */
+class RefundRace extends Base {
+  constructor(readonly charge: number, readonly delayMs: number, readonly to: 'returned' | 'failed' | 'voided') {
+    super();
+  }
+  protected override needs: Needs = 'deposit_charge';
+  async act(m: Model, w: World) {
+    const target = pick(m.charges.filter((c) => c.credit), this.charge)!;
+    const [refund, move] = await Promise.all([
+      api(w, 'POST', `/charges/${target.id}/refund`),
+      sleep(this.delayMs).then(() => admin(w, 'POST', `/sandbox/charges/${target.id}/transition`, { to: this.to })),
+    ]);
+    allowed(refund, new Set([200, 422]), `${this}: the refund`, 'refund_race');
+    allowed(move, new Set([200, 422]), `${this}: the move`, 'refund_race');
+    if (refund.status === 200) {
+      expectThat(refund.body.status === 'refunded', `${this}: the refund answered 200 with status ${refund.body.status}`, 'refund_race');
+      m.refunded.add(target.id);
+    }
+    expectThat(!(refund.status === 200 && move.status === 200), `${this}: both the refund and the move to ${this.to} were answered 200`, 'refund_race');
+  }
+  toString() {
+    return `RefundRace(deposit charge #${this.charge}, ${this.to} after ${this.delayMs} ms)`;
+  }
+}
+
+class Wait extends Base {
+  constructor(readonly ms: number) {
+    super();
+  }
+  async act() {
+    await sleep(this.ms);
+  }
+  toString() {
+    return `Wait(${this.ms} ms)`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries
+
+const methodArb: fc.Arbitrary<Method> = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom(...CARDS).map((number) => ({ kind: 'card' as const, number })) },
+  { weight: 2, arbitrary: fc.constantFrom('000123456789', '000123450002').map((account) => ({ kind: 'bank' as const, account })) },
+  { weight: 1, arbitrary: fc.constantFrom('0x52908400098527886E0F7030069857D2E4169EE7', '0x52908400098527886E0F7030069857D2E416dead').map((address) => ({ kind: 'crypto' as const, address })) },
+  { weight: 1, arbitrary: fc.constantFrom('apple_pay', 'google_pay', 'paypal', 'venmo' as const).map((type) => ({ kind: 'wallet' as const, type })) },
+);
+const amountArb: fc.Arbitrary<AmountPick> = fc.constantFrom('below_threshold', 'at_threshold', 'above_threshold', 'small', 'balance', 'over_balance', 'auto_refund');
+const index = fc.nat(20);
+const eventsArb = fc.subarray([...OPTIONAL_EVENT_TYPES].filter((t) => t.startsWith('checkout.')));
+const thresholdArb = fc.constantFrom(100, 5_000);
+
+export const answerArb: fc.Arbitrary<Answer> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom<Answer>('ok', 'refuse402', 'error500', 'late_ok') },
+  { weight: 1, arbitrary: fc.constant<Answer>('slow') },
+);
+
+export function commandArbitrary(): fc.Arbitrary<Cmd> {
+  const w = (weight: number, arbitrary: fc.Arbitrary<Cmd>) => ({ weight, arbitrary });
+  return fc.oneof(
+    w(2, fc.record({ enabled: fc.boolean(), min: thresholdArb }).map(({ enabled, min }) => new PatchSettings({ review: { enabled, min_amount_cents: min } }))),
+    w(1, eventsArb.map((events) => new PatchSettings({ enabled_events: events }))),
+    w(1, fc.constantFrom(3, 6, 60).map((s) => new PatchSettings({ checkout_expiry_seconds: s }))),
+    w(1, fc.constantFrom('sandbox_alpha', 'sandbox_beta', 'sandbox_gamma').map((p) => new PatchSettings({ card_processor: p }))),
+    w(1, fc.record({ kyc: fc.subarray(['deposit', 'withdrawal']), geo: fc.subarray(['deposit', 'withdrawal']) }).map(({ kyc, geo }) => new PatchSettings({ kyc_required_for: kyc, geo_required_for: geo }))),
+    w(1, fc.boolean().map((v) => new SubmitKyc(v))),
+    w(1, fc.tuple(index, fc.boolean()).map(([c, inside]) => new DevicePing(c, inside))),
+    w(2, fc.tuple(answerArb, answerArb).map(([hold, delivery]) => new SetAnswers(hold, delivery))),
+    w(5, fc.tuple(fc.constantFrom(...FLOWS, 'balance_withdrawal', 'preset_withdrawal'), fc.constantFrom(99, 100, 108, 2_500, 5_000, 10_000, 20_000)).map(([flow, amount]) => new CreateCheckout(flow, amount))),
+    w(12, fc.tuple(index, methodArb, amountArb).map(([c, m, a]) => new Attempt(c, m, a))),
+    w(1, fc.tuple(index, amountArb).map(([c, a]) => new Attempt(c, { kind: 'card', number: BAD_LUHN }, a, true))),
+    w(2, fc.tuple(index, fc.array(methodArb, { minLength: 2, maxLength: 5 }), amountArb).map(([c, ms, a]) => new ConcurrentAttempts(c, ms, a))),
+    w(2, fc.tuple(index, methodArb, amountArb, fc.constantFrom<ChargeStatus>('pending', 'succeeded', 'failed', 'held', 'cancelled')).map(([c, m, a, to]) => new AttemptWithMoveDuringHold(c, m, a, to))),
+    // Reviewers mostly approve: what happens after an approval is where the money is.
+    w(6, fc.tuple(index, fc.integer({ min: 0, max: 3 })).map(([r, n]) => new DecideReview(r, n > 0))),
+    w(3, fc.tuple(index, fc.constantFrom(...CHARGE_STATUSES)).map(([c, to]) => new SimulatorMove(c, to))),
+    w(2, fc.tuple(index, fc.boolean(), fc.constantFrom<RefundBody>('none', 'empty', 'amount')).map(([c, viaAdmin, body]) => new Refund(c, viaAdmin, body))),
+    w(1, fc.tuple(index, fc.integer({ min: 0, max: 150 }), fc.constantFrom('returned', 'failed', 'voided' as const)).map(([c, d, to]) => new RefundRace(c, d, to))),
+    w(2, fc.constantFrom(500, 1_500, 3_500).map((ms) => new Wait(ms))),
+  );
+}
+

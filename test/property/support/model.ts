@@ -1,0 +1,119 @@
+/**
+ * The reference model: what the contract (with the decisions of issue 8) lets each command
+ * answer, from what the sequence has done so far. Where timing makes an answer
+ * nondeterministic (a settlement racing an attempt, an expiry racing a click) the model
+ * allows a set of statuses; where the contract is definite (a second review on one checkout,
+ * a move the state table does not list, a refund with a body) it allows exactly one.
+ */
+import type { Answer } from './merchant-endpoint';
+
+export type CheckoutType = 'deposit' | 'withdrawal';
+export type Flow = 'deposit' | 'preset_deposit' | 'purchase' | 'subscription' | 'balance_withdrawal' | 'preset_withdrawal';
+export type KnownState = 'open' | 'in_review' | 'completed' | 'blocked' | 'expired' | 'unknown';
+
+export interface ModelCheckout {
+  id: string;
+  secret: string;
+  type: CheckoutType;
+  flow: Flow;
+  /** The preset amount (fixed amount or line items total), null when the customer picks. */
+  preset: number | null;
+  balance: number | null;
+  /** When the checkout expires unless a review paused it (ms since the epoch, server clock). */
+  expiresAt: number;
+  state: KnownState;
+  review: { id: string; status: 'pending' | 'approved' | 'declined' } | null;
+  /** Attempts answered 201 or 202. */
+  admitted: number;
+}
+
+export interface ModelCharge {
+  id: string;
+  checkout: ModelCheckout;
+  credit: boolean;
+  amount: number;
+  cardNumber: string | null;
+  processor: string;
+  paymentType: string;
+}
+
+export interface Model {
+  review: { enabled: boolean; min: number };
+  enabledEvents: string[];
+  expirySeconds: number;
+  processor: 'sandbox_alpha' | 'sandbox_beta' | 'sandbox_gamma';
+  kycFor: CheckoutType[];
+  geoFor: CheckoutType[];
+  kyc: 'none' | 'verified' | 'unverified';
+  /** The first device ping decides: a geo check is reused for 30 minutes. */
+  geo: 'none' | 'passed' | 'failed';
+  holdAnswer: Answer;
+  deliveryAnswer: Answer;
+  /** Answers past 10 s cost real time: each run may use only a few. */
+  slowLeft: number;
+  checkouts: ModelCheckout[];
+  charges: ModelCharge[];
+  /** Charges a 201 answer returned, with whether the review rule applied to their attempt. */
+  answeredCharges: Map<string, { needsReview: boolean }>;
+  /** Refunds answered 200 (the charge must be refunded and have a refunds row). */
+  refunded: Set<string>;
+}
+
+export function initialModel(init: { review: { enabled: boolean; min: number }; enabledEvents: string[]; expirySeconds: number; holdAnswer: Answer; slowLeft: number }): Model {
+  return {
+    review: init.review,
+    enabledEvents: init.enabledEvents,
+    expirySeconds: init.expirySeconds,
+    processor: 'sandbox_alpha',
+    kycFor: [],
+    geoFor: [],
+    kyc: 'none',
+    geo: 'none',
+    holdAnswer: init.holdAnswer,
+    deliveryAnswer: 'ok',
+    slowLeft: init.slowLeft,
+    checkouts: [],
+    charges: [],
+    answeredCharges: new Map(),
+    refunded: new Set(),
+  };
+}
+
+export function needsReview(model: Model, checkout: ModelCheckout, amount: number): boolean {
+  return checkout.type === 'withdrawal' && model.review.enabled && amount >= model.review.min;
+}
+
+/** Whether the geo or KYC gate blocks an attempt on this checkout (sandbox: no name match rule). */
+export function gateBlocks(model: Model, checkout: ModelCheckout): boolean {
+  if (model.kycFor.includes(checkout.type) && model.kyc !== 'verified') return true;
+  if (model.geoFor.includes(checkout.type) && model.geo !== 'passed') return true;
+  return false;
+}
+
+const MARGIN_MS = 1_500;
+
+/**
+ * The statuses an attempt may be answered with. 422 is allowed whenever the checkout may be
+ * busy (a charge pending or held) or near its expiry; the definite cases are exact.
+ */
+export function allowedAttemptStatuses(model: Model, checkout: ModelCheckout, amount: number | undefined, now: number): Set<number> {
+  const refused = new Set([422]);
+  if (amount === undefined) return checkout.preset === null ? refused : allowedAttemptStatuses(model, checkout, checkout.preset, now);
+  if (checkout.balance !== null && amount > checkout.balance) return refused;
+  if (['completed', 'blocked', 'expired', 'in_review'].includes(checkout.state)) return refused;
+  const pastExpiry = now > checkout.expiresAt + MARGIN_MS;
+  const nearExpiry = now > checkout.expiresAt - MARGIN_MS;
+  if (pastExpiry) return refused;
+  if (gateBlocks(model, checkout)) return refused;
+  if (needsReview(model, checkout, amount)) {
+    // One review per checkout: an attempt that would need a second one is refused.
+    if (checkout.review) return refused;
+    return checkout.admitted === 0 && !nearExpiry ? new Set([202]) : new Set([202, 422]);
+  }
+  // A checkout nobody paid on yet, far from its expiry, takes the attempt.
+  return checkout.admitted === 0 && !nearExpiry ? new Set([201]) : new Set([201, 422]);
+}
+
+export function describe(checkout: ModelCheckout): string {
+  return `${checkout.flow}(${checkout.preset ?? checkout.balance ?? 'any'})`;
+}
