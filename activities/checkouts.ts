@@ -17,6 +17,7 @@ import { decideReview, findCheckoutReview, insertReview, presentReview } from '.
 import { isCardLike } from '../src/processors';
 import { findCheckoutById, updateCheckoutState } from '../src/storage/checkouts';
 import { findPaymentMethod } from '../src/storage/payment-methods';
+import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
 
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
@@ -98,6 +99,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       await withEvents(async (trx) => {
         const row = await updateCheckoutState(trx, checkout.id, ['open'], 'blocked', { blocked_reason: input.reason });
         if (!row) return [];
+        await recordBlockEvidence(trx, merchant, row, input.reason);
         const ids = input.restrictWith ? await restrictCustomer(trx, merchant, { id: checkout.customer_id }, input.restrictWith) : [];
         const data = checkoutEventData({ checkout: row, customerId: row.customer_id, reason: input.reason });
         const event = await recordEvent(trx, merchant, 'checkout.terminally_failed', data, { checkoutId: row.id, customerId: row.customer_id });
@@ -127,6 +129,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           amount_cents: input.amountCents,
         });
         review = presentReview(row);
+        await recordReviewEvidence(trx, merchant, row);
         await updateCheckoutState(trx, checkout.id, ['open'], 'in_review');
         const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents } });
         const event = await recordEvent(trx, merchant, 'checkout.review.created', data, { checkoutId: checkout.id, customerId: checkout.customer_id });

@@ -36,7 +36,7 @@ type PlannedLine = { product: ProductRow; quantity: number } | { inline: InlineP
  * without a row, which the workflow tolerates; the reverse (a row without a workflow, a
  * checkout nothing would ever expire) cannot happen. A failed transaction ends the workflow.
  */
-export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, body: CheckoutCreateBody): Promise<CreatedCheckout> {
+export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, body: CheckoutCreateBody, given: { id?: string } = {}): Promise<CreatedCheckout> {
   const flow = allowedFlow(merchant, body);
   const options = acceptPaymentOptions(body.payment_options, body.type, merchant.settings.payment_methods[body.type]);
   if (isRefusal(options)) throw new UnsupportedError(options.error, options.hint);
@@ -46,7 +46,8 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
   const lines = await planLines(deps.db, merchant.id, body.line_items ?? []);
   const total = lines.length ? totalOf(lines) : null;
 
-  const id = newId('checkout');
+  // An id derived from an Idempotency-Key makes a retried create meet its own workflow, never start a second.
+  const id = given.id ?? newId('checkout');
   const clientSecret = CHECKOUT_CLIENT_SECRET_PREFIX + randomToken(CLIENT_SECRET_LENGTH);
   const expiresAt = new Date(Date.now() + merchant.settings.checkout_expiry_seconds * 1000);
   await startCheckoutWorkflow(deps.temporal, deps.config.taskQueue, {

@@ -6,6 +6,7 @@ import '../charges/schemas';
 import '../checkouts/schemas';
 import '../kyc/schemas';
 import '../device-pings/schemas';
+import '../readback/schemas';
 
 export const API_VERSION = '1.4.0';
 

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
 import { ValidationError } from '../http/errors';
+import { idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { findChargeById } from '../storage/charges';
 import type { CheckoutRow } from '../storage/checkouts';
@@ -48,7 +49,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     try {
       result = await temporal.workflow
         .getHandle(checkout.id)
-        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: randomUUID(), paymentMethodId: paymentMethod.id, amountCents }] });
+        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: idempotentAttemptId(req) ?? randomUUID(), paymentMethodId: paymentMethod.id, amountCents }] });
     } catch (error) {
       throw attemptRefusal(error);
     }
