@@ -44,7 +44,8 @@ async function signIn(name = 'Tester'): Promise<{ cookie: string; csrf: string; 
 
 describe('the dashboard and the admin API refuse without the admin token', () => {
   it.each(ADMIN_ROUTES)('%s %s answers 401 without a token, with a wrong one, and with a forged cookie', async (method, path) => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { cookie: 'dashboard_session=eyJuIjoieCIsImUiOjk5OTk5OTk5OTl9.forged' }]) {
+    const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong-token-0123456789' }, { cookie: 'dashboard_session=eyJuIjoieCIsImUiOjk5OTk5OTk5OTl9.forged' }];
+    for (const headers of attempts) {
       const res = await request(service.baseUrl, method, path, { headers, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
       expect([res.status, res.body]).toEqual([401, { error: expect.any(String), hint: expect.any(String) }]);
     }

@@ -1,9 +1,10 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startService, type Service } from '../support/harness';
 import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
+import { collectErrors, launchChromium } from '../support/browser';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
 
 /**
@@ -24,10 +25,7 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   service = await startService();
   receiver = await new WebhookReceiver().start();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -40,16 +38,6 @@ beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 });
 afterEach(async () => context.close());
-
-/** Script errors and console errors (CSP violations, failed loads) on a page. */
-function collectErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  return errors;
-}
 
 async function signIn(): Promise<Page> {
   const page = await context.newPage();
@@ -77,7 +65,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(100);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
   expect([name, overflow]).toEqual([name, 0]);
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -239,7 +227,7 @@ describe('dashboard', () => {
     await screenshots(page, 'customers');
     await page.goto(`${service.baseUrl}/dashboard/checkouts?id=${blocked.id}`);
     await page.getByText('Why it was blocked (evidence)').waitFor();
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(await page.locator('script:not([src])').count()).toBe(0);
 
     await page.goto(`${service.baseUrl}/dashboard/customers`);
