@@ -21,6 +21,7 @@ import { readbackRoutes } from './readback/routes';
 import { adminDataRoutes } from './admin/routes';
 import { dashboardRoutes } from './dashboard/routes';
 import { DashboardSessions } from './dashboard/session';
+import { docsRoutes } from './docs/routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
 export function createApp(deps: AppDeps): Express {
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument(deps.config.apiBaseUrl));
   });
+  app.use(docsRoutes());
   app.use('/api/v1/customers', customerRoutes(deps));
   app.use('/api/v1/checkouts', checkoutRoutes(deps));
   app.use('/api/v1/charges', chargeRoutes(deps));

@@ -1,6 +1,6 @@
 import express, { Router, type Response } from 'express';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { findStaticDir } from '../http/static-dir';
 import { z } from 'zod';
 import { AdminAuthenticationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
@@ -13,12 +13,6 @@ const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'dom.js']);
 
 const SignInBody = z.object({ token: z.string().min(1).max(500), name: z.string().trim().min(1).max(80) }).strict();
 
-function staticDir(): string {
-  const candidates = [path.join(__dirname, 'static'), path.resolve(__dirname, '../../../src/dashboard/static')];
-  const found = candidates.find((dir) => existsSync(path.join(dir, 'app.html')));
-  if (!found) throw new Error(`dashboard assets not found (looked in ${candidates.join(', ')})`);
-  return found;
-}
 
 /** Nothing from another origin, never framed, never cached: the pages show operators' data. */
 const PAGE_HEADERS: Record<string, string> = {
@@ -31,7 +25,7 @@ const PAGE_HEADERS: Record<string, string> = {
 
 /** GET /dashboard/* pages and assets, and the session endpoints (sign in, read, sign out). */
 export function dashboardRoutes(sessions: DashboardSessions): Router {
-  const dir = staticDir();
+  const dir = findStaticDir(__dirname, 'src/dashboard', 'app.html');
   const router = Router();
   const send = (res: Response, file: string) => {
     res.set(PAGE_HEADERS);
