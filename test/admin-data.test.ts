@@ -2,6 +2,7 @@ import { startService, type Service } from './support/harness';
 import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from './support/fixtures';
+import { checkoutStatusQuery } from '../workflows/definitions';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -41,6 +42,8 @@ describe('admin data routes', () => {
     const geo = await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/device_pings`, { body: NYC, headers: { 'x-client-secret': checkout.client_secret } });
     let succeededCalls = 0;
     receiver.responder = (r) => (r.body?.type === 'checkout.succeeded' && r.body.data.id === checkout.id && ++succeededCalls === 1 ? { status: 500 } : { status: 200 });
+    // The worker's first workflow task of a file can be slow on a loaded machine; wait until it answers.
+    await service.deps.temporal.workflow.getHandle(checkout.id).query(checkoutStatusQuery);
     const paused = await attempt(service, checkout, { payment_method: CARD() });
     expect(paused.status).toBe(202);
 

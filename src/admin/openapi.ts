@@ -15,7 +15,8 @@ const tag = TAGS.admin;
 const timestamp = z.string().datetime();
 const evidence = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The inputs the decision was made on: KYC record, geo check, rule and thresholds.' });
 
-const Settings = registry.register('MerchantSettings', MerchantSettingsSchema);
+// clone(): the settings schema may predate the zod OpenAPI extension (its module need not load the registry first).
+const Settings = registry.register('MerchantSettings', MerchantSettingsSchema.clone());
 const Merchant = registry.register('Merchant', z.object({ id: z.string(), name: z.string(), environment: z.enum(['sandbox', 'production']), settings: Settings, created_at: timestamp }));
 const Credentials = registry.register(
   'IssuedCredentials',

@@ -37,7 +37,8 @@ const WalletCheckout = registry.register(
     charges: z.array(ChargeResponse),
   }),
 );
-const WalletAttempt = registry.register('WalletAttempt', AttemptBody);
+// clone(): the attempt schema's module does not load the zod OpenAPI extension first.
+const WalletAttempt = registry.register('WalletAttempt', AttemptBody.clone());
 
 operation({ method: 'get', path: '/wallet/v1/checkouts/{id}', id: 'walletGetCheckout', tag, security, summary: 'What the hosted page shows', params, responses: { 200: ['The checkout as the wallet shows it', WalletCheckout] }, errors: {} });
 operation({
