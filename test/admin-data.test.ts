@@ -42,8 +42,10 @@ describe('admin data routes', () => {
     const geo = await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/device_pings`, { body: NYC, headers: { 'x-client-secret': checkout.client_secret } });
     let succeededCalls = 0;
     receiver.responder = (r) => (r.body?.type === 'checkout.succeeded' && r.body.data.id === checkout.id && ++succeededCalls === 1 ? { status: 500 } : { status: 200 });
-    // The worker's first workflow task of a file can be slow on a loaded machine; wait until it answers.
-    await service.deps.temporal.workflow.getHandle(checkout.id).query(checkoutStatusQuery);
+    // On a loaded machine the worker's first workflow task of a file can outlive its 10 s timeout;
+    // until its retry has run, the workflow refuses updates. Wait until it answers a query.
+    const handle = service.deps.temporal.workflow.getHandle(checkout.id);
+    await waitFor(() => handle.query(checkoutStatusQuery).then(() => true, () => false), 60_000, 'the checkout workflow to run');
     const paused = await attempt(service, checkout, { payment_method: CARD() });
     expect(paused.status).toBe(202);
 
@@ -80,7 +82,7 @@ describe('admin data routes', () => {
     const detail = await admin('GET', `/admin/v1/checkouts/${checkout.id}`);
     expect(detail.body).toMatchObject({ id: checkout.id, merchant_id: shop.merchant.id, state: 'completed', review: { status: 'approved' } });
     expect((await admin('GET', '/admin/v1/checkouts/chk_missing/timeline')).status).toBe(404);
-  });
+  }, 120_000);
 
   it('searches checkouts and charges by id, customer, merchant and email fragment', async () => {
     const shop = await openShop(service);
