@@ -56,6 +56,19 @@ describe('Idempotency-Key on POST', () => {
     expect(description.workflowId).toBe(a.body.id);
   });
 
+  it('never starts a second checkout for a key whose stored answer is gone (the workflow id is derived from the key)', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const body = { customer_id: shop.customerId, type: 'deposit' };
+    const first = await post(shop, '/api/v1/checkouts', body, key);
+    expect(first.status).toBe(201);
+    await service.deps.db('idempotency_keys').where({ key }).delete();
+    const again = await post(shop, '/api/v1/checkouts', body, key);
+    expect(again.status).toBe(422);
+    expect(again.body).toEqual({ error: 'A checkout was already started with this Idempotency-Key.', hint: expect.stringContaining(first.body.id) });
+    expect(await service.deps.db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
+  });
+
   it('keys are scoped to the merchant: another merchant with the same key gets its own result', async () => {
     const [one, two] = [await openShop(service), await openShop(service)];
     const key = randomUUID();

@@ -54,8 +54,11 @@ describe('GET /api/v1/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('describes every field and parameter', () => {
+  it('describes every field and parameter, with examples', () => {
     expect(describeFields(structuredClone(doc))).toEqual([]);
+    const customer = doc.components.schemas.CustomerCreate.properties;
+    expect([customer.email.example, customer.first_name.example, customer.phone_number.example]).toEqual(['ada@example.com', 'Ada', '2025550143']);
+    expect(doc.components.schemas.Charge.properties.amount_cents.example).toBe(2500);
   });
 
   it('documents the optional Idempotency-Key on every public and wallet POST', () => {

@@ -1,7 +1,8 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../app-deps';
 import { hashSecret } from '../crypto';
 import { newId, randomToken } from '../domain/ids';
-import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
+import { ConflictError, NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
 import { findCustomer } from '../storage/customers';
 import type { Db } from '../storage/db';
 import type { MerchantRow } from '../storage/merchants';
@@ -56,6 +57,8 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     customerId: customer.id,
     type: body.type,
     expiresAt: expiresAt.toISOString(),
+  }).catch((error: unknown) => {
+    throw error instanceof WorkflowExecutionAlreadyStartedError && given.id ? idempotentCheckoutTaken(id) : error;
   });
   try {
     const checkout = await deps.db.transaction(async (trx) =>
@@ -83,6 +86,14 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     await abandonCheckoutWorkflow(deps.temporal, id);
     throw error;
   }
+}
+
+/**
+ * An id derived from an Idempotency-Key whose workflow already exists, though the key's stored
+ * answer is gone (its first request failed after starting the work): never a second checkout.
+ */
+function idempotentCheckoutTaken(id: string): ConflictError {
+  return new ConflictError('A checkout was already started with this Idempotency-Key.', `Read it with GET /api/v1/checkouts/${id}, or use a new key.`);
 }
 
 /** Rules 1 to 3: the body is exactly one flow, and the account allows that flow. */

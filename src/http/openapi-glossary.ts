@@ -171,9 +171,63 @@ export const GLOSSARY: Record<string, string> = {
   workflow_url: "The checkout's workflow in the Temporal Web UI.",
 };
 
+/** Examples by field name, for plain string and integer fields that do not carry their own. */
+export const EXAMPLES: Record<string, string | number> = {
+  email: 'ada@example.com',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  phone_number: '2025550143',
+  date_of_birth: '1990-12-10',
+  internal_id: 'user-4711',
+  customer_id: 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw',
+  checkout_id: 'chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb',
+  charge_id: 'ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz',
+  merchant_id: 'mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw',
+  product_id: 'prod_6Tq2kQ8sLm3Xa7Pc1Rt5VbNw',
+  amount_cents: 2500,
+  fixed_amount_cents: 2500,
+  balance_amount_cents: 10000,
+  price_cents: 1999,
+  product_price_cents: 1999,
+  total_amount_cents: 3998,
+  quantity: 2,
+  interval_count: 1,
+  sku: 'SKU-RED-M',
+  name: 'Gold membership',
+  product_name: 'Gold membership',
+  address_line_1: '1 Main St',
+  city: 'Albany',
+  state: 'NY',
+  postal_code: '12207',
+  country: 'USA',
+  latitude: 40.7128,
+  longitude: -74.006,
+  return_url: 'https://shop.example.com/thanks',
+  webhook_url: 'https://shop.example.com/webhooks',
+  url: 'https://shop.example.com/img/gold.png',
+  failure_code: 'card_declined',
+  failure_message: 'The card was declined.',
+  created_at: '2026-11-22T10:15:30.000Z',
+  updated_at: '2026-11-22T10:16:02.000Z',
+  error: 'Customer not found.',
+  hint: 'No customer cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw exists for this business.',
+  duration_ms: 42,
+  http_status: 200,
+  limit: 20,
+};
+
 type Node = Record<string, unknown>;
 
-/** Walks the document: every property and parameter without a description gets the glossary's. Answers the names it could not describe. */
+/** A plain scalar field (not an enum, object or reference) can take a glossary example. */
+function takesExample(prop: Node): boolean {
+  const type = Array.isArray(prop.type) ? prop.type.filter((t) => t !== 'null') : [prop.type];
+  return prop.example === undefined && prop.enum === undefined && prop.const === undefined && (type[0] === 'string' || type[0] === 'integer' || type[0] === 'number');
+}
+
+/**
+ * Walks the document: every property and parameter without a description gets the glossary's,
+ * and plain fields without an example get EXAMPLES'. Answers the names it could not describe.
+ */
 export function describeFields(doc: object): string[] {
   const missing = new Set<string>();
   const visit = (node: unknown): void => {
@@ -182,10 +236,12 @@ export function describeFields(doc: object): string[] {
     const n = node as Node;
     if (n.properties && typeof n.properties === 'object') {
       for (const [name, prop] of Object.entries(n.properties as Record<string, Node>)) {
-        if (prop && typeof prop === 'object' && prop.description === undefined) {
+        if (!prop || typeof prop !== 'object') continue;
+        if (prop.description === undefined) {
           if (GLOSSARY[name]) prop.description = GLOSSARY[name];
           else missing.add(name);
         }
+        if (EXAMPLES[name] !== undefined && takesExample(prop)) prop.example = EXAMPLES[name];
       }
     }
     if (typeof n.in === 'string' && typeof n.name === 'string' && n.description === undefined) {
