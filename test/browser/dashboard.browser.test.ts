@@ -79,6 +79,17 @@ async function pausedWithdrawal(shop: Shop, amount: number, card = '424242424242
 }
 
 describe('dashboard', () => {
+  it('the sign-in page refuses a wrong admin token, and fits a 390 px phone', async () => {
+    const page = await context.newPage();
+    await page.goto(`${service.baseUrl}/dashboard/login`);
+    await page.getByLabel('Your name').fill(REVIEWER);
+    await page.getByLabel('Admin token').fill('not-the-admin-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That admin token is not valid.').waitFor();
+    expect(page.url()).toMatch(/\/dashboard\/login$/);
+    await screenshots(page, 'login');
+  });
+
   it('signs in, approves one review and declines another after a confirmation, and shows who decided', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 } });
     const first = await pausedWithdrawal(shop, 1500);
