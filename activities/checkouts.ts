@@ -18,6 +18,7 @@ import { isCardLike } from '../src/processors';
 import { findCheckoutById, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { REVIEW_SPENT_MESSAGE, reviewRequired } from '../src/checkouts/review-rule';
+import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
 
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
@@ -121,6 +122,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       await withEvents(async (trx) => {
         const row = await updateCheckoutState(trx, checkout.id, ['open'], 'blocked', { blocked_reason: input.reason });
         if (!row) return [];
+        await recordBlockEvidence(trx, merchant, row, input.reason);
         const ids = input.restrictWith ? await restrictCustomer(trx, merchant, { id: checkout.customer_id }, input.restrictWith) : [];
         const data = checkoutEventData({ checkout: row, customerId: row.customer_id, reason: input.reason });
         const event = await recordEvent(trx, merchant, 'checkout.terminally_failed', data, { checkoutId: row.id, customerId: row.customer_id });
@@ -151,6 +153,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           attempt_key: input.attemptKey,
         });
         review = presentReview(row);
+        await recordReviewEvidence(trx, merchant, row);
         // Expiry pauses while a person decides (a review has no timeout): keep the time left.
         await updateCheckoutState(trx, checkout.id, ['open'], 'in_review', { expiry_remaining_ms: Math.max(0, checkout.expires_at.getTime() - Date.now()) });
         // expires_at null: the checkout's expiry is paused while the review is pending.

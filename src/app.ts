@@ -1,6 +1,5 @@
 import express, { type Express } from 'express';
 import type { AppDeps } from './app-deps';
-import { requireAdmin } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { rejectNulCharacters } from './http/reject-nul';
 import { openApiDocument } from './http/openapi';
@@ -19,6 +18,11 @@ import { sandboxAdminRoutes } from './sandbox/routes';
 import { subscriptionAdminRoutes } from './subscriptions/admin-routes';
 import { walletPageRoutes } from './wallet/page';
 import { walletRoutes } from './wallet/routes';
+import { readbackRoutes } from './readback/routes';
+import { adminDataRoutes } from './admin/routes';
+import { dashboardRoutes } from './dashboard/routes';
+import { DashboardSessions } from './dashboard/session';
+import { docsRoutes } from './docs/routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
 export function createApp(deps: AppDeps): Express {
@@ -32,19 +36,25 @@ export function createApp(deps: AppDeps): Express {
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument(deps.config.apiBaseUrl));
   });
+  app.use(docsRoutes());
   app.use('/api/v1/customers', customerRoutes(deps));
   app.use('/api/v1/checkouts', checkoutRoutes(deps));
   app.use('/api/v1/charges', chargeRoutes(deps));
   app.use('/api/v1/kyc', kycRoutes(deps));
   app.use('/api/v1/device_pings', devicePingRoutes(deps));
+  // Extensions: merchants read back checkouts, customers, charges, refunds and events.
+  app.use('/api/v1', readbackRoutes(deps));
 
   app.use('/wallet/v1', walletRoutes(deps));
   // The hosted checkout page (GET /checkout/:id) and its assets under /wallet-assets.
   app.use(walletPageRoutes());
 
+  // The dashboard signs in with the admin token; its session cookie then also opens the admin API.
+  const sessions = new DashboardSessions(deps.config.adminToken, deps.config.nodeEnv === 'production');
+  app.use('/dashboard', dashboardRoutes(sessions));
   app.use(
     '/admin/v1',
-    requireAdmin(deps.config.adminToken),
+    sessions.requireAdminOrSession(),
     merchantAdminRoutes(deps),
     reviewAdminRoutes(deps),
     chargeAdminRoutes(deps),
@@ -52,6 +62,7 @@ export function createApp(deps: AppDeps): Express {
     sandboxAdminRoutes(deps),
     customerAdminRoutes(deps),
     subscriptionAdminRoutes(deps),
+    adminDataRoutes(deps),
   );
 
   app.use(notFoundHandler);

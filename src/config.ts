@@ -29,6 +29,8 @@ const EnvSchema = z.object({
   OUTBOX_SWEEP_MS: z.coerce.number().int().min(100).default(5000),
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
+  TEMPORAL_UI_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -49,6 +51,7 @@ export interface Config {
   outboxSweepMs: number;
   sandboxLatencyMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  temporalUiUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     logLevel: e.LOG_LEVEL,
+    temporalUiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:8233/namespaces/${e.TEMPORAL_NAMESPACE}/workflows/{id}`,
   };
 }
 

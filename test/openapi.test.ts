@@ -1,34 +1,100 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { createApp } from '../src/app';
+import { EVENT_TYPES } from '../src/domain/event-catalog';
+import { describeFields } from '../src/http/openapi-glossary';
 import { startService, type Service } from './support/harness';
 import { request } from './support/http';
+import { listRoutes } from './support/routes';
 
 let service: Service;
+let doc: any;
 beforeAll(async () => {
   service = await startService({ worker: false });
+  const res = await request(service.baseUrl, 'GET', '/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.body;
 });
 afterAll(async () => service.stop());
 
+/** The contract's nine operations and the ids we give them; everything else is tagged an extension. */
+const CONTRACT_OPERATIONS: Record<string, string> = {
+  'GET /api/v1/charges/{id}': 'getCharge',
+  'GET /api/v1/customers/search': 'searchCustomers',
+  'GET /api/v1/device_pings/latest_geo_check': 'getLatestGeoCheck',
+  'PATCH /api/v1/customers/{id}': 'updateCustomer',
+  'POST /api/v1/charges/{id}/refund': 'refundCharge',
+  'POST /api/v1/checkouts': 'createCheckout',
+  'POST /api/v1/customers': 'createCustomer',
+  'POST /api/v1/device_pings': 'createDevicePing',
+  'POST /api/v1/kyc/upsert': 'upsertKyc',
+};
+
+type Operation = { operationId?: string; tags?: string[]; summary?: string; parameters?: Array<{ $ref?: string }> };
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, Operation>>).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })));
+
 describe('GET /api/v1/openapi.json', () => {
-  it('serves a valid OpenAPI 3 document, version 1.4.0, covering exactly the public endpoints', async () => {
-    const res = await request(service.baseUrl, 'GET', '/api/v1/openapi.json');
-    expect(res.status).toBe(200);
-    expect(res.body.openapi).toMatch(/^3\./);
-    expect(res.body.info.version).toBe('1.4.0');
-    await expect(SwaggerParser.validate(structuredClone(res.body))).resolves.toBeDefined();
-    // Every endpoint of the contract, and no other.
-    const operations = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    expect(operations.sort()).toEqual([
-      'GET /api/v1/charges/{id}',
-      'GET /api/v1/customers/search',
-      'GET /api/v1/device_pings/latest_geo_check',
-      'PATCH /api/v1/customers/{id}',
-      'POST /api/v1/charges/{id}/refund',
-      'POST /api/v1/checkouts',
-      'POST /api/v1/customers',
-      'POST /api/v1/device_pings',
-      'POST /api/v1/kyc/upsert',
-    ]);
+  it('is a valid OpenAPI 3.1 document; the contract part is version 1.4.0', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.4.0');
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+  });
+
+  it('keeps the nine contract operations, tags every other operation an extension, and names and summarises each', () => {
+    const all = operations();
+    for (const [name, id] of Object.entries(CONTRACT_OPERATIONS)) {
+      const found = all.find((o) => o.name === name);
+      expect([name, found?.op.operationId, found?.op.tags?.[0]?.startsWith('Extensions')]).toEqual([name, id, false]);
+    }
+    for (const { name, op } of all) {
+      expect([name, typeof op.summary, typeof op.operationId]).toEqual([name, 'string', 'string']);
+      if (!(name in CONTRACT_OPERATIONS)) expect([name, op.tags?.[0]?.startsWith('Extensions')]).toEqual([name, true]);
+    }
+    const ids = all.map((o) => o.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('describes every field and parameter, with examples', () => {
+    expect(describeFields(structuredClone(doc))).toEqual([]);
+    const customer = doc.components.schemas.CustomerCreate.properties;
+    expect([customer.email.example, customer.first_name.example, customer.phone_number.example]).toEqual(['ada@example.com', 'Ada', '2025550143']);
+    expect(doc.components.schemas.Charge.properties.amount_cents.example).toBe(2500);
+  });
+
+  it('documents the optional Idempotency-Key on every public and wallet POST', () => {
+    for (const { name, op } of operations().filter((o) => /^POST \/(api|wallet)\/v1\//.test(o.name))) {
+      expect([name, op.parameters?.some((p) => p.$ref === '#/components/parameters/IdempotencyKey')]).toEqual([name, true]);
+    }
+  });
+
+  it('describes every webhook payload in the webhooks section', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    const hold = doc.webhooks['checkout.hold'].post;
+    expect(hold.requestBody.content['application/json'].schema.properties).toHaveProperty('event_id');
+    expect(JSON.stringify(hold)).toContain('ChargeEventData');
+  });
+
+  it('covers every route the app serves', () => {
+    const documented = new Set(operations().map((o) => o.name));
+    const served = listRoutes(createApp(service.deps));
+    expect(served.length).toBeGreaterThan(50);
+    expect(served.filter((route) => !documented.has(route))).toEqual([]);
+    // And documents nothing the app does not serve.
+    expect([...documented].filter((route) => !served.includes(route))).toEqual([]);
+  });
+});
+
+describe('GET /docs', () => {
+  it('renders the document with Swagger UI from locally served assets only', async () => {
+    const page = await fetch(`${service.baseUrl}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('/docs/assets/swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    for (const asset of ['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/static/init.js']) {
+      expect([asset, (await fetch(service.baseUrl + asset)).status]).toEqual([asset, 200]);
+    }
+    expect(await (await fetch(`${service.baseUrl}/docs/static/init.js`)).text()).toContain("url: '/api/v1/openapi.json'");
   });
 });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { merchantOf, requireMerchant } from '../http/auth';
+import { idempotent, idempotentId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
 import { CheckoutCreateBody } from './schemas';
@@ -10,9 +11,9 @@ export function checkoutRoutes({ db, temporal, config }: AppDeps): Router {
   const router = Router();
   router.use(requireMerchant(db, 'api_key'));
 
-  router.post('/', async (req, res) => {
+  router.post('/', idempotent(db), async (req, res) => {
     const body = parseOrThrow(CheckoutCreateBody, req.body);
-    const { checkout, clientSecret } = await createCheckout({ db, temporal, config }, merchantOf(req), body);
+    const { checkout, clientSecret } = await createCheckout({ db, temporal, config }, merchantOf(req), body, { id: idempotentId(req, 'checkout') });
     // Read per request, not when the router is built: the test harness sets it once the port is known.
     res.status(201).json(presentCheckout(checkout, clientSecret, config.walletBaseUrl));
   });

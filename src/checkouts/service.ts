@@ -1,7 +1,8 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../app-deps';
 import { hashSecret } from '../crypto';
 import { newId, randomToken } from '../domain/ids';
-import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
+import { ConflictError, NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
 import { findCustomer } from '../storage/customers';
 import type { Db } from '../storage/db';
 import type { MerchantRow } from '../storage/merchants';
@@ -36,7 +37,7 @@ type PlannedLine = { product: ProductRow; quantity: number } | { inline: InlineP
  * without a row, which the workflow tolerates; the reverse (a row without a workflow, a
  * checkout nothing would ever expire) cannot happen. A failed transaction ends the workflow.
  */
-export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, body: CheckoutCreateBody): Promise<CreatedCheckout> {
+export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, body: CheckoutCreateBody, given: { id?: string } = {}): Promise<CreatedCheckout> {
   const flow = allowedFlow(merchant, body);
   const options = acceptPaymentOptions(body.payment_options, body.type, merchant.settings.payment_methods[body.type]);
   if (isRefusal(options)) throw new UnsupportedError(options.error, options.hint);
@@ -46,7 +47,8 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
   const lines = await planLines(deps.db, merchant.id, body.line_items ?? []);
   const total = lines.length ? totalOf(lines) : null;
 
-  const id = newId('checkout');
+  // An id derived from an Idempotency-Key makes a retried create meet its own workflow, never start a second.
+  const id = given.id ?? newId('checkout');
   const clientSecret = CHECKOUT_CLIENT_SECRET_PREFIX + randomToken(CLIENT_SECRET_LENGTH);
   const expiresAt = new Date(Date.now() + merchant.settings.checkout_expiry_seconds * 1000);
   await startCheckoutWorkflow(deps.temporal, deps.config.taskQueue, {
@@ -56,6 +58,8 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     type: body.type,
     expiresAt: expiresAt.toISOString(),
     maxAttempts: merchant.settings.max_attempts_per_checkout,
+  }).catch((error: unknown) => {
+    throw error instanceof WorkflowExecutionAlreadyStartedError && given.id ? idempotentCheckoutTaken(id) : error;
   });
   try {
     const checkout = await deps.db.transaction(async (trx) =>
@@ -84,6 +88,14 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     await abandonCheckoutWorkflow(deps.temporal, id);
     throw error;
   }
+}
+
+/**
+ * An id derived from an Idempotency-Key whose workflow already exists, though the key's stored
+ * answer is gone (its first request failed after starting the work): never a second checkout.
+ */
+function idempotentCheckoutTaken(id: string): ConflictError {
+  return new ConflictError('A checkout was already started with this Idempotency-Key.', `Read it with GET /api/v1/checkouts/${id}, or use a new key.`);
 }
 
 /** Rules 1 to 3: the body is exactly one flow, and the account allows that flow. */

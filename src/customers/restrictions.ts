@@ -6,6 +6,7 @@ import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { setRestriction, type CustomerRow } from '../storage/customers';
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
+import { recordRestrictionEvidence } from '../decisions/evidence';
 
 /** The contract's reason code for a verified KYC name that differs from the customer's profile. */
 export const KYC_NAME_MISMATCH = 'KYC_DOES_NOT_MATCH_PROFILE_NAME';
@@ -24,7 +25,7 @@ async function lockCustomer(trx: Db, id: string): Promise<CustomerRow | undefine
  */
 export async function restrictCustomer(
   trx: Db,
-  merchant: Pick<MerchantRow, 'id' | 'settings'>,
+  merchant: Pick<MerchantRow, 'id' | 'environment' | 'settings'>,
   customer: Pick<CustomerRow, 'id'>,
   reason: string,
 ): Promise<string[]> {
@@ -32,6 +33,7 @@ export async function restrictCustomer(
   if (!current || current.merchant_id !== merchant.id) throw new Error(`customer ${customer.id} does not belong to merchant ${merchant.id}`);
   if (current.restriction_reason !== null) return [];
   const restricted = (await setRestriction(trx, merchant.id, customer.id, reason))!;
+  await recordRestrictionEvidence(trx, merchant, current, reason);
   const data = customerEventData({ customer: restricted, reason_code: reason, restricted_at: restricted.restricted_at!.toISOString() });
   const event = await recordEvent(trx, merchant, 'customer.restricted', data, { customerId: customer.id });
   return event.enabled ? [event.id] : [];

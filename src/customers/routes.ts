@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { merchantOf, requireMerchant } from '../http/auth';
+import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
 import { CustomerCreateBody, CustomerSearchQuery, CustomerUpdateBody } from './schemas';
@@ -9,7 +10,7 @@ export function customerRoutes({ db }: AppDeps): Router {
   const router = Router();
   router.use(requireMerchant(db, 'api_key'));
 
-  router.post('/', async (req, res) => {
+  router.post('/', idempotent(db), async (req, res) => {
     const body = parseOrThrow(CustomerCreateBody, req.body);
     res.status(201).json(presentCustomer(await createCustomer(db, merchantOf(req), body)));
   });

@@ -2,6 +2,7 @@ import cors from 'cors';
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { merchantOf, requireMerchant } from '../http/auth';
+import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { DevicePingBody, LatestGeoCheckQuery } from './schemas';
 import { assertDevicePingsEnabled, findLatestGeoCheck, presentDevicePing, presentGeoCheck, recordDevicePing } from './service';
@@ -14,7 +15,7 @@ import { assertDevicePingsEnabled, findLatestGeoCheck, presentDevicePing, presen
 const browserCors = cors({
   origin: '*',
   methods: ['POST', 'OPTIONS'],
-  allowedHeaders: ['Authorization', 'Content-Type'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
   maxAge: 600,
 });
 
@@ -27,7 +28,7 @@ export function devicePingRoutes(deps: AppDeps): Router {
 
   router.options('/', browserCors);
   // CORS runs before authentication so a browser can read the 422 too.
-  router.post('/', browserCors, requireMerchant(db, 'client_secret'), async (req, res) => {
+  router.post('/', browserCors, requireMerchant(db, 'client_secret'), idempotent(db), async (req, res) => {
     const merchant = merchantOf(req);
     // A disabled account learns that first, whatever it sent.
     assertDevicePingsEnabled(merchant);

@@ -27,6 +27,7 @@ export async function attemptDelivery(
     duration_ms: result.durationMs,
     http_status: result.httpStatus,
     error: result.error,
+    response_excerpt: result.responseExcerpt,
   });
   return result;
 }

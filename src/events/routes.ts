@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
-import { findEvent, listAttempts, listEvents, type DeliveryAttemptRow, type EventRow } from '../storage/events';
+import { findEvent, listAttempts, listEvents } from '../storage/events';
+import { presentEvent } from './present';
 import { redeliverEvent } from './dispatch';
 
 const EventListQuery = z.object({
@@ -15,30 +16,6 @@ const EventListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
-function presentEvent(event: EventRow, attempts: DeliveryAttemptRow[]) {
-  return {
-    id: event.id,
-    merchant_id: event.merchant_id,
-    type: event.type,
-    checkout_id: event.checkout_id,
-    charge_id: event.charge_id,
-    customer_id: event.customer_id,
-    enabled: event.enabled,
-    channel: event.channel,
-    delivery_status: event.delivery_status,
-    created_at: event.created_at.toISOString(),
-    payload: JSON.parse(event.body),
-    attempts: attempts.map((a) => ({
-      attempt: a.attempt,
-      url: a.url,
-      started_at: a.started_at.toISOString(),
-      duration_ms: a.duration_ms,
-      http_status: a.http_status,
-      error: a.error,
-    })),
-  };
-}
-
 /** The event log (newest first, with every delivery attempt) and resend. */
 export function eventAdminRoutes(deps: AppDeps): Router {
   const router = Router();
@@ -47,7 +24,7 @@ export function eventAdminRoutes(deps: AppDeps): Router {
     const q = parseOrThrow(EventListQuery, req.query, 'Query');
     const events = await listEvents(deps.db, { merchantId: q.merchant_id, type: q.type, checkoutId: q.checkout_id, chargeId: q.charge_id, limit: q.limit });
     const attempts = await listAttempts(deps.db, events.map((e) => e.id));
-    res.json({ results: events.map((e) => presentEvent(e, attempts.filter((a) => a.event_id === e.id))) });
+    res.json({ results: events.map((e) => presentEvent(e, attempts)) });
   });
 
   router.get('/events/:id', async (req, res) => {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { merchantOf, requireMerchant } from '../http/auth';
+import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { KycUpsertBody } from './schemas';
 import { assertKycEnabled, presentKycRecord, upsertKycRecord } from './service';
@@ -9,7 +10,7 @@ export function kycRoutes(deps: AppDeps): Router {
   const router = Router();
   router.use(requireMerchant(deps.db, 'api_key'));
 
-  router.post('/upsert', async (req, res) => {
+  router.post('/upsert', idempotent(deps.db), async (req, res) => {
     const merchant = merchantOf(req);
     // A disabled account learns that first, whatever it sent.
     assertKycEnabled(merchant);

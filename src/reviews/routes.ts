@@ -5,6 +5,8 @@ import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
 import { findReview, listReviews, presentReview } from '../storage/reviews';
+import { setReviewDecider } from '../storage/evidence';
+import { reviewDetails } from '../admin/service';
 import { decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
 
 const ReviewListQuery = z.object({
@@ -21,7 +23,8 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
   router.get('/reviews', async (req, res) => {
     const query = parseOrThrow(ReviewListQuery, req.query, 'Query');
     const rows = await listReviews(db, { status: query.status, merchantId: query.merchant_id, limit: query.limit });
-    res.json({ results: rows.map(presentReview) });
+    const details = await reviewDetails(db, rows);
+    res.json({ results: rows.map((row, i) => ({ ...presentReview(row), ...details[i] })) });
   });
 
   const decide = (decision: ReviewDecision) => async (req: any, res: any) => {
@@ -31,7 +34,8 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     try {
       const decided = await temporal.workflow.getHandle(review.checkout_id).executeUpdate(decideReviewUpdate, { args: [decision] });
       if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
-      res.json(decided);
+      await setReviewDecider(db, review.id, req.operator ?? 'admin API');
+      res.json({ ...decided, decided_by: req.operator ?? 'admin API' });
     } catch (error) {
       // The workflow refuses a second decision: another reviewer decided first.
       if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {

@@ -25,6 +25,7 @@ export interface DeliveryAttemptRow {
   duration_ms: number;
   http_status: number | null;
   error: string | null;
+  response_excerpt: string | null;
 }
 
 export async function insertEvent(db: Db, row: Omit<EventRow, 'seq' | 'created_at' | 'dispatched_at' | 'delivery_status'> & { delivery_status?: EventRow['delivery_status'] }): Promise<EventRow> {

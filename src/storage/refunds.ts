@@ -11,6 +11,11 @@ export interface RefundRow {
   created_at: Date;
 }
 
+/** The merchant's refund; another merchant's is absent, exactly like a missing one. */
+export async function findRefund(db: Db, merchantId: string, id: string): Promise<RefundRow | undefined> {
+  return db<RefundRow>('refunds').where({ merchant_id: merchantId, id }).first();
+}
+
 /** Unscoped by merchant: read by the refund workflow and the move path, never on a request path. */
 export async function findRefundOfChargeUnscoped(db: Db, chargeId: string): Promise<RefundRow | undefined> {
   return db<RefundRow>('refunds').where({ charge_id: chargeId }).first();

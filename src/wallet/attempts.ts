@@ -5,6 +5,7 @@ import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
 import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
 import { RateLimitedError, ValidationError } from '../http/errors';
+import { idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
 import { logAttempt } from '../storage/attempt-log';
@@ -79,7 +80,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       const paymentMethod = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
       result = await temporal.workflow
         .getHandle(checkout.id)
-        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: randomUUID(), paymentMethodId: paymentMethod.id, amountCents }] });
+        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: idempotentAttemptId(req) ?? randomUUID(), paymentMethodId: paymentMethod.id, amountCents }] });
     } catch (error) {
       throw attemptRefusal(error, merchant, checkout);
     } finally {

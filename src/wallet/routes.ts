@@ -1,6 +1,7 @@
 import cors from 'cors';
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
+import { idempotent } from '../http/idempotency';
 import { requireCheckoutSecret } from './auth';
 import { getWalletCheckout } from './read';
 import { postAttempt } from './attempts';
@@ -18,15 +19,16 @@ export function walletRoutes(deps: AppDeps): Router {
     cors({
       origin: '*',
       methods: ['GET', 'POST', 'OPTIONS'],
-      allowedHeaders: ['Content-Type', 'X-Client-Secret'],
+      allowedHeaders: ['Content-Type', 'X-Client-Secret', 'Idempotency-Key'],
+      exposedHeaders: ['Idempotent-Replayed'],
       maxAge: 600,
     }),
   );
 
   router.get('/checkouts/:id', requireCheckoutSecret(db), getWalletCheckout(deps));
   // The lead's attempts route (src/wallet/attempts.ts): one payment attempt per call.
-  router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), postAttempt(deps));
-  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), postCheckoutDevicePing(deps));
+  router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), idempotent(db), postAttempt(deps));
+  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), idempotent(db), postCheckoutDevicePing(deps));
 
   return router;
 }

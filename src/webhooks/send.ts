@@ -9,7 +9,12 @@ export interface SendResult {
   error: string | null;
   durationMs: number;
   startedAt: Date;
+  /** The start of the merchant's answer (for the dashboard's timeline); null when none arrived. */
+  responseExcerpt: string | null;
 }
+
+/** How much of a merchant's answer the event log keeps. */
+export const RESPONSE_EXCERPT_CHARS = 300;
 
 /**
  * One signed POST of an already serialised body. Each call signs afresh with the current time,
@@ -30,13 +35,13 @@ export async function sendSignedWebhook(input: { url: string; body: string; secr
       redirect: 'manual',
       signal: AbortSignal.timeout(input.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
     });
-    // Drain so the connection is reused; the merchant's answer body is not used.
-    await response.arrayBuffer().catch(() => undefined);
+    // Drained so the connection is reused; its start is kept for the event log.
+    const text = await response.text().catch(() => '');
     const ok = response.status >= 200 && response.status < 300;
-    return { ok, httpStatus: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs: Math.round(performance.now() - started), startedAt };
+    return { ok, httpStatus: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs: Math.round(performance.now() - started), startedAt, responseExcerpt: text.slice(0, RESPONSE_EXCERPT_CHARS) };
   } catch (error) {
     const e = error as Error;
     const message = e.name === 'TimeoutError' ? `timed out after ${input.timeoutMs ?? WEBHOOK_TIMEOUT_MS} ms` : `${e.name}: ${(e as { cause?: Error }).cause?.message ?? e.message}`;
-    return { ok: false, httpStatus: null, error: message, durationMs: Math.round(performance.now() - started), startedAt };
+    return { ok: false, httpStatus: null, error: message, durationMs: Math.round(performance.now() - started), startedAt, responseExcerpt: null };
   }
 }

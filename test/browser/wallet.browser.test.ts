@@ -1,9 +1,10 @@
-import { chromium, type Browser, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startService, type Service } from '../support/harness';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../support/http';
 import { waitFor as pollFor } from '../support/fixtures';
+import { collectErrors, launchChromium } from '../support/browser';
 
 /**
  * The hosted checkout page driven by a real browser (Debian's chromium through playwright-core)
@@ -56,16 +57,6 @@ async function expectText(scope: Scope, testId: string, text: string | RegExp): 
   return (await locator.textContent()) ?? '';
 }
 
-/** Uncaught script errors and console errors (CSP violations, refused frames, failed loads). */
-function collectErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  return errors;
-}
-
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -86,10 +77,7 @@ iframe{width:100%;max-width:520px;height:760px;border:1px solid #ccd;border-radi
 beforeAll(async () => {
   service = await startService();
   merchant = await onboard(service, { name: 'Acme Games' });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   host = createServer((req, res) => {
     const src = new URL(req.url ?? '/', 'http://host').searchParams.get('src') ?? '';
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

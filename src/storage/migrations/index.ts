@@ -5,6 +5,7 @@ import * as m003 from './003_events';
 import * as m004 from './004_identity_and_location';
 import * as m005 from './005_money_safety';
 import * as m007 from './007_subscriptions';
+import * as m008 from './008_idempotency_and_evidence';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['004_identity_and_location', m004],
   ['005_money_safety', m005],
   ['007_subscriptions', m007],
+  ['008_idempotency_and_evidence', m008],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,121 @@
+// The admin API (the dashboard's back end) in the OpenAPI document.
+import { z } from 'zod';
+import { CHARGE_STATUSES } from '../domain/charge-states';
+import { MerchantSettingsSchema } from '../domain/settings';
+import { ChargeResponse } from '../charges/schemas';
+import { AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { registry } from '../http/openapi-registry';
+import { MerchantCreateBody, SettingsPatchBody } from '../merchants/schemas';
+import { CheckoutDetail, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
+import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
+
+const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
+const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 404: 'No such record.' };
+const tag = TAGS.admin;
+const timestamp = z.string().datetime();
+const evidence = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The inputs the decision was made on: KYC record, geo check, rule and thresholds.' });
+
+// clone(): the settings schema may predate the zod OpenAPI extension (its module need not load the registry first).
+const Settings = registry.register('MerchantSettings', MerchantSettingsSchema.clone());
+const Merchant = registry.register('Merchant', z.object({ id: z.string(), name: z.string(), environment: z.enum(['sandbox', 'production']), settings: Settings, created_at: timestamp }));
+const Credentials = registry.register(
+  'IssuedCredentials',
+  z.object({ api_key: z.string(), client_secret: z.string(), key_prefix: z.string().optional(), webhook_signing_secret: z.string().optional() }).openapi({ description: 'Shown once; only hashes (or the sealed signing secret) are stored.' }),
+);
+const OnboardedMerchant = registry.register('OnboardedMerchant', Merchant.extend({ api_key: z.string(), client_secret: z.string(), webhook_signing_secret: z.string() }));
+const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });
+const Review = registry.register(
+  'AdminReview',
+  z.object({
+    id: z.string().openapi({ example: 'cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+    checkout_id: z.string(),
+    merchant_id: z.string(),
+    customer_id: z.string(),
+    amount_cents: z.number().int(),
+    status: z.enum(['pending', 'approved', 'declined']),
+    created_at: timestamp,
+    decided_at: timestamp.nullable(),
+    decided_by: z.string().nullable(),
+    customer: z.object({ id: z.string(), email: z.string().nullable(), first_name: z.string().nullable(), last_name: z.string().nullable(), restriction_reason: z.string().nullable() }).nullable(),
+    payment_method: z.object({ id: z.string(), payment_type: z.string(), details: z.record(z.string(), z.unknown()) }).nullable(),
+    evidence,
+  }),
+);
+const TimelineEntry = registry.register(
+  'TimelineEntry',
+  z.object({
+    at: timestamp,
+    kind: z.enum(['checkout.created', 'charge.created', 'charge.status', 'hold', 'review.created', 'review.decided', 'geo_check', 'checkout.blocked', 'event', 'webhook.attempt', 'refund']),
+    summary: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  }),
+);
+const results = (item: z.ZodType) => z.object({ results: z.array(item) });
+const reviewParams = pathId('cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
+const merchantParams = pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw');
+
+operation({ method: 'post', path: '/admin/v1/merchants', id: 'adminCreateMerchant', tag, security, summary: 'Onboard a merchant (secrets shown once)', body: MerchantCreateBody, responses: { 201: ['The merchant with its credentials', OnboardedMerchant] }, errors });
+operation({ method: 'get', path: '/admin/v1/merchants', id: 'adminListMerchants', tag, security, summary: 'List merchants, newest first', query: MerchantListQuery, responses: { 200: ['Merchants', results(Merchant)] }, errors });
+operation({ method: 'get', path: '/admin/v1/merchants/{id}', id: 'adminGetMerchant', tag, security, summary: 'A merchant and its settings, no secrets', params: merchantParams, responses: { 200: ['The merchant', Merchant] }, errors });
+operation({ method: 'patch', path: '/admin/v1/merchants/{id}/settings', id: 'adminUpdateSettings', tag, security, summary: 'Change any subset of the settings', params: merchantParams, body: SettingsPatchBody, responses: { 200: ['The full settings', Settings] }, errors });
+operation({ method: 'get', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminListApiKeys', tag, security, summary: "A merchant's API keys (prefixes only)", params: merchantParams, responses: { 200: ['Keys', results(ApiKey)] }, errors });
+operation({ method: 'post', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminIssueApiKey', tag, security, summary: 'Issue a new API key and client secret (shown once)', params: merchantParams, responses: { 201: ['The new credentials', Credentials] }, errors });
+operation({
+  method: 'delete', path: '/admin/v1/merchants/{id}/api_keys/{keyPrefix}', id: 'adminRevokeApiKey', tag, security, summary: 'Revoke an API key by its prefix',
+  params: z.object({ id: z.string(), keyPrefix: z.string().openapi({ description: 'The first 12 characters of the key.', example: 'key_Ab3dE5gH' }) }),
+  responses: { 200: ['Revoked', z.object({ key_prefix: z.string(), revoked: z.literal(true) })] }, errors,
+});
+operation({
+  method: 'get', path: '/admin/v1/reviews', id: 'adminListReviews', tag, security, summary: 'The review queue, oldest first, with customer, payment method and evidence',
+  query: z.object({ status: z.enum(['pending', 'approved', 'declined']).optional(), merchant_id: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+  responses: { 200: ['Reviews', results(Review)] }, errors,
+});
+for (const decision of ['approve', 'decline'] as const) {
+  operation({
+    method: 'post', path: `/admin/v1/reviews/{id}/${decision}`, id: `adminReview${decision === 'approve' ? 'Approve' : 'Decline'}`, tag, security,
+    summary: decision === 'approve' ? 'Approve: the checkout creates the charge and places the hold' : 'Decline: no charge is ever created; the checkout is blocked',
+    params: reviewParams, responses: { 200: ['The decided review', Review.omit({ customer: true, payment_method: true, evidence: true })] }, errors: { ...errors, 422: 'Already decided.' },
+  });
+}
+operation({ method: 'post', path: '/admin/v1/customers/{id}/unrestrict', id: 'adminUnrestrictCustomer', tag, security, summary: "Lift a customer's restriction", params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] }, errors });
+operation({
+  method: 'get', path: '/admin/v1/customers/restricted', id: 'adminListRestrictedCustomers', tag, security, summary: 'Restricted customers with the reason and evidence', query: RestrictedCustomersQuery,
+  responses: { 200: ['Customers', results(StoredCustomer.extend({ merchant_id: z.string(), restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] }, errors,
+});
+operation({ method: 'post', path: '/admin/v1/charges/{id}/refund', id: 'adminRefundCharge', tag, security, summary: 'The dashboard refund (same rules and event as the public one)', params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] }, errors });
+operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', tag, security, summary: 'Search charges by id, checkout, customer, merchant or email fragment', query: AdminSearchQuery, responses: { 200: ['Charges', results(ChargeResponse.extend({ merchant_id: z.string() }))] }, errors });
+operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment', query: AdminSearchQuery, responses: { 200: ['Checkouts', results(StoredCheckout.extend({ merchant_id: z.string() }))] }, errors });
+operation({
+  method: 'get', path: '/admin/v1/checkouts/{id}', id: 'adminGetCheckout', tag, security, summary: 'A checkout with charges, review, block evidence and its Temporal Web UI link', params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'),
+  responses: { 200: ['The checkout', CheckoutDetail.extend({ merchant_id: z.string(), blocked_evidence: evidence, workflow_url: z.string() })] }, errors,
+});
+operation({
+  method: 'get', path: '/admin/v1/checkouts/{id}/timeline', id: 'adminCheckoutTimeline', tag, security,
+  summary: 'Everything that happened to a checkout, in order',
+  description: 'Creation, charges and each status change, the hold handshake with the merchant\'s answer and latency, review and decision, geo checks, the block, refunds and every webhook attempt (status, latency, response excerpt).',
+  params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'), responses: { 200: ['The timeline', z.object({ checkout_id: z.string(), workflow_url: z.string(), entries: z.array(TimelineEntry) })] }, errors,
+});
+operation({
+  method: 'get', path: '/admin/v1/events', id: 'adminListEvents', tag, security, summary: 'The event log, newest first, with delivery attempts',
+  query: z.object({ merchant_id: z.string().optional(), type: z.string().optional(), checkout_id: z.string().optional(), charge_id: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+  responses: { 200: ['Events', results(LoggedEvent)] }, errors,
+});
+operation({ method: 'get', path: '/admin/v1/events/{id}', id: 'adminGetEvent', tag, security, summary: 'One event with its delivery attempts', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The event', LoggedEvent] }, errors });
+operation({ method: 'post', path: '/admin/v1/events/{id}/resend', id: 'adminResendEvent', tag, security, summary: 'Deliver a recorded event again (same event_id, fresh signature)', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true) })] }, errors });
+operation({
+  method: 'post', path: '/admin/v1/events/replay', id: 'adminReplayEvents', tag, security, summary: 'Replay delivered-or-failed events by filter; dry_run only counts',
+  body: EventReplayBody,
+  responses: { 200: ['Dry run: what would be replayed', z.object({ dry_run: z.boolean(), count: z.number().int(), event_ids: z.array(z.string()) })], 202: ['Replayed', z.object({ dry_run: z.boolean(), count: z.number().int(), event_ids: z.array(z.string()) })] },
+  errors,
+});
+operation({
+  method: 'get', path: '/admin/v1/settings_catalog', id: 'adminSettingsCatalog', tag, security, summary: 'The choices the settings offer (event groups, flows, methods)',
+  responses: { 200: ['The catalog', z.object({ always_on_events: z.array(z.string()), optional_event_groups: z.array(z.object({ name: z.string(), types: z.array(z.string()) })), checkout_flows: z.array(z.string()), checkout_types: z.array(z.string()), payment_methods: z.array(z.string()), card_processors: z.array(z.string()), customer_fields: z.array(z.string()) })] },
+  errors,
+});
+operation({
+  method: 'post', path: '/admin/v1/sandbox/charges/{id}/transition', id: 'adminSandboxTransition', tag, security, summary: 'Sandbox: move a charge along an edge of the state table, as a processor would',
+  params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'),
+  body: z.object({ to: z.enum(CHARGE_STATUSES), failure_code: z.string().optional(), failure_message: z.string().optional() }).strict(),
+  responses: { 200: ['The moved charge', ChargeResponse] }, errors: { ...errors, 422: 'The state table lists no such edge (hint names the allowed moves).' },
+});

@@ -1,0 +1,52 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app-deps';
+import { replayEvents } from '../events/replay';
+import { settingsCatalog } from './catalog';
+import { parseOrThrow } from '../http/validate';
+import { presentMerchant } from '../merchants/service';
+import { listMerchantsUnscoped } from '../storage/admin-reads';
+import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
+import { getAdminCheckout, getTimeline, listRestrictedCustomers, searchCharges, searchCheckouts } from './service';
+
+/** The dashboard's data routes (admin API): search, the checkout timeline, replay by filter, restricted customers. */
+export function adminDataRoutes(deps: AppDeps): Router {
+  const { db } = deps;
+  const router = Router();
+
+  router.get('/settings_catalog', (_req, res) => {
+    res.json(settingsCatalog());
+  });
+  router.get('/merchants', async (req, res) => {
+    const { limit } = parseOrThrow(MerchantListQuery, req.query, 'Query');
+    res.json({ results: (await listMerchantsUnscoped(db, limit)).map(presentMerchant) });
+  });
+  router.get('/checkouts', async (req, res) => {
+    res.json(await searchCheckouts(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));
+  });
+  router.get('/checkouts/:id', async (req, res) => {
+    res.json(await getAdminCheckout(deps, String(req.params.id)));
+  });
+  router.get('/checkouts/:id/timeline', async (req, res) => {
+    res.json(await getTimeline(deps, String(req.params.id)));
+  });
+  router.get('/charges', async (req, res) => {
+    res.json(await searchCharges(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));
+  });
+  router.get('/customers/restricted', async (req, res) => {
+    const query = parseOrThrow(RestrictedCustomersQuery, req.query, 'Query');
+    res.json(await listRestrictedCustomers(db, query.merchant_id, query.limit));
+  });
+  router.post('/events/replay', async (req, res) => {
+    const body = parseOrThrow(EventReplayBody, req.body ?? {});
+    const filter = {
+      type: body.type,
+      merchantId: body.merchant_id,
+      from: body.from ? new Date(body.from) : undefined,
+      to: body.to ? new Date(body.to) : undefined,
+      failedOnly: body.failed_only,
+    };
+    res.status(body.dry_run ? 200 : 202).json(await replayEvents(deps, filter, body.dry_run));
+  });
+
+  return router;
+}

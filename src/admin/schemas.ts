@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from '../domain/event-types';
+
+/** Every admin list answers at most this many rows. */
+export const MAX_ADMIN_RESULTS = 200;
+
+const id = z.string().min(1).max(64);
+const limit = z.coerce.number().int().min(1).max(MAX_ADMIN_RESULTS).default(50);
+
+/**
+ * Search of checkouts or charges. `q` is what a person types: an id (chk_, ch_, cus_, mer_) or
+ * part of a customer's email; the named fields narrow further.
+ */
+export const AdminSearchQuery = z.object({
+  q: z.string().trim().max(200).optional(),
+  merchant_id: id.optional(),
+  customer_id: id.optional(),
+  checkout_id: id.optional(),
+  limit,
+});
+export type AdminSearchQuery = z.infer<typeof AdminSearchQuery>;
+
+export const RestrictedCustomersQuery = z.object({ merchant_id: id.optional(), limit });
+export const MerchantListQuery = z.object({ limit });
+
+export const EventReplayBody = z
+  .object({
+    type: z.enum([...ALWAYS_ON_EVENT_TYPES, ...OPTIONAL_EVENT_TYPES]).optional(),
+    merchant_id: id.optional(),
+    from: z.iso.datetime({ offset: true }).optional(),
+    to: z.iso.datetime({ offset: true }).optional(),
+    failed_only: z.boolean().default(false),
+    dry_run: z.boolean().default(false),
+  })
+  .strict()
+  .refine((b) => !b.from || !b.to || new Date(b.from) < new Date(b.to), { message: 'from must be before to' });
+export type EventReplayBody = z.infer<typeof EventReplayBody>;

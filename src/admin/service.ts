@@ -1,0 +1,95 @@
+import type { AppDeps } from '../app-deps';
+import { presentLoaded } from '../charges/load';
+import { AdminNotFoundError } from '../http/errors';
+import { presentCheckoutDetail, presentStoredCheckout, presentStoredCustomer } from '../readback/service';
+import {
+  findCheckoutUnscoped,
+  findCustomersUnscoped,
+  findPaymentMethodsUnscoped,
+  listRestrictedCustomersUnscoped,
+  searchChargesUnscoped,
+  searchCheckoutsUnscoped,
+  timelineRowsUnscoped,
+  type AdminCheckoutRow,
+  type AdminSearch,
+} from '../storage/admin-reads';
+import type { Db } from '../storage/db';
+import type { ReviewRow } from '../storage/reviews';
+import { buildTimeline } from './timeline';
+import type { AdminSearchQuery } from './schemas';
+
+/** Reads behind the dashboard: any merchant's records, for the operator. */
+
+/** What a person typed into the search box, read by its id prefix; anything else is an email fragment. */
+export function parseSearch(query: AdminSearchQuery): AdminSearch {
+  const search: AdminSearch = { merchantId: query.merchant_id, customerId: query.customer_id, checkoutId: query.checkout_id };
+  const q = query.q;
+  if (!q) return search;
+  if (q.startsWith('mer_')) search.merchantId = q;
+  else if (q.startsWith('cus_')) search.customerId = q;
+  else if (q.startsWith('chk_')) search.checkoutId = q;
+  else if (q.startsWith('ch_')) search.chargeId = q;
+  else search.email = q;
+  return search;
+}
+
+export async function searchCheckouts(db: Db, query: AdminSearchQuery) {
+  const rows = await searchCheckoutsUnscoped(db, parseSearch(query), query.limit);
+  return { results: rows.map((row) => ({ ...presentStoredCheckout(row), merchant_id: row.merchant_id })) };
+}
+
+export async function searchCharges(db: Db, query: AdminSearchQuery) {
+  const rows = await searchChargesUnscoped(db, parseSearch(query), query.limit);
+  return { results: await Promise.all(rows.map(async (c) => ({ ...(await presentLoaded(db, c)), merchant_id: c.merchant_id })))};
+}
+
+async function loadCheckout(db: Db, id: string): Promise<AdminCheckoutRow> {
+  const checkout = await findCheckoutUnscoped(db, id);
+  if (!checkout) throw new AdminNotFoundError('Checkout not found.', `No checkout ${id}.`);
+  return checkout;
+}
+
+export function workflowUrl(temporalUiUrl: string, checkoutId: string): string {
+  return temporalUiUrl.replace('{id}', encodeURIComponent(checkoutId));
+}
+
+export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id: string) {
+  const checkout = await loadCheckout(deps.db, id);
+  return {
+    ...(await presentCheckoutDetail(deps.db, checkout)),
+    merchant_id: checkout.merchant_id,
+    blocked_evidence: checkout.blocked_evidence,
+    workflow_url: workflowUrl(deps.config.temporalUiUrl, checkout.id),
+  };
+}
+
+export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: string) {
+  const checkout = await loadCheckout(deps.db, id);
+  const rows = await timelineRowsUnscoped(deps.db, checkout);
+  return { checkout_id: checkout.id, workflow_url: workflowUrl(deps.config.temporalUiUrl, checkout.id), entries: buildTimeline({ checkout, ...rows }) };
+}
+
+export async function listRestrictedCustomers(db: Db, merchantId: string | undefined, limit: number) {
+  const rows = await listRestrictedCustomersUnscoped(db, merchantId, limit);
+  return {
+    results: rows.map((c) => ({ ...presentStoredCustomer(c), merchant_id: c.merchant_id, restricted_at: c.restricted_at?.toISOString() ?? null, restriction_evidence: c.restriction_evidence })),
+  };
+}
+
+type AdminReview = ReviewRow & { evidence?: Record<string, unknown> | null; decided_by?: string | null };
+
+/** What a reviewer needs beside each review: the customer, the payment method, the evidence and who decided. */
+export async function reviewDetails(db: Db, rows: AdminReview[]) {
+  const customers = new Map((await findCustomersUnscoped(db, rows.map((r) => r.customer_id))).map((c) => [c.id, c]));
+  const methods = new Map((await findPaymentMethodsUnscoped(db, rows.map((r) => r.payment_method_id))).map((m) => [m.id, m]));
+  return rows.map((r) => {
+    const c = customers.get(r.customer_id);
+    const pm = methods.get(r.payment_method_id);
+    return {
+      customer: c ? { id: c.id, email: c.email, first_name: c.first_name, last_name: c.last_name, restriction_reason: c.restriction_reason } : null,
+      payment_method: pm ? { id: pm.id, payment_type: pm.payment_type, details: pm.details } : null,
+      evidence: r.evidence ?? null,
+      decided_by: r.decided_by ?? null,
+    };
+  });
+}

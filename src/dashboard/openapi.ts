@@ -1,0 +1,38 @@
+// The dashboard's pages and session, the hosted checkout page and the operations routes in the OpenAPI document.
+import { z } from 'zod';
+import { DashboardSession, operation, TAGS } from '../http/openapi-operation';
+import { DASHBOARD_PAGES } from './routes';
+
+const Session = z.object({ name: z.string(), csrf: z.string().openapi({ description: 'Send back as X-Dashboard-CSRF on every state-changing call.' }) });
+const errors = { 401: 'Not signed in, or the admin token is wrong.' };
+const session = [{ [DashboardSession.name]: [] }];
+
+operation({ method: 'get', path: '/dashboard/login', id: 'dashboardSignInPage', tag: TAGS.dashboard, summary: 'The sign-in page', responses: { 200: ['HTML'] }, htmlResponse: true });
+operation({
+  method: 'post', path: '/dashboard/session', id: 'dashboardSignIn', tag: TAGS.dashboard, summary: 'Sign in with the admin token: sets the session cookie',
+  body: z.object({ token: z.string().openapi({ description: 'The admin token.' }), name: z.string().openapi({ description: 'Who signs in; recorded with every review decision.', example: 'Grace Reviewer' }) }).strict(),
+  responses: { 200: ['Signed in (Set-Cookie: dashboard_session, HttpOnly, SameSite=Strict, Secure in production)', Session] }, errors,
+});
+operation({ method: 'get', path: '/dashboard/session', id: 'dashboardSession', tag: TAGS.dashboard, security: session, summary: 'The current session and its CSRF token', responses: { 200: ['The session', Session] }, errors });
+operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: session, summary: 'Sign out (needs X-Dashboard-CSRF)', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors });
+operation({ method: 'get', path: '/dashboard', id: 'dashboardHome', tag: TAGS.dashboard, security: session, summary: 'The dashboard (the review queue); redirects to the sign-in page without a session', responses: { 200: ['HTML'], 303: ['To /dashboard/login'] }, htmlResponse: true });
+operation({
+  method: 'get', path: '/dashboard/{page}', id: 'dashboardPage', tag: TAGS.dashboard, security: session, summary: 'A dashboard page; redirects to the sign-in page without a session',
+  params: z.object({ page: z.enum(DASHBOARD_PAGES).openapi({ description: 'The page.' }) }), responses: { 200: ['HTML'], 303: ['To /dashboard/login'] }, htmlResponse: true,
+});
+operation({
+  method: 'get', path: '/checkout/{id}', id: 'walletPage', tag: TAGS.wallet, summary: "The hosted checkout page (the checkout's url)",
+  params: z.object({ id: z.string().openapi({ description: 'The checkout id.' }) }), query: z.object({ client_secret: z.string().openapi({ description: "The checkout's client secret." }) }),
+  responses: { 200: ['HTML'] }, htmlResponse: true,
+});
+operation({ method: 'get', path: '/healthz', id: 'healthz', tag: TAGS.operations, summary: 'Liveness: the process is up', responses: { 200: ['Up', z.object({ status: z.literal('ok') })] } });
+operation({
+  method: 'get', path: '/readyz', id: 'readyz', tag: TAGS.operations, summary: 'Readiness: the database and Temporal are reachable',
+  responses: { 200: ['Ready', z.object({ status: z.string(), checks: z.object({ database: z.string(), temporal: z.string() }) })], 503: ['Not ready', z.object({ status: z.string(), checks: z.object({ database: z.string(), temporal: z.string() }) })] },
+});
+operation({ method: 'get', path: '/api/v1/openapi.json', id: 'openApiDocument', tag: TAGS.operations, summary: 'This document', responses: { 200: ['OpenAPI 3.1', z.record(z.string(), z.unknown())] } });
+operation({ method: 'get', path: '/docs', id: 'apiReference', tag: TAGS.operations, summary: 'This document, rendered (Swagger UI, served locally)', responses: { 200: ['HTML'] }, htmlResponse: true });
+operation({
+  method: 'options', path: '/api/v1/device_pings', id: 'devicePingPreflight', tag: TAGS.operations, summary: 'CORS preflight of POST /api/v1/device_pings (any origin may call it)',
+  responses: { 204: ['Allowed: Access-Control-Allow-Origin *, methods POST, headers Authorization, Content-Type, Idempotency-Key'] },
+});

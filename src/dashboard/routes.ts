@@ -1,0 +1,69 @@
+import express, { Router, type Response } from 'express';
+import path from 'node:path';
+import { findStaticDir } from '../http/static-dir';
+import { z } from 'zod';
+import { AdminAuthenticationError } from '../http/errors';
+import { parseOrThrow } from '../http/validate';
+import type { DashboardSessions } from './session';
+
+/** The dashboard's pages; each is the same shell, and app.js renders the page named by the path. */
+export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers'] as const;
+/** Served without a session: the sign-in page needs them. Everything else requires one. */
+const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'dom.js']);
+
+const SignInBody = z.object({ token: z.string().min(1).max(500), name: z.string().trim().min(1).max(80) }).strict();
+
+
+/** Nothing from another origin, never framed, never cached: the pages show operators' data. */
+const PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
+
+/** GET /dashboard/* pages and assets, and the session endpoints (sign in, read, sign out). */
+export function dashboardRoutes(sessions: DashboardSessions): Router {
+  const dir = findStaticDir(__dirname, 'src/dashboard', 'app.html');
+  const router = Router();
+  const send = (res: Response, file: string) => {
+    res.set(PAGE_HEADERS);
+    res.sendFile(path.join(dir, file));
+  };
+
+  router.get('/login', (_req, res) => send(res, 'login.html'));
+
+  router.post('/session', (req, res) => {
+    const body = parseOrThrow(SignInBody, req.body ?? {});
+    if (!sessions.tokenMatches(body.token)) throw new AdminAuthenticationError();
+    res.set('Cache-Control', 'no-store').json(sessions.start(res, body.name));
+  });
+  router.get('/session', (req, res) => {
+    const session = sessions.read(req);
+    if (!session) throw new AdminAuthenticationError('Not signed in.');
+    res.set('Cache-Control', 'no-store').json(session);
+  });
+  router.delete('/session', (req, res) => {
+    const session = sessions.read(req);
+    if (!session || !sessions.csrfOk(req, session)) throw new AdminAuthenticationError('Not signed in.');
+    sessions.end(res);
+    res.json({ signed_out: true });
+  });
+
+  // Assets: the sign-in page's are public; the application's need a session.
+  router.use('/assets', (req, res, next) => {
+    if (!PUBLIC_ASSETS.has(req.path.replace(/^\//, '')) && !sessions.read(req)) return next(new AdminAuthenticationError('Not signed in.'));
+    res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    next();
+  }, express.static(dir, { index: false, fallthrough: false }));
+
+  router.get(['/', '/:page'], (req, res, next) => {
+    const page = req.params.page ?? 'reviews';
+    if (!(DASHBOARD_PAGES as readonly string[]).includes(String(page))) return next();
+    if (!sessions.read(req)) return res.redirect(303, '/dashboard/login');
+    send(res, 'app.html');
+  });
+
+  return router;
+}

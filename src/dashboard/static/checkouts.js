@@ -1,0 +1,102 @@
+import { admin } from './api.js';
+import { confirmAction, run } from './app.js';
+import { clear, facts, h, json, money, when } from './dom.js';
+
+const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, id);
+
+function chargeRow(charge, onRefunded) {
+  const refund = async () => {
+    if (!(await confirmAction(`Refund ${money(charge.amount_cents)} of charge ${charge.id} in full?`, 'Refund'))) return;
+    if (await run(() => admin.post(`/charges/${encodeURIComponent(charge.id)}/refund`), 'Charge refunded.')) await onRefunded();
+  };
+  const refundable = charge.status === 'succeeded' && charge.transaction_type === 'credit';
+  return h('li', { class: 'card compact', 'data-charge': charge.id },
+    h('div', { class: 'row spread' }, h('strong', {}, money(charge.amount_cents), ` ${charge.transaction_type}`), h('span', { class: `badge ${charge.status}` }, charge.status)),
+    facts([
+      ['Charge', charge.id],
+      ['Checkout', charge.checkout_id ? checkoutLink(charge.checkout_id) : '—'],
+      ['Customer', `${charge.customer.first_name || ''} ${charge.customer.last_name || ''} <${charge.customer.email || ''}>`],
+      ['Method', charge.payment_method.payment_type],
+      charge.failure_code && ['Failure', `${charge.failure_code}: ${charge.failure_message || ''}`],
+      ['Created', when(charge.created_at)],
+    ]),
+    refundable && h('button', { class: 'danger small', onclick: refund }, 'Refund'),
+  );
+}
+
+/** One timeline line: when, what, and the record's details (attempt status, latency, answer). */
+function timelineEntry(entry) {
+  const d = entry.details;
+  const extra = [];
+  if (entry.kind === 'webhook.attempt' || entry.kind === 'hold') {
+    extra.push(facts([
+      ['Status', d.http_status === null ? d.error : `HTTP ${d.http_status}`],
+      ['Latency', `${d.duration_ms} ms`],
+      ['URL', d.url],
+      ['Response', d.response_excerpt === null || d.response_excerpt === undefined ? '—' : h('code', {}, d.response_excerpt)],
+    ]));
+  }
+  if (entry.kind === 'review.created' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
+  if (entry.kind === 'checkout.blocked' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
+  return h('li', { class: `entry ${entry.kind.replace('.', '-')}`, 'data-kind': entry.kind },
+    h('time', { datetime: entry.at }, when(entry.at)),
+    h('span', { class: 'kind' }, entry.kind),
+    h('p', {}, entry.summary),
+    extra,
+  );
+}
+
+async function showCheckout(root, id) {
+  const [checkout, timeline] = await Promise.all([run(() => admin.get(`/checkouts/${encodeURIComponent(id)}`)), run(() => admin.get(`/checkouts/${encodeURIComponent(id)}/timeline`))]);
+  if (!checkout || !timeline) return;
+  clear(root,
+    h('p', {}, h('a', { href: '/dashboard/checkouts' }, '← Search')),
+    h('h2', {}, 'Checkout ', h('code', {}, checkout.id)),
+    h('p', {}, h('a', { href: timeline.workflow_url, target: '_blank', rel: 'noopener noreferrer', class: 'button secondary' }, 'Open the workflow in Temporal Web UI')),
+    facts([
+      ['State', h('span', { class: `badge ${checkout.state}` }, checkout.state)],
+      ['Type / flow', `${checkout.type} / ${checkout.flow}`],
+      ['Merchant', h('a', { href: `/dashboard/merchants?id=${encodeURIComponent(checkout.merchant_id)}` }, checkout.merchant_id)],
+      ['Customer', checkout.customer_id],
+      ['Amount', money(checkout.fixed_amount_cents ?? checkout.line_items_total_amount_cents ?? checkout.balance_amount_cents)],
+      checkout.blocked_reason && ['Blocked', checkout.blocked_reason],
+      ['Created', when(checkout.created_at)],
+      ['Expires', when(checkout.expires_at)],
+    ]),
+    checkout.blocked_evidence && h('details', { class: 'card' }, h('summary', {}, 'Why it was blocked (evidence)'), json(checkout.blocked_evidence)),
+    h('h3', {}, 'Charges'),
+    checkout.charges.length ? h('ul', { class: 'plain list' }, checkout.charges.map((c) => chargeRow({ ...c, checkout_id: checkout.id }, () => showCheckout(root, id)))) : h('p', { class: 'muted' }, 'No charges.'),
+    h('h3', {}, 'Timeline'),
+    h('ol', { class: 'timeline' }, timeline.entries.map(timelineEntry)),
+  );
+}
+
+export async function checkoutsPage(root, params) {
+  const id = params.get('id');
+  if (id) return showCheckout(root, id);
+  const q = params.get('q') || '';
+  const results = h('div', {});
+  clear(root,
+    h('h2', {}, 'Checkouts and charges'),
+    h('form', { class: 'search row', method: 'get', action: '/dashboard/checkouts' },
+      h('input', { name: 'q', value: q, type: 'search', placeholder: 'Checkout, charge, customer or merchant id, or email', 'aria-label': 'Search' }),
+      h('button', { class: 'primary', type: 'submit' }, 'Search'),
+    ),
+    results,
+  );
+  const query = q ? `?q=${encodeURIComponent(q)}&limit=50` : '?limit=50';
+  const [checkouts, charges] = await Promise.all([run(() => admin.get(`/checkouts${query}`)), run(() => admin.get(`/charges${query}`))]);
+  if (!checkouts || !charges) return;
+  clear(results,
+    h('h3', {}, q ? `Checkouts matching “${q}”` : 'Latest checkouts'),
+    checkouts.results.length
+      ? h('ul', { class: 'plain list' }, checkouts.results.map((c) =>
+          h('li', { class: 'card compact', 'data-checkout': c.id },
+            h('div', { class: 'row spread' }, checkoutLink(c.id), h('span', { class: `badge ${c.state}` }, c.state)),
+            h('p', { class: 'muted' }, `${c.type} · ${c.flow} · ${money(c.fixed_amount_cents ?? c.line_items_total_amount_cents ?? c.balance_amount_cents)} · ${c.customer_id} · ${when(c.created_at)}`),
+          )))
+      : h('p', { class: 'muted' }, 'No checkouts found.'),
+    h('h3', {}, q ? 'Charges matching' : 'Latest charges'),
+    charges.results.length ? h('ul', { class: 'plain list' }, charges.results.map((c) => chargeRow(c, () => checkoutsPage(root, params)))) : h('p', { class: 'muted' }, 'No charges found.'),
+  );
+}

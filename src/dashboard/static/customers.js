@@ -1,0 +1,26 @@
+import { admin } from './api.js';
+import { confirmAction, run } from './app.js';
+import { clear, facts, h, json, when } from './dom.js';
+
+function customerCard(c, reload) {
+  const lift = async () => {
+    if (!(await confirmAction(`Lift the restriction (${c.restriction_reason}) on ${c.first_name || ''} ${c.last_name || ''}?`, 'Unrestrict'))) return;
+    if (await run(() => admin.post(`/customers/${encodeURIComponent(c.id)}/unrestrict`), 'Restriction lifted.')) await reload();
+  };
+  return h('li', { class: 'card compact', 'data-customer': c.id },
+    h('div', { class: 'row spread' }, h('strong', {}, `${c.first_name || ''} ${c.last_name || ''}`.trim() || c.email || c.id), h('span', { class: 'badge restricted' }, c.restriction_reason)),
+    facts([['Customer', c.id], ['Email', c.email], ['Merchant', c.merchant_id], ['Restricted', when(c.restricted_at)]]),
+    c.restriction_evidence && h('details', {}, h('summary', {}, 'Evidence'), json(c.restriction_evidence)),
+    h('button', { class: 'primary small', onclick: lift }, 'Unrestrict'),
+  );
+}
+
+export async function customersPage(root) {
+  const list = h('ul', { class: 'plain list' });
+  const reload = async () => {
+    const data = await run(() => admin.get('/customers/restricted?limit=200'));
+    if (data) clear(list, data.results.length ? data.results.map((c) => customerCard(c, reload)) : h('li', { class: 'muted' }, 'No restricted customers.'));
+  };
+  clear(root, h('h2', {}, 'Restricted customers'), h('p', { class: 'muted' }, 'Customers a KYC check restricted. Lifting a restriction lets them pay again.'), list);
+  await reload();
+}

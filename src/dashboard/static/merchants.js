@@ -1,0 +1,134 @@
+import { admin } from './api.js';
+import { confirmAction, run, toast } from './app.js';
+import { clear, facts, h, when } from './dom.js';
+
+const checkbox = (name, value, checked, label = value) =>
+  h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value, checked }), label);
+
+/** Shows credentials exactly once, with a warning; they are not stored anywhere readable. */
+function secretsBox(credentials) {
+  return h('div', { class: 'card secrets', role: 'alert' },
+    h('h3', {}, 'Copy these now: they are shown once'),
+    facts([
+      ['API key', h('code', {}, credentials.api_key)],
+      ['Client secret', h('code', {}, credentials.client_secret)],
+      credentials.webhook_signing_secret && ['Webhook signing secret', h('code', {}, credentials.webhook_signing_secret)],
+    ]),
+  );
+}
+
+function settingsForm(merchant, catalog, onSaved) {
+  const s = merchant.settings;
+  const form = h('form', { class: 'card settings' },
+    h('h3', {}, 'Settings'),
+    h('label', {}, 'Webhook URL', h('input', { name: 'webhook_url', type: 'url', value: s.webhook_url || '', placeholder: 'https://example.com/webhooks' })),
+    h('fieldset', {}, h('legend', {}, 'Events'),
+      h('p', { class: 'muted' }, 'Always sent: ', catalog.always_on_events.join(', ')),
+      catalog.optional_event_groups.map((g) => h('div', { class: 'group' }, h('strong', {}, g.name), h('div', { class: 'checks' }, g.types.map((t) => checkbox('enabled_events', t, s.enabled_events.includes(t)))))),
+    ),
+    h('fieldset', {}, h('legend', {}, 'Checkout flows'), h('div', { class: 'checks' }, catalog.checkout_flows.map((f) => checkbox('checkout_flows', f, s.checkout_flows.includes(f))))),
+    catalog.checkout_types.map((type) =>
+      h('fieldset', {}, h('legend', {}, `Payment methods: ${type}`), h('div', { class: 'checks' }, catalog.payment_methods.map((m) => checkbox(`payment_methods.${type}`, m, s.payment_methods[type].includes(m))))),
+    ),
+    h('fieldset', {}, h('legend', {}, 'Review'),
+      checkbox('review_enabled', 'on', s.review.enabled, 'Pause withdrawals for review'),
+      h('label', {}, 'From amount (cents)', h('input', { name: 'review_min', type: 'number', min: 1, value: s.review.min_amount_cents })),
+    ),
+    h('label', {}, 'Checkout expiry (seconds)', h('input', { name: 'checkout_expiry_seconds', type: 'number', min: 1, max: 86400, value: s.checkout_expiry_seconds })),
+    h('button', { type: 'submit', class: 'primary' }, 'Save settings'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const patch = {
+      webhook_url: String(data.get('webhook_url') || '').trim() || null,
+      enabled_events: data.getAll('enabled_events'),
+      checkout_flows: data.getAll('checkout_flows'),
+      payment_methods: Object.fromEntries(catalog.checkout_types.map((t) => [t, data.getAll(`payment_methods.${t}`)])),
+      review: { enabled: data.get('review_enabled') === 'on', min_amount_cents: Number(data.get('review_min')) },
+      checkout_expiry_seconds: Number(data.get('checkout_expiry_seconds')),
+    };
+    const saved = await run(() => admin.patch(`/merchants/${encodeURIComponent(merchant.id)}/settings`, patch), 'Settings saved.');
+    if (saved) onSaved();
+  });
+  return form;
+}
+
+async function keysCard(merchantId) {
+  const card = h('section', { class: 'card' });
+  const render = async (issued) => {
+    const keys = await run(() => admin.get(`/merchants/${encodeURIComponent(merchantId)}/api_keys`));
+    if (!keys) return;
+    const issue = async () => {
+      const created = await run(() => admin.post(`/merchants/${encodeURIComponent(merchantId)}/api_keys`), 'New API key issued.');
+      if (created) await render(created);
+    };
+    const revoke = (prefix) => async () => {
+      if (!(await confirmAction(`Revoke the API key ${prefix}…? Calls made with it will fail at once.`, 'Revoke'))) return;
+      if (await run(() => admin.del(`/merchants/${encodeURIComponent(merchantId)}/api_keys/${encodeURIComponent(prefix)}`), 'API key revoked.')) await render();
+    };
+    clear(card,
+      h('h3', {}, 'API keys'),
+      issued && secretsBox(issued),
+      h('ul', { class: 'plain' }, keys.results.map((k) =>
+        h('li', { class: 'row spread' },
+          h('span', {}, h('code', {}, `${k.key_prefix}…`), ` issued ${when(k.created_at)}`, k.revoked_at ? ` · revoked ${when(k.revoked_at)}` : ''),
+          !k.revoked_at && h('button', { class: 'danger small', onclick: revoke(k.key_prefix) }, 'Revoke'),
+        ))),
+      h('button', { class: 'secondary', onclick: issue }, 'Issue a new API key'),
+    );
+  };
+  await render();
+  return card;
+}
+
+function createForm(onCreated) {
+  const form = h('form', { class: 'card' },
+    h('h3', {}, 'Onboard a merchant'),
+    h('label', {}, 'Name', h('input', { name: 'name', required: true, maxlength: 200 })),
+    h('label', {}, 'Environment', h('select', { name: 'environment' }, h('option', { value: 'sandbox' }, 'sandbox'), h('option', { value: 'production' }, 'production'))),
+    h('button', { type: 'submit', class: 'primary' }, 'Create merchant'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const created = await run(() => admin.post('/merchants', { name: data.get('name'), environment: data.get('environment') }), 'Merchant created.');
+    if (created) onCreated(created);
+  });
+  return form;
+}
+
+export async function merchantsPage(root, params) {
+  const [list, catalog] = await Promise.all([run(() => admin.get('/merchants?limit=200')), run(() => admin.get('/settings_catalog'))]);
+  if (!list || !catalog) return;
+  const selectedId = params.get('id');
+  const detail = h('div', { class: 'detail' });
+  const show = async (id, credentials) => {
+    const merchant = await run(() => admin.get(`/merchants/${encodeURIComponent(id)}`));
+    if (!merchant) return;
+    clear(detail,
+      h('h2', {}, merchant.name),
+      credentials && secretsBox(credentials),
+      facts([['Id', merchant.id], ['Environment', merchant.environment], ['Created', when(merchant.created_at)]]),
+      settingsForm(merchant, catalog, () => show(id)),
+      await keysCard(id),
+    );
+  };
+  clear(root,
+    h('h2', {}, 'Merchants'),
+    h('div', { class: 'split' },
+      h('div', {},
+        h('ul', { class: 'plain merchants' }, list.results.map((m) =>
+          h('li', {}, h('a', { href: `/dashboard/merchants?id=${encodeURIComponent(m.id)}`, 'aria-current': m.id === selectedId ? 'page' : null }, m.name), h('small', { class: 'muted' }, ` ${m.environment}`)))),
+        createForm((created) => {
+          history.replaceState(null, '', `/dashboard/merchants?id=${encodeURIComponent(created.id)}`);
+          toast('Merchant created. Copy its secrets now.');
+          void show(created.id, created);
+        }),
+      ),
+      detail,
+    ),
+  );
+  if (selectedId) await show(selectedId);
+  else clear(detail, h('p', { class: 'muted' }, 'Choose a merchant to see its settings and API keys.'));
+}

@@ -1,0 +1,74 @@
+import { admin } from './api.js';
+import { confirmAction, run } from './app.js';
+import { clear, facts, h, money, when } from './dom.js';
+
+function paymentMethodText(pm) {
+  if (!pm) return '—';
+  const card = pm.details && pm.details.card;
+  if (card) return `${pm.payment_type}: ${card.brand || 'card'} ending ${card.last4 || card.last_four || '?'}`;
+  const bank = pm.details && pm.details.bank_account;
+  if (bank) return `${pm.payment_type}: account ending ${bank.last4 || bank.last_four || '?'}`;
+  return pm.payment_type;
+}
+
+/** The KYC and geo evidence a reviewer decides on, as plain facts. */
+function evidenceView(evidence) {
+  if (!evidence) return h('p', { class: 'muted' }, 'No evidence recorded.');
+  const kyc = evidence.kyc_record;
+  const geo = evidence.geo_check;
+  return h('div', { class: 'evidence' },
+    h('h4', {}, 'Evidence'),
+    facts([
+      ['Rule', evidence.rule ? `review withdrawals of at least ${money(evidence.rule.min_amount_cents)}` : '—'],
+      ['KYC', kyc ? `${kyc.verified ? 'verified' : 'NOT verified'} by ${kyc.provider} (${kyc.first_name} ${kyc.last_name}, ${kyc.state} ${kyc.country}) · ${kyc.id}` : 'no KYC record'],
+      ['Geo check', geo ? `${geo.passed ? 'passed' : 'FAILED'}: ${[geo.municipality, geo.region, geo.country].filter(Boolean).join(', ')} at ${when(geo.checked_at)} · ${geo.id}` : 'no geo check'],
+    ]),
+  );
+}
+
+function reviewCard(review, reload) {
+  const c = review.customer;
+  const decide = (decision) => async () => {
+    const verb = decision === 'approve' ? 'Approve' : 'Decline';
+    const ok = await confirmAction(`${verb} the withdrawal of ${money(review.amount_cents)} for ${c ? `${c.first_name || ''} ${c.last_name || ''}`.trim() || c.email : review.customer_id}?`, verb);
+    if (!ok) return;
+    await run(() => admin.post(`/reviews/${encodeURIComponent(review.id)}/${decision}`), `Review ${decision === 'approve' ? 'approved' : 'declined'}.`);
+    await reload();
+  };
+  return h('article', { class: 'card', 'data-review': review.id },
+    h('header', { class: 'row spread' }, h('h3', {}, money(review.amount_cents), ' withdrawal'), h('span', { class: `badge ${review.status}` }, review.status)),
+    facts([
+      ['Customer', c ? `${c.first_name || ''} ${c.last_name || ''} <${c.email || 'no email'}>` : review.customer_id],
+      ['Restricted', c && c.restriction_reason ? c.restriction_reason : 'no'],
+      ['Payment method', paymentMethodText(review.payment_method)],
+      ['Merchant', review.merchant_id],
+      ['Checkout', h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(review.checkout_id)}` }, review.checkout_id)],
+      ['Requested', when(review.created_at)],
+      review.status !== 'pending' && ['Decided', `${review.status} by ${review.decided_by || 'unknown'} at ${when(review.decided_at)}`],
+    ]),
+    evidenceView(review.evidence),
+    review.status === 'pending' &&
+      h('div', { class: 'row actions' },
+        h('button', { class: 'primary', onclick: decide('approve') }, 'Approve'),
+        h('button', { class: 'danger', onclick: decide('decline') }, 'Decline'),
+      ),
+  );
+}
+
+export async function reviewsPage(root, params) {
+  const status = params.get('status') || 'pending';
+  const list = h('div', { class: 'list' });
+  const reload = async () => {
+    const data = await run(() => admin.get(`/reviews?status=${encodeURIComponent(status)}&limit=200`));
+    if (!data) return;
+    const rows = status === 'pending' ? data.results : [...data.results].reverse();
+    clear(list, rows.length ? rows.map((r) => reviewCard(r, reload)) : h('p', { class: 'muted' }, status === 'pending' ? 'No reviews waiting. New withdrawals that need review appear here.' : 'Nothing here yet.'));
+  };
+  clear(root,
+    h('h2', {}, 'Review queue'),
+    h('p', { class: 'muted' }, 'Withdrawals paused for review. Approving creates the charge and places the hold; declining blocks the checkout.'),
+    h('nav', { class: 'tabs' }, ['pending', 'approved', 'declined'].map((s) => h('a', { href: `/dashboard/reviews?status=${s}`, 'aria-current': s === status ? 'page' : null }, s[0].toUpperCase() + s.slice(1)))),
+    list,
+  );
+  await reload();
+}

@@ -1,0 +1,23 @@
+import express, { Router } from 'express';
+import path from 'node:path';
+import { findStaticDir } from '../http/static-dir';
+
+/** Same-origin only: Swagger UI's own assets from the npm package, our page and its start script. */
+const HEADERS: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** GET /docs: the OpenAPI document rendered by Swagger UI, whose assets ship in swagger-ui-dist. */
+export function docsRoutes(): Router {
+  const dir = findStaticDir(__dirname, 'src/docs', 'index.html');
+  const router = Router();
+  // The package's directory, found through Node's resolver (the package ships no types).
+  const swaggerUi = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  router.use('/docs/assets', express.static(swaggerUi, { index: false, maxAge: '1h' }));
+  router.use('/docs/static', express.static(dir, { index: false, setHeaders: (res) => res.set(HEADERS) }));
+  router.get('/docs', (_req, res) => {
+    res.set(HEADERS).sendFile(path.join(dir, 'index.html'));
+  });
+  return router;
+}

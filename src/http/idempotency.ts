@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { ID_PREFIX } from '../domain/ids';
+import type { Db } from '../storage/db';
+import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey, releaseIdempotencyKey } from '../storage/idempotency-keys';
+import { ApiError, ValidationError } from './errors';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** How long a request waits for the first request with its key before giving up. */
+const WAIT_FOR_FIRST_MS = 30_000;
+const POLL_MS = 50;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set when the request carries an Idempotency-Key: its scope (merchant or checkout) and the key. */
+    idempotency?: { scope: string; key: string };
+  }
+}
+
+/** Raised when a key is reused for another request, or its first request is still running after the wait. */
+export class IdempotencyError extends ApiError {
+  constructor(message: string, hint: string) {
+    super('conflict', message, hint);
+  }
+}
+
+/** A key means something only inside its scope: the API key's merchant, or the wallet's checkout. */
+function scopeOf(req: Request): string {
+  if (req.merchant) return `merchant:${req.merchant.id}`;
+  if (req.checkout) return `checkout:${req.checkout.id}`;
+  throw new Error('idempotent() must run after authentication');
+}
+
+function requestHash(req: Request): string {
+  return createHash('sha256').update(`${req.method} ${req.baseUrl}${req.path}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
+}
+
+function replay(res: Response, status: number, body: string): void {
+  res.status(status).set(REPLAYED_HEADER, 'true').type('application/json').send(body);
+}
+
+/**
+ * Idempotency keys for POST routes (after authentication). Without the header the request runs
+ * as usual. With it, the first request claims a row in idempotency_keys and records its answer;
+ * the same key with the same request replays that answer (with `Idempotent-Replayed: true`),
+ * with another request it is 422, and while the first is still running a second one waits for
+ * it instead of doing the work twice. A 5xx is not recorded, so a retry runs again.
+ */
+export function idempotent(db: Db): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.header(IDEMPOTENCY_HEADER);
+    if (key === undefined) return next();
+    try {
+      if (!KEY_PATTERN.test(key)) {
+        throw new ValidationError('Invalid Idempotency-Key header.', 'Use 1 to 255 printable ASCII characters without spaces, for example a UUID.');
+      }
+      const scope = scopeOf(req);
+      const hash = requestHash(req);
+      const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+      for (;;) {
+        if (await claimIdempotencyKey(db, scope, key, hash)) break;
+        const row = await findIdempotencyKey(db, scope, key);
+        if (!row) continue; // the first request failed and released the key: claim it again
+        if (row.request_hash !== hash) {
+          throw new IdempotencyError(
+            'Idempotency-Key already used for a different request.',
+            'A key may be reused only with the same method, path and body; use a new key for a new request.',
+          );
+        }
+        if (row.status !== null && row.response_body !== null) return replay(res, row.status, row.response_body);
+        if (Date.now() > deadline) {
+          throw new IdempotencyError('A request with this Idempotency-Key is still in progress.', 'Retry with the same key later to receive its result.');
+        }
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+      req.idempotency = { scope, key };
+      recordAnswer(db, res, scope, key);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** Records the answer before it is sent, so a waiting or retried request never sees a half-finished key. */
+function recordAnswer(db: Db, res: Response, scope: string, key: string): void {
+  const send = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const status = res.statusCode;
+    const stored = status >= 500 ? releaseIdempotencyKey(db, scope, key) : completeIdempotencyKey(db, scope, key, status, JSON.stringify(body));
+    stored.then(
+      () => send(body),
+      () => send(body),
+    );
+    return res;
+  };
+}
+
+/**
+ * An id derived from the request's idempotency key (prefix + 24 base62 characters of a SHA-256),
+ * so work that starts a workflow gets the same workflow id however often it is retried.
+ * Undefined without a key.
+ */
+export function idempotentId(req: Request, kind: keyof typeof ID_PREFIX): string | undefined {
+  if (!req.idempotency) return undefined;
+  const digest = createHash('sha256').update(`${req.idempotency.scope}\0${req.idempotency.key}`).digest();
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  return ID_PREFIX[kind] + Array.from(digest.subarray(0, 24), (byte) => alphabet[byte % 62]).join('');
+}
+
+/** The wallet attempt's idempotency reference (the charge's attempt_key), derived from the key. */
+export function idempotentAttemptId(req: Request): string | undefined {
+  if (!req.idempotency) return undefined;
+  return `idem-${createHash('sha256').update(`${req.idempotency.scope}\0${req.idempotency.key}`).digest('hex')}`;
+}

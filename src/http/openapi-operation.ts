@@ -1,0 +1,72 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { errorResponses, registry } from './openapi-registry';
+
+export const AdminAuth = registry.registerComponent('securitySchemes', 'adminToken', {
+  type: 'http',
+  scheme: 'bearer',
+  description: 'The operator token (ADMIN_TOKEN). The dashboard instead sends its session cookie and the X-Dashboard-CSRF header.',
+});
+export const DashboardSession = registry.registerComponent('securitySchemes', 'dashboardSession', {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'dashboard_session',
+  description: 'The dashboard session cookie (HttpOnly, SameSite=Strict), set by POST /dashboard/session; state-changing calls also send X-Dashboard-CSRF.',
+});
+export const WalletAuth = registry.registerComponent('securitySchemes', 'checkoutClientSecret', {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-Client-Secret',
+  description: "The checkout's own client_secret (cs_...), from the checkout's url.",
+});
+
+export const TAGS = {
+  merchantReads: 'Extensions: merchant reads',
+  admin: 'Extensions: admin API',
+  wallet: 'Extensions: wallet API',
+  dashboard: 'Extensions: dashboard',
+  operations: 'Extensions: operations',
+} as const;
+
+export const pathId = (example: string) => z.object({ id: z.string().openapi({ description: 'The identifier in the path.', example }) });
+export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
+export const html = { content: { 'text/html': { schema: z.string() } } };
+
+type Responses = Record<number, [string, z.ZodType?]>;
+
+/** One documented operation: id, tag, summary, auth, inputs and responses, with the shared error responses. */
+export function operation(op: {
+  method: RouteConfig['method'];
+  path: string;
+  id: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  security?: Array<Record<string, string[]>>;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  responses: Responses;
+  errors?: Record<number, string>;
+  htmlResponse?: boolean;
+}): void {
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, [description, schema]] of Object.entries(op.responses)) {
+    responses[Number(status)] = schema ? { description, ...json(schema) } : op.htmlResponse ? { description, ...html } : { description };
+  }
+  registry.registerPath({
+    method: op.method,
+    path: op.path,
+    operationId: op.id,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    security: op.security ?? [],
+    request: {
+      ...(op.params ? { params: op.params } : {}),
+      ...(op.query ? { query: op.query } : {}),
+      ...(op.body ? { body: { required: true, ...json(op.body) } } : {}),
+    },
+    responses: { ...responses, ...(op.errors ? errorResponses(op.errors) : {}) },
+  });
+}

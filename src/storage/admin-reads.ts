@@ -1,0 +1,110 @@
+import type { Db } from './db';
+import type { ChargeRow } from './charges';
+import type { CheckoutRow } from './checkouts';
+import type { CustomerRow } from './customers';
+import type { DeliveryAttemptRow, EventRow } from './events';
+import { GEO_CHECK_MAX_AGE_MS, type GeoCheckRow } from './geo-checks';
+import type { MerchantRow } from './merchants';
+import type { RefundRow } from './refunds';
+
+/**
+ * The operator's reads across every merchant (the admin API, behind the admin token). Not
+ * scoped by merchant, hence this module and its names; never used on a merchant's request path.
+ */
+
+export type AdminCheckoutRow = CheckoutRow & { blocked_evidence: Record<string, unknown> | null };
+export type AdminCustomerRow = CustomerRow & { restriction_evidence: Record<string, unknown> | null };
+
+export async function findCheckoutUnscoped(db: Db, id: string): Promise<AdminCheckoutRow | undefined> {
+  return db<AdminCheckoutRow>('checkouts').where({ id }).first();
+}
+
+export interface AdminSearch {
+  merchantId?: string;
+  customerId?: string;
+  checkoutId?: string;
+  chargeId?: string;
+  /** Customers whose email contains this (case-insensitive). */
+  email?: string;
+}
+
+const NEWEST_FIRST = [{ column: 'created_at', order: 'desc' as const }, { column: 'id', order: 'desc' as const }];
+
+function emailMatches(db: Db, fragment: string) {
+  return db('customers').select('id').whereILike('email', `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+}
+
+export async function searchCheckoutsUnscoped(db: Db, s: AdminSearch, limit: number): Promise<AdminCheckoutRow[]> {
+  const query = db<AdminCheckoutRow>('checkouts');
+  if (s.merchantId) query.where({ merchant_id: s.merchantId });
+  if (s.customerId) query.where({ customer_id: s.customerId });
+  if (s.checkoutId) query.where({ id: s.checkoutId });
+  if (s.chargeId) query.whereIn('id', db('charges').select('checkout_id').where({ id: s.chargeId }));
+  if (s.email) query.whereIn('customer_id', emailMatches(db, s.email));
+  return query.orderBy(NEWEST_FIRST).limit(limit);
+}
+
+export async function searchChargesUnscoped(db: Db, s: AdminSearch, limit: number): Promise<ChargeRow[]> {
+  const query = db<ChargeRow>('charges');
+  if (s.merchantId) query.where({ merchant_id: s.merchantId });
+  if (s.customerId) query.where({ customer_id: s.customerId });
+  if (s.checkoutId) query.where({ checkout_id: s.checkoutId });
+  if (s.chargeId) query.where({ id: s.chargeId });
+  if (s.email) query.whereIn('customer_id', emailMatches(db, s.email));
+  return query.orderBy(NEWEST_FIRST).limit(limit);
+}
+
+export async function listMerchantsUnscoped(db: Db, limit: number): Promise<MerchantRow[]> {
+  return db<MerchantRow>('merchants').orderBy(NEWEST_FIRST).limit(limit);
+}
+
+export async function listRestrictedCustomersUnscoped(db: Db, merchantId: string | undefined, limit: number): Promise<AdminCustomerRow[]> {
+  const query = db<AdminCustomerRow>('customers').whereNotNull('restriction_reason');
+  if (merchantId) query.where({ merchant_id: merchantId });
+  return query.orderBy('restricted_at', 'desc').limit(limit);
+}
+
+export async function findCustomersUnscoped(db: Db, ids: string[]): Promise<CustomerRow[]> {
+  return ids.length ? db<CustomerRow>('customers').whereIn('id', [...new Set(ids)]) : [];
+}
+
+export async function findPaymentMethodsUnscoped(db: Db, ids: string[]): Promise<Array<{ id: string; payment_type: string; details: Record<string, unknown> }>> {
+  return ids.length ? db('payment_methods').select('id', 'payment_type', 'details').whereIn('id', [...new Set(ids)]) : [];
+}
+
+/** Everything a checkout's timeline is built from. */
+export async function timelineRowsUnscoped(db: Db, checkout: CheckoutRow) {
+  const charges = await db<ChargeRow>('charges').where({ checkout_id: checkout.id }).orderBy('created_at');
+  const review = (await db('reviews').where({ checkout_id: checkout.id }).first()) ?? null;
+  const events = await db<EventRow>('events').where({ checkout_id: checkout.id }).orderBy('seq');
+  const attempts = events.length ? await db<DeliveryAttemptRow>('event_delivery_attempts').whereIn('event_id', events.map((e) => e.id)).orderBy('id') : [];
+  // The geo checks that could have gated this checkout: from the reuse window before it opened until it ended.
+  const open = checkout.state === 'open' || checkout.state === 'in_review';
+  const geoChecks = await db<GeoCheckRow>('geo_checks')
+    .where({ merchant_id: checkout.merchant_id, customer_id: checkout.customer_id })
+    .where('checked_at', '>=', new Date(checkout.created_at.getTime() - GEO_CHECK_MAX_AGE_MS))
+    .where('checked_at', '<=', open ? checkout.expires_at : checkout.updated_at)
+    .orderBy('checked_at');
+  const refunds = charges.length ? await db<RefundRow>('refunds').whereIn('charge_id', charges.map((c) => c.id)) : [];
+  return { charges, review, events, attempts, geoChecks, refunds };
+}
+
+/** Events a replay selects: outbox events the merchant had enabled (only those were ever delivered). */
+export interface ReplayFilter {
+  type?: string;
+  merchantId?: string;
+  from?: Date;
+  to?: Date;
+  failedOnly: boolean;
+}
+
+export async function findReplayableEventIdsUnscoped(db: Db, filter: ReplayFilter, limit: number): Promise<string[]> {
+  const query = db('events').select('id').where({ enabled: true, channel: 'outbox' });
+  if (filter.type) query.where({ type: filter.type });
+  if (filter.merchantId) query.where({ merchant_id: filter.merchantId });
+  if (filter.from) query.where('created_at', '>=', filter.from);
+  if (filter.to) query.where('created_at', '<', filter.to);
+  if (filter.failedOnly) query.where({ delivery_status: 'failed' });
+  const rows = await query.orderBy('seq').limit(limit);
+  return rows.map((r: { id: string }) => r.id);
+}

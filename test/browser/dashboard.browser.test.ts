@@ -1,0 +1,251 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { startService, type Service } from '../support/harness';
+import { onboard, request, uniqueCustomer } from '../support/http';
+import { WebhookReceiver } from '../support/receiver';
+import { collectErrors, launchChromium } from '../support/browser';
+import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
+
+/**
+ * The dashboard driven by a real browser (Debian's chromium through playwright-core) against
+ * the real service and workflows. Every page is screenshotted at desktop width and at 390 px
+ * into test-artifacts/dashboard/ (git-ignored).
+ */
+let service: Service;
+let browser: Browser;
+let context: BrowserContext;
+let receiver: WebhookReceiver;
+const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/dashboard');
+const REVIEWER = 'Grace Reviewer';
+const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
+const TIMEOUT = 30_000;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  service = await startService();
+  receiver = await new WebhookReceiver().start();
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.stop();
+  await service?.stop();
+});
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+});
+afterEach(async () => context.close());
+
+async function signIn(): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${service.baseUrl}/dashboard/reviews`);
+  await page.waitForURL('**/dashboard/login');
+  await page.getByLabel('Your name').fill(REVIEWER);
+  await page.getByLabel('Admin token').fill(service.adminToken);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL('**/dashboard/reviews');
+  await page.locator('#who').filter({ hasText: REVIEWER }).waitFor();
+  return page;
+}
+
+async function confirm(page: Page): Promise<void> {
+  await page.locator('dialog#confirm').waitFor({ state: 'visible' });
+  await page.locator('#confirm-ok').click();
+}
+
+async function toast(page: Page, text: string | RegExp): Promise<void> {
+  await page.locator('#toast').filter({ hasText: text }).waitFor({ state: 'visible', timeout: TIMEOUT });
+}
+
+/** Screenshots a page at desktop width and at 390 px, and checks nothing overflows sideways on the phone. */
+async function screenshots(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(100);
+  const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+  expect([name, overflow]).toEqual([name, 0]);
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+async function pausedWithdrawal(shop: Shop, amount: number, card = '4242424242424242') {
+  const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: amount });
+  const res = await attempt(service, checkout, { payment_method: CARD(card) });
+  expect(res.status).toBe(202);
+  return { checkout, reviewId: res.body.review.id as string };
+}
+
+describe('dashboard', () => {
+  it('the sign-in page refuses a wrong admin token, and fits a 390 px phone', async () => {
+    const page = await context.newPage();
+    await page.goto(`${service.baseUrl}/dashboard/login`);
+    await page.getByLabel('Your name').fill(REVIEWER);
+    await page.getByLabel('Admin token').fill('not-the-admin-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That admin token is not valid.').waitFor();
+    expect(page.url()).toMatch(/\/dashboard\/login$/);
+    await screenshots(page, 'login');
+  });
+
+  it('signs in, approves one review and declines another after a confirmation, and shows who decided', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 } });
+    const first = await pausedWithdrawal(shop, 1500);
+    const second = await pausedWithdrawal(shop, 2500);
+    const page = await signIn();
+    const errors = collectErrors(page);
+
+    const approveCard = page.locator(`[data-review="${first.reviewId}"]`);
+    await approveCard.waitFor();
+    await expect(approveCard.textContent()).resolves.toMatch(/Evidence[\s\S]*KYC[\s\S]*Geo check/);
+    await screenshots(page, 'reviews');
+    await approveCard.getByRole('button', { name: 'Approve' }).click();
+    // The first click only asks; cancelling changes nothing.
+    await page.locator('dialog#confirm').getByRole('button', { name: 'Cancel' }).click();
+    expect((await service.deps.db('reviews').where({ id: first.reviewId }).first()).status).toBe('pending');
+    await approveCard.getByRole('button', { name: 'Approve' }).click();
+    await confirm(page);
+    await toast(page, 'Review approved.');
+
+    const declineCard = page.locator(`[data-review="${second.reviewId}"]`);
+    await declineCard.getByRole('button', { name: 'Decline' }).click();
+    await confirm(page);
+    await toast(page, 'Review declined.');
+
+    const rows = await service.deps.db('reviews').whereIn('id', [first.reviewId, second.reviewId]).orderBy('amount_cents');
+    expect(rows.map((r) => [r.status, r.decided_by])).toEqual([['approved', REVIEWER], ['declined', REVIEWER]]);
+    await waitFor(async () => (await service.deps.db('charges').where({ checkout_id: first.checkout.id })).length === 1);
+    expect(await service.deps.db('charges').where({ checkout_id: second.checkout.id })).toHaveLength(0);
+
+    await page.goto(`${service.baseUrl}/dashboard/reviews?status=approved`);
+    await page.locator(`[data-review="${first.reviewId}"]`).filter({ hasText: `approved by ${REVIEWER}` }).waitFor();
+    expect(errors).toEqual([]);
+  });
+
+  it('enables an event type in the merchant settings and the next webhook arrives; a new API key is shown once', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const declined = async () => {
+      const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 900 });
+      const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+      await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'failed');
+      return checkout;
+    };
+    const before = await declined();
+    const page = await signIn();
+    await page.goto(`${service.baseUrl}/dashboard/merchants?id=${shop.merchant.id}`);
+    const failed = page.locator('input[name="enabled_events"][value="checkout.failed"]');
+    await failed.waitFor();
+    expect(await failed.isChecked()).toBe(false);
+    await failed.check();
+    await screenshots(page, 'merchants');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await toast(page, 'Settings saved.');
+    expect((await service.deps.db('merchants').where({ id: shop.merchant.id }).first()).settings.enabled_events).toEqual(['checkout.failed']);
+
+    const after = await declined();
+    await waitFor(() => receiver.forCheckout(after.id).some((r) => r.body.type === 'checkout.failed'), TIMEOUT, 'checkout.failed webhook');
+    expect(receiver.forCheckout(before.id).some((r) => r.body.type === 'checkout.failed')).toBe(false);
+
+    await page.getByRole('button', { name: 'Issue a new API key' }).click();
+    const secrets = page.locator('.secrets').filter({ hasText: 'shown once' });
+    await secrets.waitFor();
+    const key = (await secrets.locator('code').first().textContent())!;
+    expect(key).toMatch(/^key_/);
+    expect((await request(service.baseUrl, 'GET', `/api/v1/customers/${shop.customerId}`, { token: key })).status).toBe(200);
+    await page.reload();
+    await page.getByRole('button', { name: 'Save settings' }).waitFor();
+    expect(await page.locator('.secrets').count()).toBe(0);
+  });
+
+  it('replays failed events by filter after the receiver recovers, with a dry-run count first; the timeline shows every attempt', async () => {
+    const down = await new WebhookReceiver().start();
+    down.responder = () => ({ status: 503 });
+    try {
+      const shop = await openShop(service, { webhook_url: down.url });
+      const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 4200 });
+      const res = await attempt(service, checkout, { payment_method: CARD() });
+      const chargeId = res.body.charge.id as string;
+      const failedEvent = await waitFor(async () => {
+        const event = await service.deps.db('events').where({ checkout_id: checkout.id, type: 'checkout.succeeded' }).first();
+        return event?.delivery_status === 'failed' ? event : undefined;
+      }, TIMEOUT, 'delivery to fail');
+      down.responder = () => ({ status: 200 });
+
+      const page = await signIn();
+      await page.goto(`${service.baseUrl}/dashboard/events?merchant_id=${shop.merchant.id}`);
+      await page.locator(`[data-event="${failedEvent.id}"]`).filter({ hasText: 'HTTP 503' }).waitFor();
+      const form = page.locator('form.replay');
+      await form.getByLabel('Type').selectOption('checkout.succeeded');
+      await form.getByLabel('Merchant id').fill(shop.merchant.id);
+      await form.getByRole('button', { name: 'Count events' }).click();
+      await form.getByText('1 event match this filter.').waitFor();
+      await screenshots(page, 'events');
+      expect(down.requests.filter((r) => r.body?.event_id === failedEvent.id)).toHaveLength(5);
+      await form.getByRole('button', { name: 'Replay 1 event' }).click();
+      await confirm(page);
+      await toast(page, '1 event queued for redelivery.');
+      await waitFor(() => down.requests.filter((r) => r.body?.event_id === failedEvent.id).length === 6, TIMEOUT, 'the replayed event');
+
+      // The checkout's timeline: search, open, read the webhook attempts and the Temporal link.
+      await page.goto(`${service.baseUrl}/dashboard/checkouts`);
+      await page.getByLabel('Search').fill(checkout.id);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.locator(`[data-checkout="${checkout.id}"] a`).click();
+      const attempts = page.locator('[data-kind="webhook.attempt"]');
+      await attempts.filter({ hasText: 'HTTP 200' }).waitFor({ timeout: TIMEOUT });
+      expect(await attempts.filter({ hasText: 'HTTP 503' }).count()).toBe(5);
+      await expect(attempts.filter({ hasText: 'HTTP 200' }).textContent()).resolves.toMatch(/Latency\s*\d+ ms[\s\S]*Response\s*ok/);
+      const temporal = page.getByRole('link', { name: 'Open the workflow in Temporal Web UI' });
+      expect(await temporal.getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${checkout.id}`);
+      await screenshots(page, 'checkout-timeline');
+
+      // Refund the charge from the page.
+      await page.locator(`[data-charge="${chargeId}"]`).getByRole('button', { name: 'Refund' }).click();
+      await confirm(page);
+      await toast(page, 'Charge refunded.');
+      expect((await getCharge(service, shop, chargeId)).body.status).toBe('refunded');
+      await page.goto(`${service.baseUrl}/dashboard/checkouts`);
+      await page.locator(`[data-checkout="${checkout.id}"]`).waitFor();
+      await screenshots(page, 'checkouts');
+    } finally {
+      await down.stop();
+    }
+  });
+
+  it('escapes a <script> merchant name and customer name on every page, and lifts a restriction', async () => {
+    const merchant = await onboard(service, { name: XSS, environment: 'production', settings: { kyc_required_for: ['deposit'], review: { enabled: true, min_amount_cents: 1 } } });
+    const customer = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, body: uniqueCustomer({ first_name: XSS, last_name: XSS }) });
+    const shop: Shop = { merchant, customerId: customer.body.id };
+    await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', {
+      token: merchant.api_key,
+      body: { customer_id: shop.customerId, first_name: 'Other', last_name: 'Name', date_of_birth: '1990-01-01', address_line_1: '1 Main St', city: 'Albany', state: 'NY', postal_code: '12207', country: 'USA', provider: 'persona', verified: true },
+    });
+    const blocked = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    expect((await attempt(service, blocked, { payment_method: CARD('4111111111111111') })).status).toBe(422);
+    await pausedWithdrawal(shop, 700, '4111111111111111');
+
+    const page = await signIn();
+    const errors = collectErrors(page);
+    await page.locator('[data-review]').filter({ hasText: XSS }).first().waitFor();
+    await page.goto(`${service.baseUrl}/dashboard/merchants?id=${merchant.id}`);
+    await page.locator('.merchants a').filter({ hasText: XSS }).waitFor();
+    await page.locator('h2').filter({ hasText: XSS }).waitFor();
+    await page.goto(`${service.baseUrl}/dashboard/customers`);
+    const card = page.locator(`[data-customer="${shop.customerId}"]`);
+    await card.filter({ hasText: XSS }).waitFor();
+    await screenshots(page, 'customers');
+    await page.goto(`${service.baseUrl}/dashboard/checkouts?id=${blocked.id}`);
+    await page.getByText('Why it was blocked (evidence)').waitFor();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(await page.locator('script:not([src])').count()).toBe(0);
+
+    await page.goto(`${service.baseUrl}/dashboard/customers`);
+    await card.getByRole('button', { name: 'Unrestrict' }).click();
+    await confirm(page);
+    await toast(page, 'Restriction lifted.');
+    expect((await service.deps.db('customers').where({ id: shop.customerId }).first()).restriction_reason).toBeNull();
+    expect(errors).toEqual([]);
+  });
+});

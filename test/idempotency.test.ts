@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { startService, type Service } from './support/harness';
+import { request, uniqueCustomer } from './support/http';
+import { CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from './support/fixtures';
+
+let service: Service;
+beforeAll(async () => {
+  service = await startService();
+});
+afterAll(async () => service.stop());
+
+const post = (shop: Shop, path: string, body: unknown, key: string) =>
+  request(service.baseUrl, 'POST', path, { token: shop.merchant.api_key, body, headers: { 'idempotency-key': key } });
+
+describe('Idempotency-Key on POST', () => {
+  it('replays the first answer for the same key and body, marked Idempotent-Replayed', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const body = uniqueCustomer();
+    const first = await post(shop, '/api/v1/customers', body, key);
+    const second = await post(shop, '/api/v1/customers', body, key);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+    expect(await service.deps.db('customers').where({ email: body.email })).toHaveLength(1);
+    // Without a key the same body runs again (and here meets the uniqueness rule).
+    expect((await request(service.baseUrl, 'POST', '/api/v1/customers', { token: shop.merchant.api_key, body })).status).toBe(422);
+  });
+
+  it('answers 422 {error, hint} when the key is reused with a different body or path', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    expect((await post(shop, '/api/v1/customers', uniqueCustomer(), key)).status).toBe(201);
+    const changed = await post(shop, '/api/v1/customers', uniqueCustomer(), key);
+    expect(changed.status).toBe(422);
+    expect(changed.body).toEqual({ error: 'Idempotency-Key already used for a different request.', hint: expect.any(String) });
+    const otherPath = await post(shop, '/api/v1/checkouts', { customer_id: shop.customerId, type: 'deposit' }, key);
+    expect(otherPath.status).toBe(422);
+    const invalid = await post(shop, '/api/v1/customers', uniqueCustomer(), 'has spaces in it');
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.error).toBe('Invalid Idempotency-Key header.');
+  });
+
+  it('runs two concurrent identical checkout creates once: one checkout, one workflow, id derived from the key', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const body = { customer_id: shop.customerId, type: 'deposit', fixed_amount_cents: 700 };
+    const [a, b] = await Promise.all([post(shop, '/api/v1/checkouts', body, key), post(shop, '/api/v1/checkouts', body, key)]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body).toEqual(b.body);
+    expect([a.headers.get('idempotent-replayed'), b.headers.get('idempotent-replayed')].sort()).toEqual(['true', null].sort());
+    expect(await service.deps.db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
+    const description = await service.deps.temporal.workflow.getHandle(a.body.id).describe();
+    expect(description.workflowId).toBe(a.body.id);
+  });
+
+  it('never starts a second checkout for a key whose stored answer is gone (the workflow id is derived from the key)', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const body = { customer_id: shop.customerId, type: 'deposit' };
+    const first = await post(shop, '/api/v1/checkouts', body, key);
+    expect(first.status).toBe(201);
+    await service.deps.db('idempotency_keys').where({ key }).delete();
+    const again = await post(shop, '/api/v1/checkouts', body, key);
+    expect(again.status).toBe(422);
+    expect(again.body).toEqual({ error: 'A checkout was already started with this Idempotency-Key.', hint: expect.stringContaining(first.body.id) });
+    expect(await service.deps.db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
+  });
+
+  it('keys are scoped to the merchant: another merchant with the same key gets its own result', async () => {
+    const [one, two] = [await openShop(service), await openShop(service)];
+    const key = randomUUID();
+    const a = await post(one, '/api/v1/checkouts', { customer_id: one.customerId, type: 'deposit' }, key);
+    const b = await post(two, '/api/v1/checkouts', { customer_id: two.customerId, type: 'deposit' }, key);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.id).not.toBe(b.body.id);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('replays a refused request too, and a refund replays its 200 instead of "Unable to refund charge."', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const refused = await post(shop, '/api/v1/checkouts', { customer_id: 'cus_missing', type: 'deposit' }, key);
+    expect(refused.status).toBe(422);
+    const again = await post(shop, '/api/v1/checkouts', { customer_id: 'cus_missing', type: 'deposit' }, key);
+    expect(again.status).toBe(422);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 900 });
+    const paid = await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/attempts`, { body: { payment_method: CARD() }, headers: { 'x-client-secret': checkout.client_secret } });
+    const chargeId = paid.body.charge.id as string;
+    await waitFor(async () => (await getCharge(service, shop, chargeId)).body.status === 'succeeded');
+    const refundKey = randomUUID();
+    const r1 = await post(shop, `/api/v1/charges/${chargeId}/refund`, undefined, refundKey);
+    const r2 = await post(shop, `/api/v1/charges/${chargeId}/refund`, undefined, refundKey);
+    expect([r1.status, r2.status]).toEqual([200, 200]);
+    expect(r2.body).toEqual(r1.body);
+    expect(r2.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('forgets a key after 24 hours', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const body = { customer_id: shop.customerId, type: 'deposit' };
+    const first = await post(shop, '/api/v1/checkouts', body, key);
+    await service.deps.db('idempotency_keys').where({ key }).update({ created_at: service.deps.db.raw("now() - interval '25 hours'") });
+    // Another request with the key is no longer a mismatch: the key is new again.
+    const later = await post(shop, '/api/v1/customers', uniqueCustomer(), key);
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(first.status).toBe(201);
+  });
+
+  it('wallet attempts: two concurrent identical attempts with one key make one charge; keys are scoped to the checkout', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1200 });
+    const key = randomUUID();
+    const attemptWith = (c: { id: string; client_secret: string }) =>
+      request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${c.id}/attempts`, {
+        body: { payment_method: CARD('4000000000000002') },
+        headers: { 'x-client-secret': c.client_secret, 'idempotency-key': key },
+      });
+    const [a, b] = await Promise.all([attemptWith(checkout), attemptWith(checkout)]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.charge.id).toBe(b.body.charge.id);
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(1);
+    // The same key on another checkout is another attempt.
+    const other = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1200 });
+    const c = await attemptWith(other);
+    expect(c.status).toBe(201);
+    expect(c.body.charge.id).not.toBe(a.body.charge.id);
+    expect(c.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
