@@ -10,6 +10,7 @@ import '../kyc/schemas';
 import '../device-pings/schemas';
 import '../readback/schemas';
 import '../admin/openapi';
+import '../subscriptions/openapi';
 import '../wallet/openapi';
 import '../dashboard/openapi';
 import '../events/openapi';

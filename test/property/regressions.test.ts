@@ -132,10 +132,10 @@ describe('issue 8 regressions found by the property suite', () => {
     expect((await walletView(service, checkout)).body.state).toBe('open');
   });
 
-  // The same window, moves to pending, succeeded, failed and held: refused, and the hold decides.
+  // The same window, moves to pending, succeeded and held: refused, and the hold decides.
   // Invariant hold_once, seed 1 (ignoring the rules above): (setup) CreateCheckout(balance_withdrawal, 108);
   // AttemptWithMoveDuringHold(paypal, 50, move to held) -> the simulator sent a second checkout.hold.
-  it.each(['pending', 'succeeded', 'failed', 'held'])('a move to %s while the hold is unanswered is refused, and the hold decides', async (to) => {
+  it.each(['pending', 'succeeded', 'held'])('a move to %s while the hold is unanswered is refused, and the hold decides', async (to) => {
     const s = await shop();
     const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
     let move: Promise<Awaited<ReturnType<typeof transition>>> | undefined;
@@ -155,6 +155,27 @@ describe('issue 8 regressions found by the property suite', () => {
     const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
     expect(types).toEqual(['checkout.hold', 'checkout.succeeded']);
     expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold')).toHaveLength(1);
+  });
+
+  // A processor may fail a charge at any time, the hold's window included: the failure stands,
+  // nothing is paid out, and since the merchant then accepts the hold, it is told to release it.
+  it('a move to failed while the hold is unanswered stands, and the accepted hold is released', async () => {
+    const s = await shop();
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 2_500 });
+    let moved: Awaited<ReturnType<typeof transition>> | undefined;
+    receiver.responder = async (r) => {
+      if (r.body?.type === 'checkout.hold' && r.body.data.id === checkout.id) moved = await transition(r.body.data.charge.id, 'failed');
+      return { status: 200 };
+    };
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(201);
+    expect(moved!.status).toBe(200);
+    expect(res.body.charge.status).toBe('failed');
+    await waitFor(async () => (await recordedEvents(service, checkout.id)).some((e) => e.type === 'checkout.release_hold'));
+    const types = (await recordedEvents(service, checkout.id)).map((e) => e.type);
+    expect(types.filter((t) => t !== 'checkout.failed')).toEqual(['checkout.hold', 'checkout.release_hold']);
+    expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold')).toHaveLength(1);
+    expect((await getCharge(service, s, res.body.charge.id)).body.status).toBe('failed');
   });
 
   // Invariant refund_row, seed 20261122 path "34" (with PROPERTY_IGNORE=no_orphan_payment_method,events_of_moves):

@@ -298,8 +298,9 @@ class AttemptWithMoveDuringHold extends Base {
     } finally {
       w.endpoint.route(w.route).onHold = undefined;
     }
-    // Any move of a withdrawal's charge while its hold is unanswered is refused.
-    if (moved) allowed(await moved, new Set([422]), `${this}: the move during the hold`, 'move_during_hold');
+    // A move of a withdrawal's charge while its hold is unanswered is refused, except a failure:
+    // a processor may fail a charge at any time (the accepted hold is then released).
+    if (moved) allowed(await moved, new Set([this.to === 'failed' ? 200 : 422]), `${this}: the move during the hold`, 'move_during_hold');
   }
   toString() {
     return `AttemptWithMoveDuringHold(withdrawal #${this.checkout}, ${methodLabel(this.method)}, amount ${this.amount}, move to ${this.to})`;

@@ -27,18 +27,21 @@ export interface Snapshot {
 export async function snapshot(world: World): Promise<Snapshot> {
   const db = world.service.deps.db;
   const merchantId = world.merchant.id;
-  const [checkouts, charges, events, refunds, reviews, paymentMethods] = await Promise.all([
-    db('checkouts').where({ merchant_id: merchantId }),
-    db('charges').where({ merchant_id: merchantId }).orderBy('created_at'),
-    db('events').where({ merchant_id: merchantId }).orderBy('seq'),
-    db('refunds').where({ merchant_id: merchantId }),
-    db('reviews').where({ merchant_id: merchantId }),
-    db('payment_methods').where({ merchant_id: merchantId }),
-  ]);
-  const moveRows = charges.length ? await db('property_charge_moves').whereIn('charge_id', charges.map((c: any) => c.id)).orderBy('seq') : [];
-  const moves = new Map<string, any[]>();
-  for (const row of moveRows) moves.set(row.charge_id, [...(moves.get(row.charge_id) ?? []), row]);
-  return { checkouts, charges, moves, events, refunds, reviews, paymentMethods };
+  // One consistent view: workflows keep committing while the snapshot is read, and a move read
+  // without the events its own commit recorded would look like a missing event.
+  return db.transaction(async (trx) => {
+    await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const checkouts = await trx('checkouts').where({ merchant_id: merchantId });
+    const charges = await trx('charges').where({ merchant_id: merchantId }).orderBy('created_at');
+    const events = await trx('events').where({ merchant_id: merchantId }).orderBy('seq');
+    const refunds = await trx('refunds').where({ merchant_id: merchantId });
+    const reviews = await trx('reviews').where({ merchant_id: merchantId });
+    const paymentMethods = await trx('payment_methods').where({ merchant_id: merchantId });
+    const moveRows = charges.length ? await trx('property_charge_moves').whereIn('charge_id', charges.map((c: any) => c.id)).orderBy('seq') : [];
+    const moves = new Map<string, any[]>();
+    for (const row of moveRows) moves.set(row.charge_id, [...(moves.get(row.charge_id) ?? []), row]);
+    return { checkouts, charges, moves, events, refunds, reviews, paymentMethods };
+  });
 }
 
 class Violations {
