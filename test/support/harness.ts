@@ -48,6 +48,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     PORT: '0',
     TEMPORAL_TASK_QUEUE: taskQueue,
     ADMIN_TOKEN: 'test-admin-token-0123456789',
+    DATA_ENCRYPTION_KEY: 'test-data-encryption-key-0123456789',
     WEBHOOK_RETRY_INITIAL_MS: '200',
     OUTBOX_SWEEP_MS: '500',
     // Errors show: a 500 in a test prints its cause.

@@ -28,6 +28,7 @@ export class WorkerProcess {
         WEBHOOK_RETRY_INITIAL_MS: String(config.webhookRetryInitialMs),
         OUTBOX_SWEEP_MS: String(config.outboxSweepMs),
         ADMIN_TOKEN: config.adminToken,
+        DATA_ENCRYPTION_KEY: config.dataEncryptionKey,
         LOG_LEVEL: 'info',
         ...this.env,
       },
