@@ -7,7 +7,7 @@ import { attemptDelivery } from '../src/events/deliver';
 import { loadChargeContext } from '../src/charges/load';
 
 export function createHoldActivities(deps: ActivityDeps) {
-  const { db, sealer } = deps;
+  const { db } = deps;
   return {
     /**
      * The hold handshake: checkout.hold is recorded and sent synchronously, once (this activity
@@ -20,7 +20,7 @@ export function createHoldActivities(deps: ActivityDeps) {
       // The event describes the move it asks for: created -> held.
       const data = chargeEventData({ checkout, customer, charge: { ...charge, status: 'held' }, fromStatus: 'created' });
       const event = await recordEvent(db, merchant, 'checkout.hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id }, 'hold');
-      const result = await attemptDelivery(db, sealer, event, merchant, 1);
+      const result = await attemptDelivery(deps, event, merchant, 1);
       await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : result.ok ? 'delivered' : 'failed');
       return { accepted: result?.ok ?? false, eventId: event.id };
     },

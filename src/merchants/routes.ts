@@ -1,17 +1,14 @@
 import { Router } from 'express';
 import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
+import { targetPolicy } from '../webhooks/target';
 import { MerchantCreateBody, SettingsPatchBody } from './schemas';
 import { changeSettings, getMerchant, issueKey, listKeys, onboardMerchant, presentMerchant, revokeKey, type MerchantServiceOptions } from './service';
 
 /** Admin routes for merchants; mounted under /admin/v1 behind the admin token. */
-export function merchantAdminRoutes({ db, config, sealer }: AppDeps): Router {
+export function merchantAdminRoutes({ db, config, sealer, resolveHost }: AppDeps): Router {
   const router = Router();
-  const options: MerchantServiceOptions = {
-    sealer,
-    allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
-    production: config.nodeEnv === 'production',
-  };
+  const options: MerchantServiceOptions = { sealer, webhookPolicy: targetPolicy(config), resolveHost };
 
   router.post('/merchants', async (req, res) => {
     const body = parseOrThrow(MerchantCreateBody, req.body);

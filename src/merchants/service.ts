@@ -8,6 +8,7 @@ import { insertApiKey, listApiKeys, revokeApiKey } from '../storage/api-keys';
 import { findMerchant, insertMerchant, updateMerchantSettings, type MerchantRow } from '../storage/merchants';
 import type { MerchantCreateBody } from './schemas';
 import { assertWebhookUrlAllowed } from './webhook-url';
+import type { HostResolver, TargetPolicy } from '../webhooks/target';
 
 export interface IssuedCredentials {
   api_key: string;
@@ -20,13 +21,13 @@ const KEY_PREFIX_LENGTH = 12;
 
 export interface MerchantServiceOptions {
   sealer: Sealer;
-  allowPrivateWebhookUrls: boolean;
-  production: boolean;
+  webhookPolicy: TargetPolicy;
+  resolveHost?: HostResolver;
 }
 
 export async function onboardMerchant(db: Db, options: MerchantServiceOptions, body: MerchantCreateBody) {
   const settings = applySettingsPatch(defaultSettings(), body.settings ?? {});
-  await assertWebhookUrlAllowed(settings.webhook_url, options);
+  await assertWebhookUrlAllowed(settings.webhook_url, options.webhookPolicy, options.resolveHost);
   const signingSecret = newSecret('signingSecret');
   return db.transaction(async (trx) => {
     const merchant = await insertMerchant(trx, {
@@ -63,7 +64,7 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
 
 export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch): Promise<MerchantSettings> {
   const merchant = await getMerchant(db, id);
-  if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options);
+  if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options.webhookPolicy, options.resolveHost);
   const settings = applySettingsPatch(merchant.settings, patch);
   const updated = await updateMerchantSettings(db, id, settings);
   return updated!.settings;

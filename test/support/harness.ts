@@ -11,6 +11,7 @@ import { createDb } from '../../src/storage/db';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
 import { startOutboxSweeper } from '../../src/events/sweeper';
+import type { HostResolver } from '../../src/webhooks/target';
 
 // The SDK's own worker logs (state changes) would drown test output; errors still show.
 try {
@@ -34,6 +35,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Integration files that need no workflows can skip the worker. */
   worker?: boolean;
+  /** Resolves webhook hosts for the API and the worker (DNS-rebinding tests control the answers). */
+  resolveHost?: HostResolver;
 }
 
 /**
@@ -57,7 +60,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   });
   const db = createDb(config.databaseUrl, { max: 5 });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
-  const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel) };
+  const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost };
 
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));

@@ -3,6 +3,7 @@ import * as m001 from './001_merchants_and_customers';
 import * as m002 from './002_checkouts_and_charges';
 import * as m003 from './003_events';
 import * as m004 from './004_identity_and_location';
+import * as m006 from './006_production_posture';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -15,6 +16,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['002_checkouts_and_charges', m002],
   ['003_events', m003],
   ['004_identity_and_location', m004],
+  ['006_production_posture', m006],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
