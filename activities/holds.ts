@@ -1,10 +1,11 @@
 import type { ActivityDeps } from './deps';
-import { chargeEventData } from '../src/domain/event-catalog';
+import { chargeEventData, holdDestination } from '../src/domain/event-catalog';
 import { recordEvent } from '../src/events/record';
 import { setDeliveryStatus } from '../src/storage/events';
 import { findChargeById } from '../src/storage/charges';
 import { attemptDelivery } from '../src/events/deliver';
 import { loadChargeContext } from '../src/charges/load';
+import { findPaymentMethod } from '../src/storage/payment-methods';
 
 export function createHoldActivities(deps: ActivityDeps) {
   const { db } = deps;
@@ -18,7 +19,10 @@ export function createHoldActivities(deps: ActivityDeps) {
       const charge = (await findChargeById(db, input.chargeId))!;
       const { checkout, customer, merchant } = await loadChargeContext(db, charge);
       // The event describes the move it asks for: created -> held.
-      const data = chargeEventData({ checkout, customer, charge: { ...charge, status: 'held' }, fromStatus: 'created' });
+      const base = chargeEventData({ checkout, customer, charge: { ...charge, status: 'held' }, fromStatus: 'created' });
+      // The destination rides in the hold so the merchant can decide where the money may go.
+      const destination = holdDestination((await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!);
+      const data = { ...base, charge: { ...base.charge, payment_method: destination } };
       const event = await recordEvent(db, merchant, 'checkout.hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id }, 'hold');
       const result = await attemptDelivery(deps, event, merchant, 1);
       await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : result.ok ? 'delivered' : 'failed');

@@ -46,12 +46,13 @@ describe('Admin API: merchants', () => {
       checkout_expiry_seconds: 1800,
       sandbox_settlement_seconds: 5,
       sandbox_hold_seconds: 0,
+      withdrawal_destinations: 'any',
     });
     expect(res.body.settings.supported_regions).toHaveLength(51);
 
     const shown = await admin('GET', `/merchants/${res.body.id}`);
     expect(shown.status).toBe(200);
-    expect(shown.body).toEqual({ id: res.body.id, name: 'Acme', environment: 'sandbox', settings: res.body.settings, created_at: expect.any(String) });
+    expect(shown.body).toEqual({ id: res.body.id, name: 'Acme', environment: 'sandbox', settings: res.body.settings, previous_webhook_secret_expires_at: null, created_at: expect.any(String) });
   });
 
   it('onboards a production merchant with settings given at creation', async () => {

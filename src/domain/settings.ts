@@ -27,6 +27,9 @@ export const US_REGIONS = [
   'ND', 'OH', 'OK', 'OR', 'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
 ] as const;
 
+/** `previously_deposited`: withdrawals only to an instrument the customer deposited from successfully. */
+export const WITHDRAWAL_DESTINATION_RULES = ['any', 'previously_deposited'] as const;
+
 const uniqueList = <T extends z.ZodType>(item: T) =>
   z.array(item).refine((list) => new Set(list).size === list.length, { message: 'must not repeat a value' });
 
@@ -49,6 +52,7 @@ const SETTING_FIELDS = {
   checkout_expiry_seconds: z.number().int().min(1).max(86400),
   sandbox_settlement_seconds: z.number().int().min(0).max(3600),
   sandbox_hold_seconds: z.number().int().min(0).max(3600),
+  withdrawal_destinations: z.enum(WITHDRAWAL_DESTINATION_RULES),
 };
 
 /** The defaults of the operator spec's settings table. */
@@ -68,6 +72,7 @@ const DEFAULTS = {
   checkout_expiry_seconds: 1800,
   sandbox_settlement_seconds: 5,
   sandbox_hold_seconds: 0,
+  withdrawal_destinations: 'any',
 } as const;
 
 export const MerchantSettingsSchema = z.object(SETTING_FIELDS).strict();

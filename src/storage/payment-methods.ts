@@ -45,3 +45,18 @@ export async function listSavedPaymentMethods(db: Db, merchantId: string, custom
     .where({ merchant_id: merchantId, customer_id: customerId, saved: true })
     .orderBy('updated_at', 'desc');
 }
+
+/** Whether this customer has a succeeded deposit (credit charge) paid with an instrument of this fingerprint. */
+export async function hasSucceededDepositFrom(db: Db, merchantId: string, customerId: string, fingerprint: string): Promise<boolean> {
+  const row = await db('charges')
+    .join('payment_methods', 'payment_methods.id', 'charges.payment_method_id')
+    .where({
+      'charges.merchant_id': merchantId,
+      'charges.customer_id': customerId,
+      'charges.transaction_type': 'credit',
+      'charges.status': 'succeeded',
+      'payment_methods.fingerprint': fingerprint,
+    })
+    .first('charges.id');
+  return row !== undefined;
+}

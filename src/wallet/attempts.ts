@@ -14,6 +14,7 @@ import { submitAttemptUpdate, FAILURE_TYPES } from '../../workflows/definitions'
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
 import { attemptAmount, resolvePaymentMethod } from './attempt-rules';
+import { assertWithdrawalDestination } from './withdrawal-destination';
 
 const STATE_MESSAGES: Record<Exclude<CheckoutRow['state'], 'open'>, string> = {
   in_review: 'This checkout is in review and takes no new attempt.',
@@ -43,6 +44,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     const merchant = (await findMerchant(db, checkout.merchant_id))!;
     const amountCents = attemptAmount(checkout, body.amount_cents);
     const paymentMethod = await resolvePaymentMethod(deps, merchant, checkout, body);
+    await assertWithdrawalDestination(db, merchant, checkout, paymentMethod);
 
     let result;
     try {
