@@ -3,6 +3,7 @@ import type { AppDeps } from './app-deps';
 import { requireAdmin } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { rejectNulCharacters } from './http/reject-nul';
+import { accessLog } from './http/request-context';
 import { openApiDocument } from './http/openapi';
 import { healthRoutes } from './health';
 import { customerRoutes } from './customers/routes';
@@ -24,6 +25,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  // First, so every answer (bad JSON included) carries a request id and gets an access-log line.
+  app.use(accessLog(deps.logger));
   app.use(express.json({ limit: '100kb' }));
   app.use(rejectNulCharacters);
 

@@ -137,7 +137,7 @@ describe('POST /api/v1/device_pings', () => {
   ])('rejects %s with 422 {error, hint}', async (_label, build) => {
     const res = await ping(build(await newCustomer()));
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('answers 422 like a missing customer for another merchant\'s customer', async () => {
@@ -153,7 +153,7 @@ describe('POST /api/v1/device_pings', () => {
     for (const body of [{ ...NYC, customer_id: await newCustomer(off) }, {}]) {
       const res = await ping(body, off.client_secret);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: expect.stringMatching(/disabled/i), hint: expect.stringMatching(/contact the service operator/i) });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.stringMatching(/disabled/i), hint: expect.stringMatching(/contact the service operator/i) });
     }
   });
 
@@ -258,7 +258,7 @@ describe('POST /wallet/v1/checkouts/{id}/device_pings', () => {
     for (const body of [{ latitude: 40 }, { ...NYC, customer_id: shop.customerId }, { latitude: 100, longitude: 0 }]) {
       const res = await walletPing(checkout, body);
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
     }
   });
 

@@ -70,7 +70,7 @@ describe('Admin API: merchants', () => {
   ])('rejects an invalid onboarding body %j with 422 {error, hint}', async (body) => {
     const res = await admin('POST', '/merchants', body);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('PATCHes any subset of the settings and answers the full settings', async () => {
@@ -114,7 +114,7 @@ describe('Admin API: merchants', () => {
     const m = await onboard(service);
     const res = await admin('PATCH', `/merchants/${m.id}/settings`, body);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('answers 404 for an unknown merchant', async () => {

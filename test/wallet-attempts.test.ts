@@ -79,7 +79,7 @@ describe('card deposits', () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
     const res = await attempt(service, checkout, { payment_method: CARD('4242424242424241') });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
     expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);
   });
 
@@ -171,6 +171,6 @@ describe('GET /api/v1/charges/{id} scoping', () => {
     expect(foreign.status).toBe(422);
     expect(missing.status).toBe(422);
     expect(foreign.body.error).toBe(missing.body.error);
-    expect(Object.keys(foreign.body).sort()).toEqual(['error', 'hint']);
+    expect(Object.keys(foreign.body).sort()).toEqual(['error', 'hint', 'request_id']);
   });
 });

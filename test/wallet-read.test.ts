@@ -94,7 +94,7 @@ describe('wallet authentication', () => {
       await walletGet(a.id, merchant.api_key),
     ]) {
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ error: 'Client secret not found.' });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: 'Client secret not found.' });
     }
   });
 
