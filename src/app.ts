@@ -4,6 +4,7 @@ import { requireAdmin } from './http/auth';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { rejectNulCharacters } from './http/reject-nul';
 import { accessLog } from './http/request-context';
+import { createApiMetrics, metricsHandler } from './observability/metrics';
 import { openApiDocument } from './http/openapi';
 import { healthRoutes } from './health';
 import { customerRoutes } from './customers/routes';
@@ -27,10 +28,13 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', 'loopback');
   // First, so every answer (bad JSON included) carries a request id and gets an access-log line.
   app.use(accessLog(deps.logger));
+  const metrics = createApiMetrics(deps.db);
+  app.use(metrics.middleware);
   app.use(express.json({ limit: '100kb' }));
   app.use(rejectNulCharacters);
 
   app.use(healthRoutes(deps));
+  app.get('/metrics', metricsHandler(metrics.registry));
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument(deps.config.apiBaseUrl));
   });

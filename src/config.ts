@@ -31,6 +31,10 @@ const EnvSchema = z.object({
   OUTBOX_SWEEP_MS: z.coerce.number().int().min(100).default(5000),
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  /** The worker's health and metrics port (0 picks a free one). */
+  WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** Where the Temporal SDK serves its own worker metrics (Prometheus), e.g. 0.0.0.0:9464; off when unset. */
+  TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -51,6 +55,8 @@ export interface Config {
   webhookRetryInitialMs: number;
   outboxSweepMs: number;
   sandboxLatencyMs: number;
+  workerHttpPort: number;
+  temporalMetricsBindAddress: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -93,6 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
+    workerHttpPort: e.WORKER_HTTP_PORT,
+    temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS ?? null,
     logLevel: e.LOG_LEVEL,
   };
 }

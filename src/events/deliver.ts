@@ -5,6 +5,7 @@ import { insertAttempt, type EventRow } from '../storage/events';
 import type { MerchantRow } from '../storage/merchants';
 import { sendSignedWebhook, type SendResult } from '../webhooks/send';
 import { targetPolicy, type HostResolver } from '../webhooks/target';
+import { recordWebhookAttempt } from '../observability/metrics';
 
 export interface DeliveryDeps {
   db: Db;
@@ -33,7 +34,7 @@ export function signingSecrets(sealer: Sealer, merchant: SigningMerchant, now: D
  */
 export async function attemptDelivery(
   deps: DeliveryDeps,
-  event: Pick<EventRow, 'id' | 'body'>,
+  event: Pick<EventRow, 'id' | 'body' | 'channel'>,
   merchant: Pick<MerchantRow, 'settings'> & SigningMerchant,
   attempt: number,
 ): Promise<SendResult | null> {
@@ -46,6 +47,7 @@ export async function attemptDelivery(
     policy: targetPolicy(deps.config),
     resolve: deps.resolveHost,
   });
+  recordWebhookAttempt(event.channel, result.outcome, result.durationMs);
   await insertAttempt(deps.db, {
     event_id: event.id,
     attempt,

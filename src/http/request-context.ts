@@ -35,7 +35,8 @@ export function accessLog(logger: Logger) {
       req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
-    customLogLevel: (_req, res, error): LevelWithSilent => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    // A 503 is an answer (not ready), not a failure of ours.
+    customLogLevel: (_req, res, error): LevelWithSilent => (res.statusCode === 503 ? 'warn' : error || res.statusCode >= 500 ? 'error' : 'info'),
   });
 }
 

@@ -7,8 +7,12 @@ import { resolveWebhookTarget, WebhookTargetRefused, type HostResolver, type Res
 /** The contract's per-attempt timeout for every webhook, the hold included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
+/** How an attempt ended: accepted (2xx), rejected (another status), or no answer and why. */
+export type SendOutcome = 'accepted' | 'rejected' | 'timeout' | 'network_error' | 'target_refused';
+
 export interface SendResult {
   ok: boolean;
+  outcome: SendOutcome;
   httpStatus: number | null;
   error: string | null;
   durationMs: number;
@@ -36,14 +40,14 @@ export async function sendSignedWebhook(input: SendInput): Promise<SendResult> {
   const startedAt = new Date();
   const started = performance.now();
   const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const finish = (result: Pick<SendResult, 'ok' | 'httpStatus' | 'error'>): SendResult => ({ ...result, durationMs: Math.round(performance.now() - started), startedAt });
+  const finish = (result: Pick<SendResult, 'ok' | 'outcome' | 'httpStatus' | 'error'>): SendResult => ({ ...result, durationMs: Math.round(performance.now() - started), startedAt });
   const url = new URL(input.url);
   let target: ResolvedAddress;
   try {
     target = await resolveWebhookTarget(url, input.policy, input.resolve);
   } catch (error) {
     if (!(error instanceof WebhookTargetRefused)) throw error;
-    return finish({ ok: false, httpStatus: null, error: `target refused: ${error.message}` });
+    return finish({ ok: false, outcome: 'target_refused', httpStatus: null, error: `target refused: ${error.message}` });
   }
   const timestamp = Math.floor((input.now ?? Date.now)() / 1000);
   const signature = signPayloadWithSecrets(input.body, input.secrets, timestamp);
@@ -52,10 +56,11 @@ export async function sendSignedWebhook(input: SendInput): Promise<SendResult> {
   try {
     const status = await postPinned(url, target, headers, input.body, timeoutMs);
     const ok = status >= 200 && status < 300;
-    return finish({ ok, httpStatus: status, error: ok ? null : `HTTP ${status}` });
+    return finish({ ok, outcome: ok ? 'accepted' : 'rejected', httpStatus: status, error: ok ? null : `HTTP ${status}` });
   } catch (error) {
     const e = error as Error;
-    return finish({ ok: false, httpStatus: null, error: e.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : `${e.name}: ${e.message}` });
+    const timedOut = e.name === 'TimeoutError';
+    return finish({ ok: false, outcome: timedOut ? 'timeout' : 'network_error', httpStatus: null, error: timedOut ? `timed out after ${timeoutMs} ms` : `${e.name}: ${e.message}` });
   }
 }
 

@@ -28,6 +28,8 @@ export interface Service {
   /** Stops the in-process worker (to simulate a crash or restart); returns a function to start it again. */
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
+  /** The in-process worker while it runs (its state backs the worker health endpoint). */
+  currentWorker(): Worker | null;
   stop(): Promise<void>;
 }
 
@@ -98,6 +100,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     adminToken: config.adminToken,
     stopWorker,
     startWorker,
+    currentWorker: () => (running as Running | null)?.worker ?? null,
     async stop() {
       await stopWorker();
       await new Promise<void>((resolve) => server.close(() => resolve()));

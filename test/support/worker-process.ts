@@ -29,6 +29,7 @@ export class WorkerProcess {
         OUTBOX_SWEEP_MS: String(config.outboxSweepMs),
         ADMIN_TOKEN: config.adminToken,
         DATA_ENCRYPTION_KEY: config.dataEncryptionKey,
+        WORKER_HTTP_PORT: '0',
         LOG_LEVEL: 'info',
         ...this.env,
       },
