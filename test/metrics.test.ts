@@ -3,6 +3,7 @@ import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { startWorkerHttp } from '../src/observability/worker-http';
+import { MerchantIdAttribute } from '../workflows/definitions';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -101,5 +102,21 @@ describe('/readyz', () => {
       return res.status === 200 && res;
     });
     expect(ready.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok' });
+  });
+});
+
+describe('search attributes', () => {
+  it('delivery and refund workflows carry the MerchantId search attribute', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
+    const charge = (await attempt(service, checkout, { payment_method: CARD() })).body.charge;
+    const refunded = await request(service.baseUrl, 'POST', `/api/v1/charges/${charge.id}/refund`, { token: shop.merchant.api_key });
+    expect(refunded.status).toBe(200);
+    const [event] = await service.deps.db('events').where({ charge_id: charge.id, type: 'checkout.succeeded' });
+    for (const workflowId of [event.id as string, charge.id as string]) {
+      const description = await service.deps.temporal.workflow.getHandle(workflowId).describe();
+      expect(description.typedSearchAttributes.get(MerchantIdAttribute)).toBe(shop.merchant.id);
+    }
   });
 });

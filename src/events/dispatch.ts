@@ -1,7 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
-import { markDispatched } from '../storage/events';
+import { eventMerchantIds, markDispatched } from '../storage/events';
+import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { DeliveryWorkflowInput } from '../../workflows/definitions';
 
 export const DELIVERY_WORKFLOW = 'deliverEventWorkflow';
@@ -19,6 +20,8 @@ export interface DispatchDeps {
  * event a crash left undispatched.
  */
 export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Promise<void> {
+  // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI.
+  const merchants = await eventMerchantIds(deps.db, eventIds);
   for (const eventId of eventIds) {
     const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
     try {
@@ -26,6 +29,7 @@ export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Pr
         taskQueue: deps.config.taskQueue,
         workflowId: eventId,
         args: [input],
+        typedSearchAttributes: merchantSearchAttributes(merchants.get(eventId)),
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       });
@@ -52,9 +56,11 @@ export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger },
 /** A resend delivers the same recorded bytes under a new workflow id (the event_id stays the same). */
 export async function redeliverEvent(deps: DispatchDeps, eventId: string, resendId: string): Promise<void> {
   const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
+  const merchants = await eventMerchantIds(deps.db, [eventId]);
   await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
     taskQueue: deps.config.taskQueue,
     workflowId: `${eventId}-resend-${resendId}`,
     args: [input],
+    typedSearchAttributes: merchantSearchAttributes(merchants.get(eventId)),
   });
 }
