@@ -69,6 +69,7 @@ const WALLET_KEYS = [
   'preselected_method',
   'return_url',
   'review',
+  'sandbox',
   'saved_payment_methods',
   'state',
   'subscription',
