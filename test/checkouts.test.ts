@@ -150,6 +150,7 @@ describe('POST /api/v1/checkouts: payment_options', () => {
     const res = await create({ customer_id: customerId, type: 'withdrawal', fixed_amount_cents: 100, payment_options: ['credit_card', 'apple_pay', 'cash', 'crypto'] });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
+      request_id: expect.any(String),
       error: 'Unsupported payment_options: apple_pay, cash, crypto.',
       hint: 'Payment methods enabled for withdrawal checkouts on this account: credit_card, bank_account.',
     });

@@ -223,7 +223,7 @@ describe('GET /api/v1/device_pings/latest_geo_check', () => {
   it('uses the API key, with its own error wording (422 "Invalid API key.", never 401)', async () => {
     const customerId = await newCustomer();
     for (const token of [merchant.client_secret, 'key_wrong']) {
-      expect(await latest(customerId, token)).toEqual(expect.objectContaining({ status: 422, body: { error: 'Invalid API key.' } }));
+      expect(await latest(customerId, token)).toEqual(expect.objectContaining({ status: 422, body: { error: 'Invalid API key.', request_id: expect.any(String) } }));
     }
     const none = await request(service.baseUrl, 'GET', `/api/v1/device_pings/latest_geo_check?customer_id=${customerId}`);
     expect(none).toMatchObject({ status: 422, body: { error: 'Invalid API key.' } });
