@@ -5,7 +5,7 @@ import { findMerchant } from '../src/storage/merchants';
 import { attemptDelivery } from '../src/events/deliver';
 
 export function createDeliveryActivities(deps: ActivityDeps) {
-  const { db, sealer } = deps;
+  const { db } = deps;
   return {
     /**
      * One delivery attempt of a recorded event: the stored bytes, signed afresh. A non-2xx
@@ -15,7 +15,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       const event = await findEvent(db, input.eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${input.eventId} does not exist`);
       const merchant = (await findMerchant(db, event.merchant_id))!;
-      const result = await attemptDelivery(db, sealer, event, merchant, Context.current().info.attempt);
+      const result = await attemptDelivery(deps, event, merchant, Context.current().info.attempt);
       if (result && !result.ok) throw ApplicationFailure.retryable(`delivery failed: ${result.error}`, 'WEBHOOK_NOT_ACCEPTED');
       const outcome = result ? 'delivered' : 'no_webhook_url';
       if (input.recordOutcome) await setDeliveryStatus(db, event.id, outcome);

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/config';
 import type { Sealer } from '../src/crypto';
+import type { HostResolver } from '../src/webhooks/target';
 import type { Logger } from '../src/logger';
 import type { Db } from '../src/storage/db';
 
@@ -12,4 +13,6 @@ export interface ActivityDeps {
   logger: Logger;
   /** Activities that start other workflows (event delivery) use the worker's client. */
   temporal: Client;
+  /** Resolves webhook hosts; tests inject one they control, the system resolver otherwise. */
+  resolveHost?: HostResolver;
 }

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
-import { chargeEventData } from '../src/domain/event-catalog';
+import { chargeEventData, holdDestination } from '../src/domain/event-catalog';
 import { recordEvent } from '../src/events/record';
 import { dispatchEvents } from '../src/events/dispatch';
 import { setDeliveryStatus } from '../src/storage/events';
@@ -27,7 +27,7 @@ const FOREIGN_HOLD_WAIT_MS = 30_000;
 const INSUFFICIENT_FUNDS = { failure_code: 'insufficient_funds', failure_message: 'The merchant did not confirm the customer has the funds.' };
 
 export function createHoldActivities(deps: ActivityDeps) {
-  const { db, sealer } = deps;
+  const { db } = deps;
 
   async function snapshotOf(charge: ChargeRow): Promise<ChargeSnapshot> {
     const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
@@ -69,9 +69,12 @@ export function createHoldActivities(deps: ActivityDeps) {
       if (!charge) return { accepted: false, sent: false, eventId: null };
       const { checkout, customer, merchant } = await loadChargeContext(db, charge);
       // The event describes the move it asks for: created -> held.
-      const data = chargeEventData({ checkout, customer, charge: { ...charge, status: 'held' }, fromStatus: 'created' });
+      const base = chargeEventData({ checkout, customer, charge: { ...charge, status: 'held' }, fromStatus: 'created' });
+      // The destination rides in the hold so the merchant can decide where the money may go.
+      const destination = holdDestination((await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!);
+      const data = { ...base, charge: { ...base.charge, payment_method: destination } };
       const event = await recordEvent(db, merchant, 'checkout.hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id }, 'hold');
-      const result = await attemptDelivery(db, sealer, event, merchant, 1);
+      const result = await attemptDelivery(deps, event, merchant, 1);
       const accepted = result?.ok ?? false;
       if (accepted) await recordHoldAccepted(charge.id);
       await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : accepted ? 'delivered' : 'failed');

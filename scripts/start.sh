@@ -44,11 +44,13 @@ node dist/src/entry/migrate.js
 node dist/src/entry/worker.js & PIDS+=($!)
 node dist/src/entry/api.js & PIDS+=($!)
 
+# The token itself is never printed: a set ADMIN_TOKEN is shown by name.
+if [ -n "${ADMIN_TOKEN:-}" ]; then ADMIN_SHOWN='$ADMIN_TOKEN'; else ADMIN_SHOWN='dev-admin-token'; fi
 cat >&2 <<INFO
 
   API          http://localhost:$PORT/api/v1   (OpenAPI: /api/v1/openapi.json)
   Wallet       ${WALLET_BASE_URL:-http://localhost:$PORT}/checkout/{checkout_id}?client_secret=...
-  Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer ${ADMIN_TOKEN:-dev-admin-token})
+  Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer $ADMIN_SHOWN)
   Temporal UI  http://localhost:$TEMPORAL_UI_PORT  (Temporal gRPC at $TEMPORAL_ADDRESS)
 
 INFO

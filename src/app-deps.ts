@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
 import type { Sealer } from './crypto';
+import type { HostResolver } from './webhooks/target';
 import type { Logger } from './logger';
 import type { Db } from './storage/db';
 
@@ -11,4 +12,6 @@ export interface AppDeps {
   temporal: Client;
   sealer: Sealer;
   logger: Logger;
+  /** Resolves webhook hosts; tests inject one they control, the system resolver otherwise. */
+  resolveHost?: HostResolver;
 }

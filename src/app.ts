@@ -2,6 +2,8 @@ import express, { type Express } from 'express';
 import type { AppDeps } from './app-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { rejectNulCharacters } from './http/reject-nul';
+import { accessLog } from './http/request-context';
+import { createApiMetrics, metricsHandler } from './observability/metrics';
 import { openApiDocument } from './http/openapi';
 import { healthRoutes } from './health';
 import { customerRoutes } from './customers/routes';
@@ -29,10 +31,15 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  // First, so every answer (bad JSON included) carries a request id and gets an access-log line.
+  app.use(accessLog(deps.logger));
+  const metrics = createApiMetrics(deps.db);
+  app.use(metrics.middleware);
   app.use(express.json({ limit: '100kb' }));
   app.use(rejectNulCharacters);
 
   app.use(healthRoutes(deps));
+  app.get('/metrics', metricsHandler(metrics.registry));
   app.get('/api/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument(deps.config.apiBaseUrl));
   });

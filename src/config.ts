@@ -14,6 +14,8 @@ const boolFromEnv = z
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface to listen on; development defaults to loopback, other modes to every interface. */
+  HOST: z.string().min(1).optional(),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/payments'),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -31,12 +33,17 @@ const EnvSchema = z.object({
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
   TEMPORAL_UI_URL: z.string().url().optional(),
+  /** The worker's health and metrics port (0 picks a free one). */
+  WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** Where the Temporal SDK serves its own worker metrics (Prometheus), e.g. 0.0.0.0:9464; off when unset. */
+  TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
   port: number;
+  host: string;
   databaseUrl: string;
   temporalAddress: string;
   temporalNamespace: string;
@@ -50,6 +57,8 @@ export interface Config {
   webhookRetryInitialMs: number;
   outboxSweepMs: number;
   sandboxLatencyMs: number;
+  workerHttpPort: number;
+  temporalMetricsBindAddress: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   temporalUiUrl: string;
 }
@@ -63,16 +72,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
-  const production = e.NODE_ENV === 'production';
-  // Production must never run with a token or key that is printed in our README.
-  if (production && !e.ADMIN_TOKEN) throw new ConfigError('Invalid configuration:\n  ADMIN_TOKEN: required in production');
-  if (production && !e.DATA_ENCRYPTION_KEY) {
-    throw new ConfigError('Invalid configuration:\n  DATA_ENCRYPTION_KEY: required in production');
+  // Outside development the service must never run with a token or key that is printed in our
+  // README or source: anyone who read them could call the admin API or open sealed secrets.
+  if (e.NODE_ENV !== 'development') {
+    const missing = [
+      !e.ADMIN_TOKEN && `  ADMIN_TOKEN: required when NODE_ENV=${e.NODE_ENV} (the bearer token of the admin API; e.g. openssl rand -hex 24)`,
+      !e.DATA_ENCRYPTION_KEY && `  DATA_ENCRYPTION_KEY: required when NODE_ENV=${e.NODE_ENV} (seals webhook signing secrets; e.g. openssl rand -hex 32; keep it stable)`,
+    ].filter(Boolean);
+    if (missing.length > 0) {
+      throw new ConfigError(`Refusing to start:\n${missing.join('\n')}\n  (development defaults apply only with NODE_ENV=development)`);
+    }
   }
   const local = `http://localhost:${e.PORT}`;
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
+    // Development runs with a known admin token: reachable only from this machine unless HOST says otherwise.
+    host: e.HOST ?? (e.NODE_ENV === 'development' ? '127.0.0.1' : '0.0.0.0'),
     databaseUrl: e.DATABASE_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     temporalNamespace: e.TEMPORAL_NAMESPACE,
@@ -86,6 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
+    workerHttpPort: e.WORKER_HTTP_PORT,
+    temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS ?? null,
     logLevel: e.LOG_LEVEL,
     temporalUiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:8233/namespaces/${e.TEMPORAL_NAMESPACE}/workflows/{id}`,
   };

@@ -1,21 +1,43 @@
 import { Router } from 'express';
+import { temporal as proto } from '@temporalio/proto';
 import type { AppDeps } from './app-deps';
 
-/** Liveness and readiness, without authentication so orchestrators can probe them. */
-export function healthRoutes({ db, temporal }: AppDeps): Router {
+/** A hung dependency must not hang the probe. */
+const PROBE_DEADLINE_MS = 2000;
+
+/**
+ * Liveness and readiness, without authentication so orchestrators can probe them. Ready means
+ * the database answers, Temporal answers, and a worker is polling the task queue: without a
+ * worker no checkout would make progress, whatever the API answers.
+ */
+export function healthRoutes({ db, temporal, config }: AppDeps): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [database, temporalServer] = await Promise.all([
+    const deadline = () => Date.now() + PROBE_DEADLINE_MS;
+    const [database, temporalServer, pollers] = await Promise.all([
       db.raw('SELECT 1').then(() => true, () => false),
-      // Bounded: a hung server must not hang the probe.
-      temporal.withDeadline(Date.now() + 2000, () => temporal.workflowService.getSystemInfo({})).then(() => true, () => false),
+      temporal.withDeadline(deadline(), () => temporal.workflowService.getSystemInfo({})).then(() => true, () => false),
+      temporal
+        .withDeadline(deadline(), () =>
+          temporal.workflowService.describeTaskQueue({
+            namespace: config.temporalNamespace,
+            taskQueue: { name: config.taskQueue },
+            taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          }),
+        )
+        .then((answer) => (answer.pollers ?? []).length, () => 0),
     ]);
-    res.status(database && temporalServer ? 200 : 503).json({
-      status: database && temporalServer ? 'ready' : 'not_ready',
-      checks: { database: database ? 'ok' : 'unreachable', temporal: temporalServer ? 'ok' : 'unreachable' },
+    const ready = database && temporalServer && pollers > 0;
+    res.status(ready ? 200 : 503).json({
+      status: ready ? 'ready' : 'not_ready',
+      checks: {
+        database: database ? 'ok' : 'unreachable',
+        temporal: temporalServer ? 'ok' : 'unreachable',
+        worker: pollers > 0 ? 'ok' : 'no_pollers',
+      },
     });
   });
   return router;

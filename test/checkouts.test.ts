@@ -151,6 +151,7 @@ describe('POST /api/v1/checkouts: payment_options', () => {
     const res = await create({ customer_id: customerId, type: 'withdrawal', fixed_amount_cents: 100, payment_options: ['credit_card', 'apple_pay', 'cash', 'crypto'] });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
+      request_id: expect.any(String),
       error: 'Unsupported payment_options: apple_pay, cash, crypto.',
       hint: 'Payment methods enabled for withdrawal checkouts on this account: credit_card, bank_account.',
     });
@@ -160,7 +161,7 @@ describe('POST /api/v1/checkouts: payment_options', () => {
     const m = await onboard(service, { settings: { payment_methods: { deposit: ['credit_card', 'paypal'], withdrawal: ['bank_account'] } } });
     const customer = await newCustomer(m);
     const deposit = await create({ customer_id: customer, type: 'deposit', payment_options: ['venmo'] }, m.api_key);
-    expect(deposit.body).toEqual({ error: 'Unsupported payment_options: venmo.', hint: expect.stringContaining('credit_card, paypal.') });
+    expect(deposit.body).toEqual({ request_id: expect.any(String), error: 'Unsupported payment_options: venmo.', hint: expect.stringContaining('credit_card, paypal.') });
     const allowed = await create({ customer_id: customer, type: 'deposit', payment_options: ['paypal'] }, m.api_key);
     expect(allowed.status).toBe(201);
     const withdrawal = await create({ customer_id: customer, type: 'withdrawal', fixed_amount_cents: 5, payment_options: ['credit_card'] }, m.api_key);
@@ -181,7 +182,7 @@ describe('POST /api/v1/checkouts: payment_options', () => {
   ])('refuses %s with 422 {error, hint}', async (_label, options) => {
     const res = await create({ customer_id: customerId, type: 'deposit', payment_options: options });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 });
 
@@ -231,15 +232,15 @@ describe('POST /api/v1/checkouts: line items', () => {
     const foreign = (await purchase([inline()], other.api_key, await newCustomer(other))).body.line_items[0].product_id;
     const res = await purchase([{ product_id: foreign, quantity: 1 }]);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: `Product not found: ${foreign}.`, hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: `Product not found: ${foreign}.`, hint: expect.any(String) });
     const missing = await purchase([{ product_id: 'prod_nope', quantity: 1 }]);
-    expect(missing.body).toEqual({ error: 'Product not found: prod_nope.', hint: res.body.hint });
+    expect(missing.body).toEqual({ request_id: expect.any(String), error: 'Product not found: prod_nope.', hint: res.body.hint });
 
     const own = (await purchase([inline()])).body.line_items[0].product_id;
     await service.deps.db('products').where({ id: own }).update({ active: false });
     const inactive = await purchase([{ product_id: own, quantity: 1 }]);
     expect(inactive.status).toBe(422);
-    expect(inactive.body).toEqual({ error: `Product not active: ${own}.`, hint: expect.any(String) });
+    expect(inactive.body).toEqual({ request_id: expect.any(String), error: `Product not active: ${own}.`, hint: expect.any(String) });
   });
 
   it.each<[string, unknown]>([
@@ -259,7 +260,7 @@ describe('POST /api/v1/checkouts: line items', () => {
   ])('refuses a line item with %s (422 {error, hint})', async (_label, lineItem) => {
     const res = await purchase([lineItem]);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('refuses an empty list, more than the maximum lines, and a total above the maximum', async () => {
@@ -314,9 +315,9 @@ describe('POST /api/v1/checkouts: input and authentication', () => {
     const theirs = await newCustomer(other);
     const res = await create({ customer_id: theirs, type: 'deposit' });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: 'Customer not found.', hint: `No customer ${theirs} exists for this business.` });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: 'Customer not found.', hint: `No customer ${theirs} exists for this business.` });
     const missing = await create({ customer_id: 'cus_missing', type: 'deposit' });
-    expect(missing.body).toEqual({ error: 'Customer not found.', hint: 'No customer cus_missing exists for this business.' });
+    expect(missing.body).toEqual({ request_id: expect.any(String), error: 'Customer not found.', hint: 'No customer cus_missing exists for this business.' });
   });
 
   it.each<[string, Record<string, unknown>]>([
@@ -336,13 +337,13 @@ describe('POST /api/v1/checkouts: input and authentication', () => {
   ])('answers 422 {error, hint} for %s', async (_label, fields) => {
     const res = await create({ customer_id: customerId, ...fields });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('answers 400 for a body that is not JSON, 422 for none', async () => {
     const bad = await request(service.baseUrl, 'POST', '/api/v1/checkouts', { token: merchant.api_key, rawBody: '{"type":' });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(bad.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
     expect((await request(service.baseUrl, 'POST', '/api/v1/checkouts', { token: merchant.api_key })).status).toBe(422);
   });
 
@@ -357,7 +358,7 @@ describe('POST /api/v1/checkouts: input and authentication', () => {
     for (const headers of attempts) {
       const res = await request(service.baseUrl, 'POST', '/api/v1/checkouts', { headers, body });
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ error: 'API key not found.' });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: 'API key not found.' });
     }
   });
 

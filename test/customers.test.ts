@@ -91,7 +91,7 @@ describe('POST /api/v1/customers', () => {
   it('rejects a non-object or unparseable body in the contract shape, never 500', async () => {
     const notJson = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, rawBody: '{"email":' });
     expect(notJson.status).toBe(400);
-    expect(notJson.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(notJson.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
     const array = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, body: [1, 2] });
     expect(array.status).toBe(422);
     const noBody = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key });
@@ -135,7 +135,7 @@ describe('PATCH /api/v1/customers/{id}', () => {
     const created = (await post(uniqueCustomer())).body;
     const res = await request(service.baseUrl, 'PATCH', `/api/v1/customers/${created.id}`, { token: merchant.api_key, rawBody: 'nope{' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it.each([
@@ -150,7 +150,7 @@ describe('PATCH /api/v1/customers/{id}', () => {
     const created = (await post(uniqueCustomer())).body;
     const res = await patch(created.id, body);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('answers 422 for a body-less request', async () => {
@@ -168,7 +168,7 @@ describe('PATCH /api/v1/customers/{id}', () => {
     expect((await patch(b.id, { phone_number: a.phone_number })).status).toBe(422);
     const unknown = await patch('cus_unknown', { first_name: 'X' });
     expect(unknown.status).toBe(422);
-    expect(unknown.body).toEqual({ error: 'Customer not found.', hint: expect.stringContaining('cus_unknown') });
+    expect(unknown.body).toEqual({ request_id: expect.any(String), error: 'Customer not found.', hint: expect.stringContaining('cus_unknown') });
   });
 });
 
@@ -209,6 +209,6 @@ describe('GET /api/v1/customers/search', () => {
     expect(none.body).toEqual({ results: [] });
     const empty = await search('');
     expect(empty.status).toBe(422);
-    expect(empty.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(empty.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 });

@@ -137,7 +137,7 @@ describe('POST /api/v1/device_pings', () => {
   ])('rejects %s with 422 {error, hint}', async (_label, build) => {
     const res = await ping(build(await newCustomer()));
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('answers 422 like a missing customer for another merchant\'s customer', async () => {
@@ -153,7 +153,7 @@ describe('POST /api/v1/device_pings', () => {
     for (const body of [{ ...NYC, customer_id: await newCustomer(off) }, {}]) {
       const res = await ping(body, off.client_secret);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: expect.stringMatching(/disabled/i), hint: expect.stringMatching(/contact the service operator/i) });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.stringMatching(/disabled/i), hint: expect.stringMatching(/contact the service operator/i) });
     }
   });
 
@@ -223,7 +223,7 @@ describe('GET /api/v1/device_pings/latest_geo_check', () => {
   it('uses the API key, with its own error wording (422 "Invalid API key.", never 401)', async () => {
     const customerId = await newCustomer();
     for (const token of [merchant.client_secret, 'key_wrong']) {
-      expect(await latest(customerId, token)).toEqual(expect.objectContaining({ status: 422, body: { error: 'Invalid API key.' } }));
+      expect(await latest(customerId, token)).toEqual(expect.objectContaining({ status: 422, body: { error: 'Invalid API key.', request_id: expect.any(String) } }));
     }
     const none = await request(service.baseUrl, 'GET', `/api/v1/device_pings/latest_geo_check?customer_id=${customerId}`);
     expect(none).toMatchObject({ status: 422, body: { error: 'Invalid API key.' } });
@@ -258,7 +258,7 @@ describe('POST /wallet/v1/checkouts/{id}/device_pings', () => {
     for (const body of [{ latitude: 40 }, { ...NYC, customer_id: shop.customerId }, { latitude: 100, longitude: 0 }]) {
       const res = await walletPing(checkout, body);
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
     }
   });
 

@@ -35,7 +35,7 @@ describe('Idempotency-Key on POST', () => {
     expect((await post(shop, '/api/v1/customers', uniqueCustomer(), key)).status).toBe(201);
     const changed = await post(shop, '/api/v1/customers', uniqueCustomer(), key);
     expect(changed.status).toBe(422);
-    expect(changed.body).toEqual({ error: 'Idempotency-Key already used for a different request.', hint: expect.any(String) });
+    expect(changed.body).toEqual({ error: 'Idempotency-Key already used for a different request.', hint: expect.any(String), request_id: expect.any(String) });
     const otherPath = await post(shop, '/api/v1/checkouts', { customer_id: shop.customerId, type: 'deposit' }, key);
     expect(otherPath.status).toBe(422);
     const invalid = await post(shop, '/api/v1/customers', uniqueCustomer(), 'has spaces in it');
@@ -65,7 +65,7 @@ describe('Idempotency-Key on POST', () => {
     await service.deps.db('idempotency_keys').where({ key }).delete();
     const again = await post(shop, '/api/v1/checkouts', body, key);
     expect(again.status).toBe(422);
-    expect(again.body).toEqual({ error: 'A checkout was already started with this Idempotency-Key.', hint: expect.stringContaining(first.body.id) });
+    expect(again.body).toEqual({ error: 'A checkout was already started with this Idempotency-Key.', hint: expect.stringContaining(first.body.id), request_id: expect.any(String) });
     expect(await service.deps.db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
   });
 

@@ -84,7 +84,7 @@ describe('POST /api/v1/kyc/upsert: fields', () => {
       delete body[field];
       const res = await upsert(body);
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ error: expect.stringContaining(field), hint: expect.any(String) });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.stringContaining(field), hint: expect.any(String) });
     },
   );
 
@@ -129,7 +129,7 @@ describe('POST /api/v1/kyc/upsert: fields', () => {
   ])('rejects %s = %j with 422 {error, hint}', async (field, value) => {
     const res = await upsert(kycBody(await newCustomer(), { [field]: value }));
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.stringContaining(field), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.stringContaining(field), hint: expect.any(String) });
   });
 
   it('rejects an unknown field, a non-object body and unparseable JSON', async () => {
@@ -140,7 +140,7 @@ describe('POST /api/v1/kyc/upsert: fields', () => {
     expect((await upsert([kycBody(customerId)])).status).toBe(422);
     const notJson = await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', { token: merchant.api_key, rawBody: '{"customer_id":' });
     expect(notJson.status).toBe(400);
-    expect(notJson.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(notJson.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('accepts each of the 13 providers, and the hint of a wrong one lists them', async () => {
@@ -181,7 +181,7 @@ describe('POST /api/v1/kyc/upsert: fields', () => {
     for (const body of [kycBody(customerId), { nonsense: true }]) {
       const res = await upsert(body, off.api_key);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: expect.stringMatching(/disabled/i), hint: expect.stringMatching(/disabled for this business.*contact the service operator/i) });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.stringMatching(/disabled/i), hint: expect.stringMatching(/disabled for this business.*contact the service operator/i) });
     }
     expect(await service.deps.db('kyc_records').where({ merchant_id: off.id }).count({ n: '*' })).toEqual([{ n: 0 }]);
   });

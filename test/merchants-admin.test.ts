@@ -50,12 +50,13 @@ describe('Admin API: merchants', () => {
       // Off by default in sandbox, whose test cards everyone shares.
       velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
       subscription_retry_days: [1, 3, 5],
+      withdrawal_destinations: 'any',
     });
     expect(res.body.settings.supported_regions).toHaveLength(51);
 
     const shown = await admin('GET', `/merchants/${res.body.id}`);
     expect(shown.status).toBe(200);
-    expect(shown.body).toEqual({ id: res.body.id, name: 'Acme', environment: 'sandbox', settings: res.body.settings, created_at: expect.any(String) });
+    expect(shown.body).toEqual({ id: res.body.id, name: 'Acme', environment: 'sandbox', settings: res.body.settings, previous_webhook_secret_expires_at: null, created_at: expect.any(String) });
   });
 
   it('onboards a production merchant with settings given at creation', async () => {
@@ -73,7 +74,7 @@ describe('Admin API: merchants', () => {
   ])('rejects an invalid onboarding body %j with 422 {error, hint}', async (body) => {
     const res = await admin('POST', '/merchants', body);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('PATCHes any subset of the settings and answers the full settings', async () => {
@@ -119,7 +120,7 @@ describe('Admin API: merchants', () => {
     const m = await onboard(service);
     const res = await admin('PATCH', `/merchants/${m.id}/settings`, body);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
   it('answers 404 for an unknown merchant', async () => {

@@ -141,7 +141,7 @@ describe('attempts are bounded and admitted one at a time (point 3)', () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
     const third = await attempt(service, checkout, { payment_method: card });
     expect(third.status).toBe(429);
-    expect(third.body).toEqual({ error: expect.stringMatching(/Too many payment attempts/), hint: expect.any(String) });
+    expect(third.body).toEqual({ error: expect.stringMatching(/Too many payment attempts/), hint: expect.any(String), request_id: expect.any(String) });
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(3000);
     expect(await chargesOf(checkout.id)).toHaveLength(0);
     // Another card still pays on the same checkout.
@@ -238,7 +238,7 @@ describe('refunds are all-or-nothing (points 5 and 7)', () => {
     const chargeId = await succeededCardDeposit(shop);
     const partial = await refund(shop, chargeId, { amount_cents: 100 });
     expect(partial.status).toBe(422);
-    expect(partial.body).toEqual({ error: 'Refunds take no body.', hint: expect.stringMatching(/full charge amount/) });
+    expect(partial.body).toEqual({ error: 'Refunds take no body.', hint: expect.stringMatching(/full charge amount/), request_id: expect.any(String) });
     expect((await admin('POST', `/admin/v1/charges/${chargeId}/refund`, { reason: 'x' })).status).toBe(422);
     expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toHaveLength(0);
     expect((await refund(shop, chargeId, {})).body.status).toBe('refunded');

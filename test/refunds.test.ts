@@ -29,7 +29,7 @@ describe('POST /api/v1/charges/{id}/refund', () => {
 
     const second = await refund(shop, chargeId);
     expect(second.status).toBe(422);
-    expect(second.body).toEqual({ error: 'Unable to refund charge.', hint: expect.stringContaining(chargeId) });
+    expect(second.body).toEqual({ request_id: expect.any(String), error: 'Unable to refund charge.', hint: expect.stringContaining(chargeId) });
 
     const checkoutId = (await service.deps.db('charges').where({ id: chargeId }).first()).checkout_id;
     const events = await recordedEvents(service, checkoutId);
@@ -54,7 +54,7 @@ describe('POST /api/v1/charges/{id}/refund', () => {
     const res = await attempt(service, checkout, { payment_method: CARD() }); // no webhook_url: fails at the hold
     const r = await refund(shop, res.body.charge.id);
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ error: 'Only credit charges can be refunded.' });
+    expect(r.body).toEqual({ request_id: expect.any(String), error: 'Only credit charges can be refunded.' });
   });
 
   it('refuses a charge that is not succeeded', async () => {
@@ -63,7 +63,7 @@ describe('POST /api/v1/charges/{id}/refund', () => {
     const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
     const r = await refund(shop, res.body.charge.id);
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ error: 'Unable to refund charge.', hint: expect.stringContaining(res.body.charge.id) });
+    expect(r.body).toEqual({ request_id: expect.any(String), error: 'Unable to refund charge.', hint: expect.stringContaining(res.body.charge.id) });
   });
 
   it('refuses gamma and bank-rail deposits: refund through this processor is not possible now', async () => {
@@ -71,12 +71,12 @@ describe('POST /api/v1/charges/{id}/refund', () => {
     const gammaCharge = await paidCharge(gamma);
     const a = await refund(gamma, gammaCharge);
     expect(a.status).toBe(422);
-    expect(a.body).toEqual({ error: 'Refund through this processor is not possible now.' });
+    expect(a.body).toEqual({ request_id: expect.any(String), error: 'Refund through this processor is not possible now.' });
 
     const alpha = await openShop(service, { sandbox_settlement_seconds: 0 });
     const bankCharge = await paidCharge(alpha, BANK());
     const b = await refund(alpha, bankCharge);
-    expect(b.body).toEqual({ error: 'Refund through this processor is not possible now.' });
+    expect(b.body).toEqual({ request_id: expect.any(String), error: 'Refund through this processor is not possible now.' });
   });
 
   it('answers Refund failed with the processor reason when the processor declines', async () => {
@@ -84,7 +84,7 @@ describe('POST /api/v1/charges/{id}/refund', () => {
     const chargeId = await paidCharge(shop, CARD('4000000000005126'));
     const r = await refund(shop, chargeId);
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ error: 'Refund failed', responsetext: expect.any(String) });
+    expect(r.body).toEqual({ request_id: expect.any(String), error: 'Refund failed', responsetext: expect.any(String) });
     expect((await getCharge(service, shop, chargeId)).body.status).toBe('succeeded');
   });
 

@@ -234,7 +234,7 @@ describe('renewals on the test clock', () => {
     const { id } = await subscribe(shop);
     const back = await advance(id, { to: '2020-01-01T00:00:00Z' });
     expect(back.status).toBe(422);
-    expect(back.body).toEqual({ error: 'A test clock only moves forward.', hint: expect.stringContaining('clock reads') });
+    expect(back.body).toEqual({ error: 'A test clock only moves forward.', hint: expect.stringContaining('clock reads'), request_id: expect.any(String) });
     expect((await advance(id, { seconds: 0 })).status).toBe(422);
     expect((await advance(id, { seconds: 10, to: '2030-01-01T00:00:00Z' })).status).toBe(422);
     expect((await advance(id, {})).status).toBe(422);

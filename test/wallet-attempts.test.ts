@@ -79,7 +79,7 @@ describe('card deposits', () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
     const res = await attempt(service, checkout, { payment_method: CARD('4242424242424241') });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: expect.any(String), hint: expect.any(String) });
+    expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
     expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);
   });
 
@@ -171,6 +171,30 @@ describe('GET /api/v1/charges/{id} scoping', () => {
     expect(foreign.status).toBe(422);
     expect(missing.status).toBe(422);
     expect(foreign.body.error).toBe(missing.body.error);
-    expect(Object.keys(foreign.body).sort()).toEqual(['error', 'hint']);
+    expect(Object.keys(foreign.body).sort()).toEqual(['error', 'hint', 'request_id']);
+  });
+});
+
+describe('wallet reads of finished checkouts', () => {
+  it('an open checkout shows its charges in full; once completed, no customer email, phone or name and no saved methods', async () => {
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1800 });
+    const declined = await attempt(service, checkout, { payment_method: CARD('4000000000000002'), save_payment_method: true });
+    expect(declined.body.charge.status).toBe('failed');
+    const customer = declined.body.charge.customer;
+    expect(customer.email).toContain('@');
+
+    const open = await walletView(service, checkout);
+    expect(open.body.state).toBe('open');
+    expect(open.body.charges[0].customer.email).toBe(customer.email);
+
+    expect((await attempt(service, checkout, { payment_method: CARD() })).body.charge.status).toBe('succeeded');
+    const done = await walletView(service, checkout);
+    expect(done.body.state).toBe('completed');
+    expect(done.body.charges).toHaveLength(2);
+    for (const charge of done.body.charges) expect(charge.customer).toEqual({ id: customer.id });
+    expect(done.body.saved_payment_methods).toEqual([]);
+    for (const detail of [customer.email, customer.phone_number, customer.first_name + '"', customer.last_name + '"']) {
+      if (detail) expect(done.text).not.toContain(detail);
+    }
   });
 });

@@ -70,6 +70,7 @@ const WALLET_KEYS = [
   'return_url',
   'review',
   'review_threshold_cents',
+  'sandbox',
   'saved_payment_methods',
   'state',
   'subscription',
@@ -95,7 +96,7 @@ describe('wallet authentication', () => {
       await walletGet(a.id, merchant.api_key),
     ]) {
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ error: 'Client secret not found.' });
+      expect(res.body).toEqual({ request_id: expect.any(String), error: 'Client secret not found.' });
     }
   });
 

@@ -1,3 +1,4 @@
+import { waitFor } from './support/fixtures';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { startService, type Service } from './support/harness';
@@ -30,8 +31,11 @@ describe('Temporal smoke', () => {
   it('reports database and Temporal as ready, without authentication', async () => {
     const health = await request(service.baseUrl, 'GET', '/healthz');
     expect(health.status).toBe(200);
-    const ready = await request(service.baseUrl, 'GET', '/readyz');
-    expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok' } });
+    // The worker's poll shows up on the task queue shortly after it starts.
+    const ready = await waitFor(async () => {
+      const res = await request(service.baseUrl, 'GET', '/readyz');
+      return res.status === 200 && res;
+    });
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
   });
 });

@@ -118,6 +118,7 @@ async function start(
     ...process.env,
     NODE_ENV: 'production',
     PORT: '0',
+    WORKER_HTTP_PORT: '0',
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_NAMESPACE: 'default',

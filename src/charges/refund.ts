@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import { applicationFailureOf } from '../../workflows/failures';
+import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
 import { ApiError, ValidationError } from '../http/errors';
 import { findChargeById, type ChargeRow } from '../storage/charges';
@@ -48,6 +49,7 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
       taskQueue: config.taskQueue,
       workflowId: charge.id,
       args: [{ chargeId: charge.id, source } satisfies RefundWorkflowInput],
+      typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
       // Only a refund the processor refused may be tried again; a done or running one may not.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     });

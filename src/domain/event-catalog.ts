@@ -133,6 +133,24 @@ export function chargeEventData(input: {
   };
 }
 
+/**
+ * Where a withdrawal's money would go, in its checkout.hold: the instrument's fingerprint (the
+ * same value the charge API shows, stable per instrument), its type and its last four, so the
+ * merchant can refuse a destination it does not know before any money moves.
+ */
+export function holdDestination(method: {
+  fingerprint: string;
+  payment_type: string;
+  details: { card?: { last4: string }; bank_account?: { last4: string }; crypto_wallet?: { address_last4?: string } };
+}) {
+  const { card, bank_account, crypto_wallet } = method.details;
+  return {
+    fingerprint: method.fingerprint,
+    payment_type: method.payment_type,
+    last4: card?.last4 ?? bank_account?.last4 ?? crypto_wallet?.address_last4 ?? null,
+  };
+}
+
 export function expiredEventData(input: {
   checkout: CheckoutLike;
   customerId: string;

@@ -33,6 +33,8 @@ export const US_REGIONS = [
  * workflow stays far below Temporal's history limit (51,200 events) even at this many attempts.
  */
 export const MAX_ATTEMPTS_PER_CHECKOUT = 500;
+/** `previously_deposited`: withdrawals only to an instrument the customer deposited from successfully. */
+export const WITHDRAWAL_DESTINATION_RULES = ['any', 'previously_deposited'] as const;
 
 const uniqueList = <T extends z.ZodType>(item: T) =>
   z.array(item).refine((list) => new Set(list).size === list.length, { message: 'must not repeat a value' });
@@ -72,6 +74,7 @@ const SETTING_FIELDS = {
     })
     .strict(),
   subscription_retry_days: SUBSCRIPTION_RETRY_DAYS,
+  withdrawal_destinations: z.enum(WITHDRAWAL_DESTINATION_RULES),
 };
 
 /** The defaults of the operator spec's settings table. */
@@ -94,6 +97,7 @@ const DEFAULTS = {
   max_attempts_per_checkout: 50,
   velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
   subscription_retry_days: [1, 3, 5],
+  withdrawal_destinations: 'any',
 } as const;
 
 export const MerchantSettingsSchema = z.object(SETTING_FIELDS).strict();

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { createApp } from '../app';
 import { closeRuntime, createRuntime } from '../runtime';
 import { loadGeoData } from '../geo';
@@ -10,10 +11,12 @@ async function main(): Promise<void> {
   const geo = loadGeoData();
   logger.info({ geo }, 'geo dataset loaded');
   if (config.adminTokenIsDefault) {
-    logger.warn(`ADMIN_TOKEN not set: using the development admin token "${config.adminToken}"`);
+    // Named, never printed: no token value is ever written to a log.
+    logger.warn('ADMIN_TOKEN not set: the admin API uses the development token documented in the README');
   }
-  const server = createApp(deps).listen(config.port, () => {
-    logger.info({ api: `${config.apiBaseUrl}/api/v1`, wallet: config.walletBaseUrl, admin: `${config.apiBaseUrl}/admin/v1` }, 'API listening');
+  const server = createApp(deps).listen(config.port, config.host, () => {
+    const { address, port } = server.address() as AddressInfo;
+    logger.info({ address, port, api: `${config.apiBaseUrl}/api/v1`, wallet: config.walletBaseUrl, admin: `${config.apiBaseUrl}/admin/v1` }, 'API listening');
   });
   const stop = () => {
     server.close(() => void closeRuntime(deps).then(() => process.exit(0)));

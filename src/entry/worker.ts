@@ -1,18 +1,28 @@
-import { closeRuntime, createRuntime } from '../runtime';
+import { Runtime } from '@temporalio/worker';
+import { closeRuntime, createRuntime, loadConfigOrExit } from '../runtime';
 import { createWorker } from '../worker';
 import { startOutboxSweeper } from '../events/sweeper';
+import { startWorkerHttp } from '../observability/worker-http';
 
 /** The Temporal worker: runs checkout, delivery and refund workflows and their activities. */
 async function main(): Promise<void> {
-  const deps = await createRuntime();
+  const config = loadConfigOrExit();
+  // Temporal's own worker metrics (task latencies, slots, pollers), the SDK's way: its Core
+  // runtime serves Prometheus on this address. Installed before any connection is made.
+  if (config.temporalMetricsBindAddress) {
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporalMetricsBindAddress } } } });
+  }
+  const deps = await createRuntime(config);
   const { worker, connection } = await createWorker({
     deps,
     workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined,
   });
-  deps.logger.info({ taskQueue: deps.config.taskQueue, temporal: deps.config.temporalAddress }, 'worker started');
-  const stopSweeper = startOutboxSweeper(deps, deps.config.outboxSweepMs);
+  const http = await startWorkerHttp(worker, config.workerHttpPort, config.host);
+  deps.logger.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, healthPort: http.port }, 'worker started');
+  const stopSweeper = startOutboxSweeper(deps, config.outboxSweepMs);
   // worker.run() resolves after SIGINT/SIGTERM once in-flight tasks are drained.
   await worker.run();
+  http.server.close();
   await stopSweeper();
   await connection.close();
   await closeRuntime(deps);

@@ -1,25 +1,54 @@
+import type { Config } from '../config';
 import type { Sealer } from '../crypto';
 import type { Db } from '../storage/db';
 import { insertAttempt, type EventRow } from '../storage/events';
 import type { MerchantRow } from '../storage/merchants';
 import { sendSignedWebhook, type SendResult } from '../webhooks/send';
+import { targetPolicy, type HostResolver } from '../webhooks/target';
+import { recordWebhookAttempt } from '../observability/metrics';
+
+export interface DeliveryDeps {
+  db: Db;
+  sealer: Sealer;
+  config: Pick<Config, 'nodeEnv' | 'allowPrivateWebhookUrls'>;
+  /** Tests inject a resolver they control (DNS rebinding); the system resolver otherwise. */
+  resolveHost?: HostResolver;
+}
+
+type SigningMerchant = Pick<MerchantRow, 'webhook_signing_secret_sealed' | 'previous_webhook_signing_secret_sealed' | 'previous_webhook_signing_secret_expires_at'>;
+
+/** The secrets a delivery is signed with now: the current one, and the previous one during a rotation's overlap. */
+export function signingSecrets(sealer: Sealer, merchant: SigningMerchant, now: Date = new Date()): string[] {
+  const secrets = [sealer.open(merchant.webhook_signing_secret_sealed)];
+  const previous = merchant.previous_webhook_signing_secret_sealed;
+  const until = merchant.previous_webhook_signing_secret_expires_at;
+  if (previous && until && until.getTime() > now.getTime()) secrets.push(sealer.open(previous));
+  return secrets;
+}
 
 /**
  * One attempt to deliver a recorded event to the merchant's webhook_url: the stored bytes,
- * signed afresh with the merchant's secret, and the attempt written to the event log. Used by
- * the retried delivery activity and by the hold handshake alike. Null when there is no URL.
+ * signed afresh with the merchant's secret(s), sent to an address checked now, and the attempt
+ * written to the event log (a refused target is a failed attempt with its reason). Used by the
+ * retried delivery activity and by the hold handshake alike. Null when there is no URL.
  */
 export async function attemptDelivery(
-  db: Db,
-  sealer: Sealer,
-  event: Pick<EventRow, 'id' | 'body'>,
-  merchant: Pick<MerchantRow, 'settings' | 'webhook_signing_secret_sealed'>,
+  deps: DeliveryDeps,
+  event: Pick<EventRow, 'id' | 'body' | 'channel'>,
+  merchant: Pick<MerchantRow, 'settings'> & SigningMerchant,
   attempt: number,
 ): Promise<SendResult | null> {
   const url = merchant.settings.webhook_url;
   if (!url) return null;
-  const result = await sendSignedWebhook({ url, body: event.body, secret: sealer.open(merchant.webhook_signing_secret_sealed) });
-  await insertAttempt(db, {
+  const result = await sendSignedWebhook({
+    url,
+    body: event.body,
+    secrets: signingSecrets(deps.sealer, merchant),
+    policy: targetPolicy(deps.config),
+    resolve: deps.resolveHost,
+  });
+  recordWebhookAttempt(event.channel, result.outcome, result.durationMs);
+  await insertAttempt(deps.db, {
     event_id: event.id,
     attempt,
     url,

@@ -1,7 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
-import { markDispatched } from '../storage/events';
+import { eventMerchantIds, markDispatched } from '../storage/events';
+import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { DeliveryWorkflowInput } from '../../workflows/definitions';
 
 export const DELIVERY_WORKFLOW = 'deliverEventWorkflow';
@@ -19,22 +20,25 @@ export interface DispatchDeps {
  * event a crash left undispatched.
  */
 export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Promise<void> {
+  // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI.
+  const merchants = await eventMerchantIds(deps.db, eventIds);
   // In parallel, a bounded number at a time: a sweep of a large backlog is not one start per round trip.
   for (let i = 0; i < eventIds.length; i += DISPATCH_CONCURRENCY) {
-    await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId)));
+    await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId, merchants.get(eventId))));
   }
   await markDispatched(deps.db, eventIds);
 }
 
 const DISPATCH_CONCURRENCY = 32;
 
-async function startDelivery(deps: DispatchDeps, eventId: string): Promise<void> {
+async function startDelivery(deps: DispatchDeps, eventId: string, merchantId: string | undefined): Promise<void> {
   const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
   try {
     await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
       taskQueue: deps.config.taskQueue,
       workflowId: eventId,
       args: [input],
+      typedSearchAttributes: merchantSearchAttributes(merchantId),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     });
@@ -59,9 +63,11 @@ export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger },
 /** A resend delivers the same recorded bytes under a new workflow id (the event_id stays the same). */
 export async function redeliverEvent(deps: DispatchDeps, eventId: string, resendId: string): Promise<void> {
   const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
+  const merchants = await eventMerchantIds(deps.db, [eventId]);
   await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
     taskQueue: deps.config.taskQueue,
     workflowId: `${eventId}-resend-${resendId}`,
     args: [input],
+    typedSearchAttributes: merchantSearchAttributes(merchants.get(eventId)),
   });
 }

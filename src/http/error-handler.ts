@@ -1,6 +1,12 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger';
 import { ApiError } from './errors';
+import { requestIdOf } from './request-context';
+
+/** Every error body carries the request id, so a merchant's report can be matched to our logs. */
+function send(req: Request, res: Response, status: number, body: Record<string, unknown>): void {
+  res.status(status).json({ ...body, request_id: requestIdOf(req) });
+}
 
 /**
  * The single place errors become responses. ApiErrors answer their own kind's status and
@@ -11,32 +17,33 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     if (res.headersSent) return;
     if (error instanceof ApiError) {
-      res.set(error.headers()).status(error.status).json(error.body());
+      res.set(error.headers());
+      send(req, res, error.status, error.body());
       return;
     }
     const parserError = error as { type?: string; status?: number };
     if (parserError.type === 'entity.parse.failed') {
-      res.status(400).json({ error: 'Request body is not valid JSON.', hint: 'Send a JSON object with Content-Type: application/json.' });
+      send(req, res, 400, { error: 'Request body is not valid JSON.', hint: 'Send a JSON object with Content-Type: application/json.' });
       return;
     }
     if (parserError.type === 'entity.too.large') {
-      res.status(413).json({ error: 'Request body is too large.', hint: 'Bodies are limited to 100 kB.' });
+      send(req, res, 413, { error: 'Request body is too large.', hint: 'Bodies are limited to 100 kB.' });
       return;
     }
     if (typeof parserError.type === 'string' && parserError.status && parserError.status < 500) {
-      res.status(400).json({ error: 'Request body could not be read.', hint: 'Send UTF-8 JSON with Content-Type: application/json.' });
+      send(req, res, 400, { error: 'Request body could not be read.', hint: 'Send UTF-8 JSON with Content-Type: application/json.' });
       return;
     }
     // A path parameter that is not valid percent-encoding fails Express's decoding.
     if (error instanceof URIError || (parserError.status === 400 && error instanceof Error)) {
-      res.status(400).json({ error: 'Malformed request URL.', hint: 'Percent-encode path and query values (RFC 3986).' });
+      send(req, res, 400, { error: 'Malformed request URL.', hint: 'Percent-encode path and query values (RFC 3986).' });
       return;
     }
-    logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
-    res.status(500).json({ error: 'Internal server error.', hint: 'Try again; if it persists, contact the service operator.' });
+    logger.error({ err: error, method: req.method, path: req.path, request_id: requestIdOf(req) }, 'unhandled error');
+    send(req, res, 500, { error: 'Internal server error.', hint: 'Try again; if it persists, contact the service operator.' });
   };
 }
 
 export const notFoundHandler: RequestHandler = (req, res) => {
-  res.status(404).json({ error: 'Not found.', hint: `No route for ${req.method} ${req.path}.` });
+  send(req, res, 404, { error: 'Not found.', hint: `No route for ${req.method} ${req.path}.` });
 };

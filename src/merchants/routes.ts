@@ -1,17 +1,14 @@
 import { Router } from 'express';
 import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
-import { MerchantCreateBody, SettingsPatchBody } from './schemas';
-import { changeSettings, getMerchant, issueKey, listKeys, onboardMerchant, presentMerchant, revokeKey, type MerchantServiceOptions } from './service';
+import { targetPolicy } from '../webhooks/target';
+import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from './schemas';
+import { changeSettings, getMerchant, issueKey, listKeys, onboardMerchant, presentMerchant, revokeKey, rollSigningSecret, type MerchantServiceOptions } from './service';
 
 /** Admin routes for merchants; mounted under /admin/v1 behind the admin token. */
-export function merchantAdminRoutes({ db, config, sealer }: AppDeps): Router {
+export function merchantAdminRoutes({ db, config, sealer, resolveHost }: AppDeps): Router {
   const router = Router();
-  const options: MerchantServiceOptions = {
-    sealer,
-    allowPrivateWebhookUrls: config.allowPrivateWebhookUrls,
-    production: config.nodeEnv === 'production',
-  };
+  const options: MerchantServiceOptions = { sealer, webhookPolicy: targetPolicy(config), resolveHost };
 
   router.post('/merchants', async (req, res) => {
     const body = parseOrThrow(MerchantCreateBody, req.body);
@@ -25,6 +22,11 @@ export function merchantAdminRoutes({ db, config, sealer }: AppDeps): Router {
   router.patch('/merchants/:id/settings', async (req, res) => {
     const patch = parseOrThrow(SettingsPatchBody, req.body);
     res.json(await changeSettings(db, options, req.params.id!, patch));
+  });
+
+  router.post('/merchants/:id/webhook_secret/roll', async (req, res) => {
+    const body = parseOrThrow(RollSigningSecretBody, req.body ?? {});
+    res.status(201).json(await rollSigningSecret(db, sealer, req.params.id!, body.overlap_seconds));
   });
 
   router.get('/merchants/:id/api_keys', async (req, res) => {

@@ -14,10 +14,18 @@ export const SettingsPatchBody = MerchantSettingsPatchSchema.refine((patch) => O
   message: 'at least one setting is required',
 });
 
+/** How long the rolled secret keeps signing beside the new one: at most a week. */
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+export const RollSigningSecretBody = z
+  .object({ overlap_seconds: z.number().int().min(0).max(MAX_SECRET_OVERLAP_SECONDS).default(86_400) })
+  .strict();
+
 export const MerchantResponse = z.object({
   id: z.string(),
   name: z.string(),
   environment: z.enum(['sandbox', 'production']),
   settings: MerchantSettingsSchema,
+  previous_webhook_secret_expires_at: z.string().nullable(),
   created_at: z.string(),
 });

@@ -5,9 +5,10 @@ import { newId, newSecret } from '../domain/ids';
 import { applySettingsPatch, defaultSettings, type MerchantSettings, type MerchantSettingsPatch } from '../domain/settings';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../storage/api-keys';
-import { findMerchant, insertMerchant, updateMerchantSettings, type MerchantRow } from '../storage/merchants';
+import { findMerchant, insertMerchant, rotateSigningSecret, updateMerchantSettings, type MerchantRow } from '../storage/merchants';
 import type { MerchantCreateBody } from './schemas';
 import { assertWebhookUrlAllowed } from './webhook-url';
+import type { HostResolver, TargetPolicy } from '../webhooks/target';
 
 export interface IssuedCredentials {
   api_key: string;
@@ -20,13 +21,13 @@ const KEY_PREFIX_LENGTH = 12;
 
 export interface MerchantServiceOptions {
   sealer: Sealer;
-  allowPrivateWebhookUrls: boolean;
-  production: boolean;
+  webhookPolicy: TargetPolicy;
+  resolveHost?: HostResolver;
 }
 
 export async function onboardMerchant(db: Db, options: MerchantServiceOptions, body: MerchantCreateBody) {
   const settings = applySettingsPatch(defaultSettings(body.environment), body.settings ?? {});
-  await assertWebhookUrlAllowed(settings.webhook_url, options);
+  await assertWebhookUrlAllowed(settings.webhook_url, options.webhookPolicy, options.resolveHost);
   const signingSecret = newSecret('signingSecret');
   return db.transaction(async (trx) => {
     const merchant = await insertMerchant(trx, {
@@ -63,10 +64,23 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
 
 export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch): Promise<MerchantSettings> {
   const merchant = await getMerchant(db, id);
-  if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options);
+  if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options.webhookPolicy, options.resolveHost);
   const settings = applySettingsPatch(merchant.settings, patch);
   const updated = await updateMerchantSettings(db, id, settings);
   return updated!.settings;
+}
+
+/**
+ * Rolls the webhook signing secret: the new one is answered once, here, and signs every delivery
+ * from now on; the old one keeps signing beside it for `overlapSeconds`, so the merchant can
+ * deploy the new secret without a delivery failing verification in between.
+ */
+export async function rollSigningSecret(db: Db, sealer: Sealer, merchantId: string, overlapSeconds: number) {
+  await getMerchant(db, merchantId);
+  const secret = newSecret('signingSecret');
+  const previousExpiresAt = new Date(Date.now() + overlapSeconds * 1000);
+  await rotateSigningSecret(db, merchantId, sealer.seal(secret), previousExpiresAt);
+  return { webhook_signing_secret: secret, previous_secret_expires_at: previousExpiresAt.toISOString() };
 }
 
 export async function issueKey(db: Db, merchantId: string): Promise<IssuedCredentials> {
@@ -93,5 +107,14 @@ export async function listKeys(db: Db, merchantId: string) {
 }
 
 export function presentMerchant(m: MerchantRow) {
-  return { id: m.id, name: m.name, environment: m.environment, settings: m.settings, created_at: m.created_at.toISOString() };
+  const previousUntil = m.previous_webhook_signing_secret_expires_at;
+  return {
+    id: m.id,
+    name: m.name,
+    environment: m.environment,
+    settings: m.settings,
+    // When a rolled secret still signs beside the current one (never the secrets themselves).
+    previous_webhook_secret_expires_at: previousUntil && previousUntil.getTime() > Date.now() ? previousUntil.toISOString() : null,
+    created_at: m.created_at.toISOString(),
+  };
 }

@@ -77,3 +77,10 @@ export async function findUndispatched(db: Db, olderThanMs: number, limit: numbe
     .limit(limit);
   return rows.map((r: { id: string }) => r.id);
 }
+
+/** The merchant of each event, by event id (not merchant-scoped: used by the dispatcher, never on a request path). */
+export async function eventMerchantIds(db: Db, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows: Array<{ id: string; merchant_id: string }> = await db('events').whereIn('id', ids).select('id', 'merchant_id');
+  return new Map(rows.map((r) => [r.id, r.merchant_id]));
+}

@@ -7,11 +7,17 @@ export interface MerchantRow {
   environment: 'sandbox' | 'production';
   settings: MerchantSettings;
   webhook_signing_secret_sealed: string;
+  /** Set by a rotation: still signed with until the expiry, so receivers can switch without a gap. */
+  previous_webhook_signing_secret_sealed: string | null;
+  previous_webhook_signing_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
-export async function insertMerchant(db: Db, row: Omit<MerchantRow, 'created_at' | 'updated_at'>): Promise<MerchantRow> {
+export async function insertMerchant(
+  db: Db,
+  row: Omit<MerchantRow, 'created_at' | 'updated_at' | 'previous_webhook_signing_secret_sealed' | 'previous_webhook_signing_secret_expires_at'>,
+): Promise<MerchantRow> {
   const [inserted] = await db<MerchantRow>('merchants')
     .insert({ ...row, settings: JSON.stringify(row.settings) as unknown as MerchantSettings })
     .returning('*');
@@ -33,4 +39,18 @@ export async function updateMerchantSettings(db: Db, id: string, settings: Merch
     .update({ settings: JSON.stringify(settings) as unknown as MerchantSettings, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
   return withDefaults(row as MerchantRow | undefined);
+}
+
+/** Makes `sealed` the current signing secret and keeps the one it replaces valid until `previousExpiresAt`. */
+export async function rotateSigningSecret(db: Db, id: string, sealed: string, previousExpiresAt: Date): Promise<MerchantRow | undefined> {
+  const [row] = await db<MerchantRow>('merchants')
+    .where({ id })
+    .update({
+      previous_webhook_signing_secret_sealed: db.ref('webhook_signing_secret_sealed') as unknown as string,
+      previous_webhook_signing_secret_expires_at: previousExpiresAt,
+      webhook_signing_secret_sealed: sealed,
+      updated_at: db.fn.now() as unknown as Date,
+    })
+    .returning('*');
+  return row as MerchantRow | undefined;
 }

@@ -57,3 +57,18 @@ export async function saveForRenewals(db: Db, pm: PaymentMethodRow): Promise<str
   await db('payment_methods').where({ id: pm.id }).update({ saved: true, updated_at: db.fn.now() });
   return pm.id;
 }
+
+/** Whether this customer has a succeeded deposit (credit charge) paid with an instrument of this fingerprint. */
+export async function hasSucceededDepositFrom(db: Db, merchantId: string, customerId: string, fingerprint: string): Promise<boolean> {
+  const row = await db('charges')
+    .join('payment_methods', 'payment_methods.id', 'charges.payment_method_id')
+    .where({
+      'charges.merchant_id': merchantId,
+      'charges.customer_id': customerId,
+      'charges.transaction_type': 'credit',
+      'charges.status': 'succeeded',
+      'payment_methods.fingerprint': fingerprint,
+    })
+    .first('charges.id');
+  return row !== undefined;
+}

@@ -19,6 +19,7 @@ import { checkoutOf } from './auth';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod } from './attempt-rules';
 
 const NEW_CHECKOUT = 'Ask the merchant for a new checkout.';
+import { assertWithdrawalDestination } from './withdrawal-destination';
 
 const STATE_MESSAGES: Record<Exclude<CheckoutRow['state'], 'open'>, string> = {
   in_review: 'This checkout is in review and takes no new attempt.',
@@ -71,6 +72,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     const amountCents = attemptAmount(checkout, body.amount_cents);
     await assertReviewAvailable(deps, merchant, checkout, amountCents);
     const method = await checkPaymentMethod(deps, merchant, checkout, body);
+    await assertWithdrawalDestination(db, merchant, checkout, method);
     await enforceVelocity(deps, merchant, checkout, method.fingerprint, req);
 
     const refusal = await admitAttempt(db, checkout.id);

@@ -57,9 +57,23 @@ async function checkoutReviewSummary(db: Db, checkoutId: string): Promise<Review
   return row ? { id: row.id, status: row.status, amount_cents: row.amount_cents, charge_id: row.charge_id } : null;
 }
 
+/**
+ * A completed or expired checkout takes no attempt, but its link lives on in browser history and
+ * in shared links: its read shows only what the page needs to say how it ended, so no customer
+ * email, phone or name, and no saved payment methods.
+ */
+function isFinished(checkout: CheckoutRow): boolean {
+  return checkout.state === 'completed' || checkout.state === 'expired' || checkout.expires_at.getTime() <= Date.now();
+}
+
+function withoutCustomerDetails(charge: PresentedCharge) {
+  return { ...charge, customer: { id: charge.customer.id } };
+}
+
 export function presentWalletCheckout({ checkout, merchant, savedMethods, review, charges }: WalletView) {
   const settings = merchant.settings;
   const offered = offeredPaymentMethods(checkout.payment_options, settings.payment_methods[checkout.type]);
+  const finished = isFinished(checkout);
   return {
     id: checkout.id,
     type: checkout.type,
@@ -77,7 +91,7 @@ export function presentWalletCheckout({ checkout, merchant, savedMethods, review
       : null,
     amount_due_cents: amountDue(checkout),
     payment_options: offered,
-    saved_payment_methods: visibleSavedMethods(savedMethods, offered).map(presentPaymentMethod),
+    saved_payment_methods: finished ? [] : visibleSavedMethods(savedMethods, offered).map(presentPaymentMethod),
     preselected_method: preselectedMethod(offered),
     experience: checkout.experience,
     return_url: checkout.return_url,
@@ -88,7 +102,9 @@ export function presentWalletCheckout({ checkout, merchant, savedMethods, review
     review_threshold_cents: checkout.type === 'withdrawal' && settings.review.enabled ? settings.review.min_amount_cents : null,
     geo_required: settings.geo_required_for.includes(checkout.type),
     review,
-    charges,
+    charges: finished ? charges.map(withoutCustomerDetails) : charges,
+    // The hosted page shows a sandbox badge and the test-card hint for sandbox accounts.
+    sandbox: merchant.environment === 'sandbox',
   };
 }
 

@@ -1,47 +1,110 @@
-import { signPayload, SIGNATURE_HEADERS } from './signature';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { signPayloadWithSecrets, SIGNATURE_HEADERS } from './signature';
+import { resolveWebhookTarget, WebhookTargetRefused, type HostResolver, type ResolvedAddress, type TargetPolicy } from './target';
 
 /** The contract's per-attempt timeout for every webhook, the hold included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
+/** How much of a merchant's answer the event log keeps. */
+export const RESPONSE_EXCERPT_CHARS = 300;
+
+/** How an attempt ended: accepted (2xx), rejected (another status), or no answer and why. */
+export type SendOutcome = 'accepted' | 'rejected' | 'timeout' | 'network_error' | 'target_refused';
+
 export interface SendResult {
   ok: boolean;
+  outcome: SendOutcome;
   httpStatus: number | null;
   error: string | null;
   durationMs: number;
   startedAt: Date;
-  /** The start of the merchant's answer (for the dashboard's timeline); null when none arrived. */
+  /** The start of the merchant's answer, for the event log and the dashboard's timeline. */
   responseExcerpt: string | null;
 }
 
-/** How much of a merchant's answer the event log keeps. */
-export const RESPONSE_EXCERPT_CHARS = 300;
+export interface SendInput {
+  url: string;
+  body: string;
+  /** The current secret first; during a rotation's overlap the previous one follows it. */
+  secrets: string[];
+  policy: TargetPolicy;
+  resolve?: HostResolver;
+  timeoutMs?: number;
+  now?: () => number;
+}
 
 /**
  * One signed POST of an already serialised body. Each call signs afresh with the current time,
  * so every attempt carries a fresh timestamp and signature; both header names carry the value.
+ * The host is resolved and checked here, on every call, and the connection goes to exactly the
+ * address that passed the check.
  */
-export async function sendSignedWebhook(input: { url: string; body: string; secret: string; timeoutMs?: number; now?: () => number }): Promise<SendResult> {
+export async function sendSignedWebhook(input: SendInput): Promise<SendResult> {
   const startedAt = new Date();
   const started = performance.now();
+  const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const finish = (result: Pick<SendResult, 'ok' | 'outcome' | 'httpStatus' | 'error'>, responseExcerpt: string | null = null): SendResult => ({ ...result, durationMs: Math.round(performance.now() - started), startedAt, responseExcerpt });
+  const url = new URL(input.url);
+  let target: ResolvedAddress;
+  try {
+    target = await resolveWebhookTarget(url, input.policy, input.resolve);
+  } catch (error) {
+    if (!(error instanceof WebhookTargetRefused)) throw error;
+    return finish({ ok: false, outcome: 'target_refused', httpStatus: null, error: `target refused: ${error.message}` });
+  }
   const timestamp = Math.floor((input.now ?? Date.now)() / 1000);
-  const signature = signPayload(input.body, input.secret, timestamp);
+  const signature = signPayloadWithSecrets(input.body, input.secrets, timestamp);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'payments-service-webhooks/1' };
   for (const name of SIGNATURE_HEADERS) headers[name] = signature;
   try {
-    const response = await fetch(input.url, {
-      method: 'POST',
-      headers,
-      body: input.body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(input.timeoutMs ?? WEBHOOK_TIMEOUT_MS),
-    });
-    // Drained so the connection is reused; its start is kept for the event log.
-    const text = await response.text().catch(() => '');
-    const ok = response.status >= 200 && response.status < 300;
-    return { ok, httpStatus: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs: Math.round(performance.now() - started), startedAt, responseExcerpt: text.slice(0, RESPONSE_EXCERPT_CHARS) };
+    const { status, excerpt } = await postPinned(url, target, headers, input.body, timeoutMs);
+    const ok = status >= 200 && status < 300;
+    return finish({ ok, outcome: ok ? 'accepted' : 'rejected', httpStatus: status, error: ok ? null : `HTTP ${status}` }, excerpt);
   } catch (error) {
     const e = error as Error;
-    const message = e.name === 'TimeoutError' ? `timed out after ${input.timeoutMs ?? WEBHOOK_TIMEOUT_MS} ms` : `${e.name}: ${(e as { cause?: Error }).cause?.message ?? e.message}`;
-    return { ok: false, httpStatus: null, error: message, durationMs: Math.round(performance.now() - started), startedAt, responseExcerpt: null };
+    const timedOut = e.name === 'TimeoutError';
+    return finish({ ok: false, outcome: timedOut ? 'timeout' : 'network_error', httpStatus: null, error: timedOut ? `timed out after ${timeoutMs} ms` : `${e.name}: ${e.message}` });
   }
+}
+
+/**
+ * POSTs to the URL over a connection to `target` only: the socket's lookup answers the checked
+ * address instead of asking DNS again. TLS still verifies the certificate against the URL's host
+ * name. Redirects are not followed (the status is the answer).
+ */
+function postPinned(url: URL, target: ResolvedAddress, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; excerpt: string }> {
+  const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [target]);
+    else callback(null, target.address, target.family);
+  };
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = transport.request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: pinnedLookup, agent: false },
+      (response) => {
+        // Drain the answer; its status decides, and its start is kept for the event log.
+        let excerpt = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (excerpt.length < RESPONSE_EXCERPT_CHARS) excerpt = (excerpt + chunk).slice(0, RESPONSE_EXCERPT_CHARS);
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, excerpt }));
+        response.on('error', reject);
+      },
+    );
+    const timer = setTimeout(() => {
+      const timeout = new Error(`timed out after ${timeoutMs} ms`);
+      timeout.name = 'TimeoutError';
+      request.destroy(timeout);
+    }, timeoutMs);
+    request.on('close', () => clearTimeout(timer));
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    request.end(body);
+  });
 }

@@ -43,9 +43,26 @@ function computeSignature(rawBody: string | Buffer, secret: string, timestampSec
     .digest('hex');
 }
 
+function assertSecret(secret: string): void {
+  // An empty key would make every signature forgeable by anyone who knows the scheme.
+  if (typeof secret !== 'string' || secret.length === 0) throw new TypeError('the signing secret must be a non-empty string');
+}
+
 export function signPayload(rawBody: string, secret: string, timestampSeconds: number): string {
+  return signPayloadWithSecrets(rawBody, [secret], timestampSeconds);
+}
+
+/**
+ * One header value with a v1 signature per secret, in the order given: while a secret is being
+ * rotated the sender signs with the new one and the old one, and a receiver that knows either
+ * accepts the delivery.
+ */
+export function signPayloadWithSecrets(rawBody: string, secrets: readonly string[], timestampSeconds: number): string {
   assertTimestamp(timestampSeconds);
-  return `t=${timestampSeconds},${SCHEME}=${computeSignature(rawBody, secret, timestampSeconds)}`;
+  if (secrets.length === 0) throw new TypeError('at least one signing secret is required');
+  secrets.forEach(assertSecret);
+  const signatures = secrets.map((secret) => `${SCHEME}=${computeSignature(rawBody, secret, timestampSeconds)}`);
+  return [`t=${timestampSeconds}`, ...signatures].join(',');
 }
 
 interface ParsedHeader {
@@ -95,6 +112,7 @@ export function verifySignature(input: VerifySignatureInput): void {
   const { rawBody, header, secret, toleranceSeconds = DEFAULT_TOLERANCE_SECONDS } = input;
   const now = input.now ?? Date.now;
   if (!(toleranceSeconds >= 0)) throw new TypeError('toleranceSeconds must be zero or more');
+  assertSecret(secret);
   if (!header) {
     throw new WebhookSignatureError('missing_header', 'No webhook signature header found.');
   }

@@ -99,6 +99,32 @@ beforeEach(async () => {
 afterEach(async () => context.close());
 
 describe('hosted checkout page', () => {
+  it('removes the checkout secret from the address bar once loaded, still works after a reload, and shows the sandbox notice', async () => {
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 1234 });
+    const secret = new URL(checkout.url).searchParams.get('client_secret')!;
+    const page = await context.newPage();
+    const pageErrors = collectErrors(page);
+    await page.goto(checkout.url);
+    await expectText(page, 'merchant-name', 'Acme Games');
+    expect(page.url()).not.toContain(secret);
+    expect(new URL(page.url()).pathname).toBe(`/checkout/${checkout.id}`);
+    await expectText(page, 'sandbox-notice', '4242 4242 4242 4242');
+
+    await page.reload();
+    await expectText(page, 'pay-button', 'Pay $12.34');
+    expect(page.url()).not.toContain(secret);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows no sandbox notice for a production merchant', async () => {
+    const production = await onboard(service, { name: 'Acme Live', environment: 'production' });
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 500 }, production);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await expectText(page, 'merchant-name', 'Acme Live');
+    expect(await page.getByTestId('sandbox-notice').isVisible()).toBe(false);
+  });
+
   it('takes a card deposit of an amount the customer picks', async () => {
     const checkout = await newCheckout({ type: 'deposit' });
     const page = await context.newPage();

@@ -59,7 +59,7 @@ describe('issue 8 regressions found by the property suite', () => {
 
     const second = await attempt(service, checkout, { amount_cents: 9_000, payment_method: CARD('5555555555554444') });
     expect(second.status).toBe(422);
-    expect(second.body).toEqual({ error: 'This checkout already used its one review.', hint: expect.stringContaining('new checkout') });
+    expect(second.body).toEqual({ error: 'This checkout already used its one review.', hint: expect.stringContaining('new checkout'), request_id: expect.any(String) });
     await sleep(1_500);
     expect((await chargesOf(checkout.id)).map((c) => c.id)).toEqual([failed.id]);
     expect(await service.deps.db('payment_methods').where({ customer_id: s.customerId }).count({ n: '*' })).toEqual(pmRowsBefore);
@@ -216,7 +216,7 @@ describe('issue 8 regressions found by the property suite', () => {
     const a = await pay();
     const withBody = await request(service.baseUrl, 'POST', `/api/v1/charges/${a}/refund`, { token: s.merchant.api_key, body: { amount_cents: 100 } });
     expect(withBody.status).toBe(422);
-    expect(withBody.body).toEqual({ error: expect.any(String), hint: expect.stringContaining('full') });
+    expect(withBody.body).toEqual({ error: expect.any(String), hint: expect.stringContaining('full'), request_id: expect.any(String) });
     const adminWithBody = await admin('POST', `/charges/${a}/refund`, { amount_cents: 100 });
     expect(adminWithBody.status).toBe(422);
     expect((await getCharge(service, s, a)).body.status).toBe('succeeded');

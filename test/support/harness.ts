@@ -11,6 +11,7 @@ import { createDb } from '../../src/storage/db';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
 import { startOutboxSweeper } from '../../src/events/sweeper';
+import type { HostResolver } from '../../src/webhooks/target';
 
 // The SDK's own worker logs (state changes) would drown test output; errors still show.
 try {
@@ -27,6 +28,8 @@ export interface Service {
   /** Stops the in-process worker (to simulate a crash or restart); returns a function to start it again. */
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
+  /** The in-process worker while it runs (its state backs the worker health endpoint). */
+  currentWorker(): Worker | null;
   stop(): Promise<void>;
 }
 
@@ -34,6 +37,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Integration files that need no workflows can skip the worker. */
   worker?: boolean;
+  /** Resolves webhook hosts for the API and the worker (DNS-rebinding tests control the answers). */
+  resolveHost?: HostResolver;
 }
 
 /**
@@ -48,6 +53,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     PORT: '0',
     TEMPORAL_TASK_QUEUE: taskQueue,
     ADMIN_TOKEN: 'test-admin-token-0123456789',
+    DATA_ENCRYPTION_KEY: 'test-data-encryption-key-0123456789',
     WEBHOOK_RETRY_INITIAL_MS: '200',
     OUTBOX_SWEEP_MS: '500',
     // Errors show: a 500 in a test prints its cause.
@@ -56,7 +62,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   });
   const db = createDb(config.databaseUrl, { max: 5 });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
-  const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel) };
+  const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost };
 
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
@@ -94,6 +100,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     adminToken: config.adminToken,
     stopWorker,
     startWorker,
+    currentWorker: () => (running as Running | null)?.worker ?? null,
     async stop() {
       await stopWorker();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -28,6 +28,8 @@ export class WorkerProcess {
         WEBHOOK_RETRY_INITIAL_MS: String(config.webhookRetryInitialMs),
         OUTBOX_SWEEP_MS: String(config.outboxSweepMs),
         ADMIN_TOKEN: config.adminToken,
+        DATA_ENCRYPTION_KEY: config.dataEncryptionKey,
+        WORKER_HTTP_PORT: '0',
         LOG_LEVEL: 'info',
         ...this.env,
       },

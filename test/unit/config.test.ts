@@ -19,9 +19,19 @@ describe('configuration', () => {
     [{ TEMPORAL_ADDRESS: '' }, 'TEMPORAL_ADDRESS'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
     [{ NODE_ENV: 'production' }, 'ADMIN_TOKEN'],
+    [{ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123' }, 'DATA_ENCRYPTION_KEY'],
+    [{ NODE_ENV: 'test', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' }, 'ADMIN_TOKEN'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));
+  });
+
+  it('listens on loopback in development and on every interface elsewhere, unless HOST is set', () => {
+    const secrets = { ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' };
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'production', ...secrets }).host).toBe('0.0.0.0');
+    expect(loadConfig({ NODE_ENV: 'production', HOST: '10.0.0.5', ...secrets }).host).toBe('10.0.0.5');
   });
 
   it('takes every documented variable', () => {

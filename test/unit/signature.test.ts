@@ -4,6 +4,7 @@ import {
   WebhookSignatureError,
   generateTestHeader,
   signPayload,
+  signPayloadWithSecrets,
   signatureFromHeaders,
   verifySignature,
 } from '../../src/webhooks/signature';
@@ -136,5 +137,29 @@ describe('generateTestHeader', () => {
     const header = generateTestHeader({ payload: body, secret, timestamp: t });
     expect(header).toBe(signPayload(body, secret, t));
     expect(() => verifySignature({ rawBody: body, header, secret, now: at(t) })).not.toThrow();
+  });
+});
+
+describe('rotation: several v1 signatures in one header', () => {
+  const next = 'wss_next_secret';
+  const rotating = signPayloadWithSecrets(body, [next, secret], t);
+
+  it('carries t once and one v1 per secret, newest first', () => {
+    const [stamp, first, second] = rotating.split(',');
+    expect(stamp).toBe(`t=${t}`);
+    expect(first).toBe(signPayload(body, next, t).split(',')[1]);
+    expect(second).toBe(signPayload(body, secret, t).split(',')[1]);
+  });
+
+  it('verifies with either secret, and with neither fails', () => {
+    expect(() => verifySignature({ rawBody: body, header: rotating, secret, now: at(t) })).not.toThrow();
+    expect(() => verifySignature({ rawBody: body, header: rotating, secret: next, now: at(t) })).not.toThrow();
+    expect(failure(() => verifySignature({ rawBody: body, header: rotating, secret: 'wss_other', now: at(t) })).reason).toBe('no_matching_signature');
+  });
+
+  it('refuses an empty secret when verifying and when signing', () => {
+    expect(() => verifySignature({ rawBody: body, header: rotating, secret: '', now: at(t) })).toThrow(TypeError);
+    expect(() => signPayloadWithSecrets(body, [next, ''], t)).toThrow(TypeError);
+    expect(() => signPayloadWithSecrets(body, [], t)).toThrow(TypeError);
   });
 });

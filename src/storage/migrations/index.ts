@@ -4,6 +4,7 @@ import * as m002 from './002_checkouts_and_charges';
 import * as m003 from './003_events';
 import * as m004 from './004_identity_and_location';
 import * as m005 from './005_money_safety';
+import * as m006 from './006_production_posture';
 import * as m007 from './007_subscriptions';
 import * as m008 from './008_idempotency_and_evidence';
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['003_events', m003],
   ['004_identity_and_location', m004],
   ['005_money_safety', m005],
+  ['006_production_posture', m006],
   ['007_subscriptions', m007],
   ['008_idempotency_and_evidence', m008],
 ];

@@ -2,7 +2,34 @@
 
 const pathMatch = /\/checkout\/([^/]+)\/?$/.exec(location.pathname);
 export const checkoutId = pathMatch ? decodeURIComponent(pathMatch[1]) : null;
-export const clientSecret = new URLSearchParams(location.search).get('client_secret');
+export const clientSecret = takeClientSecret();
+
+/**
+ * The checkout secret is read from the link once and then removed from the address bar (so it
+ * is not left in history, bookmarks, screenshots or a shared URL); it is kept in this tab's
+ * sessionStorage so a reload still works.
+ */
+function takeClientSecret() {
+  const key = 'wallet-client-secret:' + (checkoutId || '');
+  const params = new URLSearchParams(location.search);
+  const fromLink = params.get('client_secret');
+  if (!fromLink) {
+    try {
+      return sessionStorage.getItem(key);
+    } catch {
+      return null;
+    }
+  }
+  try {
+    sessionStorage.setItem(key, fromLink);
+  } catch {
+    // Storage may be off (private mode, some webviews): the secret then lives in memory only.
+  }
+  params.delete('client_secret');
+  const query = params.toString();
+  history.replaceState(history.state, '', location.pathname + (query ? '?' + query : '') + location.hash);
+  return fromLink;
+}
 // Whatever prefix a proxy puts in front of /checkout/{id} also sits in front of /wallet/v1.
 const basePath = pathMatch ? location.pathname.slice(0, pathMatch.index) : '';
 const checkoutBase = basePath + '/wallet/v1/checkouts/' + encodeURIComponent(checkoutId || '');

@@ -20,6 +20,8 @@ export function renderHeader(c) {
   $('title').textContent = TITLES[c.flow] || (c.type === 'withdrawal' ? 'Withdraw funds' : 'Checkout');
   document.title = $('title').textContent + ' · ' + c.merchant.name;
   $('methods-legend').textContent = c.type === 'withdrawal' ? 'Send the money to' : 'Pay with';
+  // Sandbox accounts: a badge, and the test card, so nobody types a real card into a test checkout.
+  $('sandbox-notice').hidden = !c.sandbox;
 }
 
 function lineItemRow(item) {

@@ -1,0 +1,134 @@
+// Prometheus metrics (prom-client). The API and the worker are separate processes, so each has
+// its own registry and endpoint: the API's /metrics has HTTP traffic and business gauges read
+// from the database at scrape time (charges by status and processor, outbox backlog, open
+// checkouts), which are true whichever process wrote them; the worker's /metrics (its health
+// port) has what only the worker sees as it happens: webhook and hold attempts, their outcomes
+// and latency. Temporal's own worker metrics come from the SDK's Prometheus exporter.
+import type { Request, RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Db } from '../storage/db';
+import type { SendOutcome } from '../webhooks/send';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const ROUTE_TEMPLATE = Symbol('routeTemplate');
+type RoutedRequest = Request & { [ROUTE_TEMPLATE]?: string };
+
+/**
+ * The template of the route that handled the request, with its router's mount path. Express sets
+ * req.route when a route matches, while req.baseUrl is still the router's; by the time the
+ * response finishes, baseUrl has been restored, so the template is captured at that moment.
+ */
+function rememberRouteTemplate(req: Request): void {
+  let route: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => route,
+    set(value: { path?: unknown } | undefined) {
+      route = value;
+      if (value && typeof value.path === 'string') {
+        (req as RoutedRequest)[ROUTE_TEMPLATE] = value.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${value.path}`;
+      }
+    },
+  });
+}
+
+/** The API process's metrics: HTTP per route, and database-derived gauges. */
+export function createApiMetrics(db: Db) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'payments_api_' });
+  const requests = new Counter({
+    name: 'payments_http_requests_total',
+    help: 'HTTP requests by method, route template and status code',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'payments_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route template',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'payments_charges',
+    help: 'Charges by current status and processor (read from the database at scrape time)',
+    labelNames: ['status', 'processor'] as const,
+    registers: [registry],
+    async collect() {
+      const rows: Array<{ status: string; processor: string; count: string }> = await db('charges').select('status', 'processor').count('* as count').groupBy('status', 'processor');
+      this.reset();
+      for (const row of rows) this.set({ status: row.status, processor: row.processor }, Number(row.count));
+    },
+  });
+  new Gauge({
+    name: 'payments_outbox_backlog',
+    help: 'Enabled events recorded but not yet delivered or given up on',
+    registers: [registry],
+    async collect() {
+      const [row] = await db('events').where({ enabled: true, channel: 'outbox', delivery_status: 'pending' }).count('* as count');
+      this.set(Number((row as { count: string }).count));
+    },
+  });
+  new Gauge({
+    name: 'payments_open_checkouts',
+    help: 'Checkouts open (or in review) and not yet past their expiry',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const rows: Array<{ state: string; count: string }> = await db('checkouts')
+        .whereIn('state', ['open', 'in_review'])
+        .andWhere('expires_at', '>', db.fn.now())
+        .select('state')
+        .count('* as count')
+        .groupBy('state');
+      this.reset();
+      for (const state of ['open', 'in_review']) this.set({ state }, Number(rows.find((r) => r.state === state)?.count ?? 0));
+    },
+  });
+
+  /** Records every request under its route template (never the raw path: ids would explode the series). */
+  const middleware: RequestHandler = (req, res, next) => {
+    const stop = duration.startTimer();
+    rememberRouteTemplate(req);
+    res.on('finish', () => {
+      const route = (req as RoutedRequest)[ROUTE_TEMPLATE] ?? 'unmatched';
+      stop({ method: req.method, route });
+      requests.inc({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+  return { registry, middleware };
+}
+
+/** The worker process's metrics, recorded where webhooks and holds are sent. */
+export const workerRegistry = new Registry();
+collectDefaultMetrics({ register: workerRegistry, prefix: 'payments_worker_' });
+
+const webhookAttempts = new Counter({
+  name: 'payments_webhook_attempts_total',
+  help: 'Webhook delivery attempts by channel (outbox = retried delivery, hold = the hold handshake) and outcome',
+  labelNames: ['channel', 'outcome'] as const,
+  registers: [workerRegistry],
+});
+const webhookLatency = new Histogram({
+  name: 'payments_webhook_attempt_duration_seconds',
+  help: 'Webhook attempt latency by channel, until the merchant answered, timed out or was refused',
+  labelNames: ['channel'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [workerRegistry],
+});
+
+export function recordWebhookAttempt(channel: 'outbox' | 'hold', outcome: SendOutcome, durationMs: number): void {
+  webhookAttempts.inc({ channel, outcome });
+  webhookLatency.observe({ channel }, durationMs / 1000);
+}
+
+export function metricsHandler(registry: Registry): RequestHandler {
+  return async (_req, res) => {
+    res.set('Content-Type', registry.contentType);
+    res.send(await registry.metrics());
+  };
+}

@@ -1,0 +1,122 @@
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { WebhookReceiver } from './support/receiver';
+import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
+import { startWorkerHttp } from '../src/observability/worker-http';
+import { MerchantIdAttribute } from '../workflows/definitions';
+
+let service: Service;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  service = await startService();
+  receiver = await new WebhookReceiver().start();
+});
+afterAll(async () => {
+  await service.stop();
+  await receiver.stop();
+});
+
+/** The value of one Prometheus sample, found by its exact name and labels (as prom-client prints them). */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  if (!line) throw new Error(`no sample ${series} in:\n${text.split('\n').filter((l) => l.startsWith(series.split('{')[0]!)).join('\n')}`);
+  return Number(line.slice(series.length + 1));
+}
+
+describe('/metrics after a real payment', () => {
+  it('the API shows requests per route, charges by status and processor, the outbox backlog and open checkouts', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url, card_processor: 'sandbox_beta' });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 4200 });
+    const open = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 100 });
+    expect(open.id).toMatch(/^chk_/);
+    const paid = await attempt(service, checkout, { payment_method: CARD() });
+    expect(paid.body.charge.status).toBe('succeeded');
+    await request(service.baseUrl, 'GET', '/api/v1/charges/ch_nope', { token: shop.merchant.api_key });
+
+    const res = await fetch(`${service.baseUrl}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await res.text();
+    expect(sample(text, 'payments_http_requests_total{method="POST",route="/wallet/v1/checkouts/:id/attempts",status="201"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'payments_http_requests_total{method="GET",route="/api/v1/charges/:id",status="422"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'payments_http_request_duration_seconds_count{method="POST",route="/wallet/v1/checkouts/:id/attempts"}')).toBeGreaterThanOrEqual(1);
+    expect(text).toContain('payments_http_request_duration_seconds_bucket{le="0.5",method="POST",route="/wallet/v1/checkouts/:id/attempts"}');
+    expect(sample(text, 'payments_charges{status="succeeded",processor="sandbox_beta"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'payments_open_checkouts{state="open"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'payments_outbox_backlog')).toBeGreaterThanOrEqual(0);
+    // Raw paths (with ids) never become series.
+    expect(text).not.toContain(checkout.id);
+  });
+
+  it("the worker's endpoint shows webhook and hold attempts with outcome and latency, and its health", async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const deposit = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 900 });
+    await attempt(service, deposit, { payment_method: CARD() });
+    await waitFor(() => receiver.forCheckout(deposit.id).some((r) => r.body.type === 'checkout.succeeded'));
+    const withdrawal = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 500 });
+    expect((await attempt(service, withdrawal, { payment_method: CARD() })).status).toBe(201);
+
+    const worker = service.currentWorker()!;
+    const http = await startWorkerHttp(worker, 0, '127.0.0.1');
+    const base = `http://127.0.0.1:${http.port}`;
+    try {
+      const text = await waitFor(async () => {
+        const body = await (await fetch(`${base}/metrics`)).text();
+        return body.includes('payments_webhook_attempts_total{channel="outbox",outcome="accepted"}') && body;
+      });
+      expect(sample(text, 'payments_webhook_attempts_total{channel="outbox",outcome="accepted"}')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'payments_webhook_attempts_total{channel="hold",outcome="accepted"}')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'payments_webhook_attempt_duration_seconds_count{channel="hold"}')).toBeGreaterThanOrEqual(1);
+      expect(sample(text, 'payments_webhook_attempt_duration_seconds_count{channel="outbox"}')).toBeGreaterThanOrEqual(1);
+
+      const healthy = await fetch(`${base}/healthz`);
+      expect(healthy.status).toBe(200);
+      expect(await healthy.json()).toEqual({ status: 'ok', worker: 'RUNNING' });
+      await service.stopWorker();
+      const stopped = await fetch(`${base}/healthz`);
+      expect(stopped.status).toBe(503);
+    } finally {
+      http.server.close();
+      if (!service.currentWorker()) await service.startWorker();
+    }
+  });
+});
+
+describe('/readyz', () => {
+  it('is not ready while no worker polls the task queue, and names why', async () => {
+    const idle = await startService({ worker: false });
+    try {
+      const res = await request(idle.baseUrl, 'GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ status: 'not_ready', checks: { database: 'ok', temporal: 'ok', worker: 'no_pollers' } });
+    } finally {
+      await idle.stop();
+    }
+  });
+
+  it('is ready once a worker polls', async () => {
+    const ready = await waitFor(async () => {
+      const res = await request(service.baseUrl, 'GET', '/readyz');
+      return res.status === 200 && res;
+    });
+    expect(ready.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok' });
+  });
+});
+
+describe('search attributes', () => {
+  it('delivery and refund workflows carry the MerchantId search attribute', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
+    const charge = (await attempt(service, checkout, { payment_method: CARD() })).body.charge;
+    const refunded = await request(service.baseUrl, 'POST', `/api/v1/charges/${charge.id}/refund`, { token: shop.merchant.api_key });
+    expect(refunded.status).toBe(200);
+    const [event] = await service.deps.db('events').where({ charge_id: charge.id, type: 'checkout.succeeded' });
+    for (const workflowId of [event.id as string, charge.id as string]) {
+      const description = await service.deps.temporal.workflow.getHandle(workflowId).describe();
+      expect(description.typedSearchAttributes.get(MerchantIdAttribute)).toBe(shop.merchant.id);
+    }
+  });
+});

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * The API entry point as an operator starts it (a real process, real database and Temporal):
+ * where it listens by default, what it refuses outside development, and that no token value
+ * reaches its output.
+ */
+const ROOT = path.resolve(__dirname, '..');
+
+interface Run {
+  code: number | null;
+  output: string;
+  listening: { address: string; port: number } | null;
+}
+
+/** Starts src/entry/api.ts and waits until it listens (then stops it) or exits by itself. */
+async function runApi(env: Record<string, string>): Promise<Run> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/entry/api.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: process.env.DATABASE_URL!,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let listening: Run['listening'] = null;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const line of output.split('\n')) {
+      if (!line.includes('"API listening"')) continue;
+      const entry = JSON.parse(line) as { address: string; port: number };
+      listening = { address: entry.address, port: entry.port };
+    }
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const deadline = Date.now() + 40_000;
+  while (!listening && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (child.exitCode === null) child.kill('SIGTERM');
+  const code = await exited;
+  return { code, output, listening };
+}
+
+describe('safe defaults at start-up', () => {
+  it('listens on 127.0.0.1 in development unless HOST says otherwise, and never prints the dev token', async () => {
+    const dev = await runApi({ NODE_ENV: 'development' });
+    expect(dev.listening?.address).toBe('127.0.0.1');
+    expect(dev.output).toContain('ADMIN_TOKEN not set');
+    expect(dev.output).not.toContain('dev-admin-token');
+
+    const everywhere = await runApi({ NODE_ENV: 'development', HOST: '0.0.0.0' });
+    expect(everywhere.listening?.address).toBe('0.0.0.0');
+  });
+
+  it.each([
+    [{}, ['ADMIN_TOKEN', 'DATA_ENCRYPTION_KEY']],
+    [{ ADMIN_TOKEN: 'an-operator-admin-token-0001' }, ['DATA_ENCRYPTION_KEY']],
+    [{ DATA_ENCRYPTION_KEY: 'an-operator-data-key-00000001' }, ['ADMIN_TOKEN']],
+  ])('refuses to start in production with %j and names %j', async (env, missing) => {
+    const run = await runApi({ NODE_ENV: 'production', ...env });
+    expect(run.listening).toBeNull();
+    expect(run.code).toBe(78);
+    expect(run.output).toContain('Refusing to start');
+    for (const variable of missing) expect(run.output).toMatch(new RegExp(`${variable}: required when NODE_ENV=production`));
+    // A configured secret is never echoed back while explaining what is missing.
+    for (const value of Object.values(env)) expect(run.output).not.toContain(value);
+  });
+
+  it('starts in production with both secrets, listening on every interface, without printing them', async () => {
+    const secrets = { ADMIN_TOKEN: 'an-operator-admin-token-0002', DATA_ENCRYPTION_KEY: 'an-operator-data-key-00000002' };
+    const run = await runApi({ NODE_ENV: 'production', ...secrets });
+    expect(run.listening?.address).toBe('0.0.0.0');
+    expect(run.output).not.toContain(secrets.ADMIN_TOKEN);
+    expect(run.output).not.toContain(secrets.DATA_ENCRYPTION_KEY);
+  });
+});

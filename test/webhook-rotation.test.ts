@@ -1,0 +1,78 @@
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { WebhookReceiver, type ReceivedRequest } from './support/receiver';
+import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from './support/fixtures';
+import { verifySignature, WebhookSignatureError } from '../src/webhooks/signature';
+
+let service: Service;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  service = await startService();
+  receiver = await new WebhookReceiver().start();
+});
+afterAll(async () => {
+  await service.stop();
+  await receiver.stop();
+});
+
+const roll = (merchantId: string, body: unknown) =>
+  request(service.baseUrl, 'POST', `/admin/v1/merchants/${merchantId}/webhook_secret/roll`, { token: service.adminToken, body });
+
+async function deliveredFor(shop: Shop, type: 'deposit' | 'withdrawal'): Promise<ReceivedRequest> {
+  const checkout = await createCheckout(service, shop, { type, fixed_amount_cents: 1500 });
+  const res = await attempt(service, checkout, { payment_method: CARD() });
+  expect(res.status).toBe(201);
+  const wanted = type === 'deposit' ? 'checkout.succeeded' : 'checkout.hold';
+  return waitFor(() => receiver.forCheckout(checkout.id).find((r) => r.body.type === wanted), 15_000, wanted);
+}
+
+const header = (r: ReceivedRequest) => r.headers['service-webhook-signature'] as string;
+const accepts = (r: ReceivedRequest, secret: string) => () => verifySignature({ rawBody: r.rawBody, header: header(r), secret });
+
+describe('rolling the webhook signing secret', () => {
+  it('answers a new wss_ secret once; during the overlap deliveries and holds carry v1 for both secrets', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const old = shop.merchant.webhook_signing_secret;
+
+    const rolled = await roll(shop.merchant.id, { overlap_seconds: 3600 });
+    expect(rolled.status).toBe(201);
+    expect(rolled.body.webhook_signing_secret).toMatch(/^wss_/);
+    expect(rolled.body.webhook_signing_secret).not.toBe(old);
+    const fresh = rolled.body.webhook_signing_secret as string;
+    expect(Date.parse(rolled.body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(3500_000);
+
+    const merchant = await request(service.baseUrl, 'GET', `/admin/v1/merchants/${shop.merchant.id}`, { token: service.adminToken });
+    expect(merchant.body.previous_webhook_secret_expires_at).toBe(rolled.body.previous_secret_expires_at);
+    expect(merchant.text).not.toContain(fresh);
+
+    for (const type of ['deposit', 'withdrawal'] as const) {
+      const delivery = await deliveredFor(shop, type);
+      expect(header(delivery)).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+      expect(delivery.headers['service_signature']).toBe(header(delivery));
+      expect(accepts(delivery, fresh)).not.toThrow();
+      expect(accepts(delivery, old)).not.toThrow();
+      expect(accepts(delivery, 'wss_someone_else')).toThrow(WebhookSignatureError);
+    }
+  });
+
+  it('with no overlap the old secret stops signing at once', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const rolled = await roll(shop.merchant.id, { overlap_seconds: 0 });
+    const delivery = await deliveredFor(shop, 'deposit');
+    expect(header(delivery)).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(accepts(delivery, rolled.body.webhook_signing_secret)).not.toThrow();
+    expect(accepts(delivery, shop.merchant.webhook_signing_secret)).toThrow(WebhookSignatureError);
+  });
+
+  it('refuses bad bodies and unknown merchants', async () => {
+    const shop = await openShop(service);
+    expect((await roll(shop.merchant.id, { overlap_seconds: -1 })).status).toBe(422);
+    expect((await roll(shop.merchant.id, { overlap_seconds: 8 * 24 * 3600 })).status).toBe(422);
+    expect((await roll(shop.merchant.id, { overlap_seconds: 60, extra: true })).status).toBe(422);
+    expect((await roll('mer_nope', { overlap_seconds: 60 })).status).toBe(404);
+    const unauthenticated = await request(service.baseUrl, 'POST', `/admin/v1/merchants/${shop.merchant.id}/webhook_secret/roll`, { body: {} });
+    expect(unauthenticated.status).toBe(401);
+  });
+});

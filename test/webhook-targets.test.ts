@@ -1,0 +1,125 @@
+import { startService, type Service } from './support/harness';
+import { request } from './support/http';
+import { WebhookReceiver } from './support/receiver';
+import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
+import { sendSignedWebhook } from '../src/webhooks/send';
+import type { HostResolver, ResolvedAddress } from '../src/webhooks/target';
+
+/**
+ * Webhook targets are checked at every delivery and every hold, not only when saved, against a
+ * resolver this test controls: a name that resolved to a public address when it was saved and to
+ * an internal one later (DNS rebinding) is refused, and the refusal is a recorded failed attempt.
+ */
+const answers = new Map<string, string>();
+const resolver: HostResolver = async (hostname) => {
+  const address = answers.get(hostname);
+  if (!address) throw new Error(`ENOTFOUND ${hostname}`);
+  return [{ address, family: address.includes(':') ? 6 : 4 } satisfies ResolvedAddress];
+};
+
+let service: Service;
+let receiver: WebhookReceiver;
+beforeAll(async () => {
+  receiver = await new WebhookReceiver().start();
+  service = await startService({
+    env: { NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_URLS: 'false', WEBHOOK_RETRY_INITIAL_MS: '100' },
+    resolveHost: resolver,
+  });
+});
+afterAll(async () => {
+  await service.stop();
+  await receiver.stop();
+});
+
+const PUBLIC = '93.184.216.34';
+let hostCounter = 0;
+function rebindingHost(): string {
+  hostCounter += 1;
+  return `rebind-${hostCounter}-${process.pid}.example.test`;
+}
+
+async function attemptsOf(merchantId: string, type: string) {
+  const res = await request(service.baseUrl, 'GET', `/admin/v1/events?merchant_id=${merchantId}&type=${type}`, { token: service.adminToken });
+  return res.body.results as Array<{ id: string; delivery_status: string; attempts: Array<{ http_status: number | null; error: string | null }> }>;
+}
+
+describe('DNS rebinding', () => {
+  it('a delivery to a name that now resolves to 127.0.0.1 is refused and recorded as a failed attempt', async () => {
+    const host = rebindingHost();
+    answers.set(host, PUBLIC);
+    const shop = await openShop(service, { webhook_url: `http://${host}:${new URL(receiver.url).port}/webhooks` });
+    answers.set(host, '127.0.0.1');
+
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1200 });
+    const paid = await attempt(service, checkout, { payment_method: CARD() });
+    expect(paid.body.charge.status).toBe('succeeded');
+
+    const [event] = await waitFor(async () => {
+      const events = await attemptsOf(shop.merchant.id, 'checkout.succeeded');
+      return events.length === 1 && events[0]!.delivery_status === 'failed' && events;
+    }, 20_000, 'the delivery to give up');
+    expect(event!.attempts).toHaveLength(5);
+    for (const a of event!.attempts) {
+      expect(a.http_status).toBeNull();
+      expect(a.error).toBe(`target refused: host ${host} resolves to 127.0.0.1 (loopback), which is not a public address`);
+    }
+    expect(receiver.forCheckout(checkout.id)).toHaveLength(0);
+  });
+
+  it('a hold to a name that now resolves to 169.254.169.254 is refused: the charge fails with insufficient_funds', async () => {
+    const host = rebindingHost();
+    answers.set(host, PUBLIC);
+    const shop = await openShop(service, { webhook_url: `http://${host}:${new URL(receiver.url).port}/webhooks` });
+    answers.set(host, '169.254.169.254');
+
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2500 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    const [hold] = await attemptsOf(shop.merchant.id, 'checkout.hold');
+    expect(hold!.delivery_status).toBe('failed');
+    expect(hold!.attempts).toEqual([expect.objectContaining({ http_status: null, error: expect.stringContaining('169.254.169.254 (linkLocal)') })]);
+    expect(receiver.forCheckout(checkout.id)).toHaveLength(0);
+  });
+
+  it.each(['127.0.0.1', '10.0.0.8', '169.254.169.254', '64:ff9b::7f00:1', 'fec0::1', '::ffff:127.0.0.1', '::1', 'fd00::1', '100.64.0.1'])(
+    'refuses saving a webhook URL whose host resolves to %s',
+    async (address) => {
+      const host = rebindingHost();
+      answers.set(host, address);
+      const shop = await openShop(service);
+      const res = await request(service.baseUrl, 'PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, {
+        token: service.adminToken,
+        body: { webhook_url: `https://${host}/hooks` },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toContain(`resolves to ${address}`);
+    },
+  );
+});
+
+describe('pinning the connection to the checked address', () => {
+  it('connects to the address the check resolved, never asking DNS again (the Host header keeps the name)', async () => {
+    const host = rebindingHost();
+    let lookups = 0;
+    const counting: HostResolver = async (name) => {
+      lookups += 1;
+      return resolver(name);
+    };
+    answers.set(host, '127.0.0.1');
+    const port = new URL(receiver.url).port;
+    const result = await sendSignedWebhook({ url: `http://${host}:${port}/pinned`, body: '{"ping":1}', secrets: ['wss_test'], policy: { allowPrivate: true }, resolve: counting });
+    expect(result).toMatchObject({ ok: true, httpStatus: 200, error: null });
+    expect(lookups).toBe(1);
+    const received = receiver.requests.find((r) => r.rawBody === '{"ping":1}')!;
+    expect(received.headers.host).toBe(`${host}:${port}`);
+  });
+
+  it('does not connect at all when the policy refuses the address', async () => {
+    const before = receiver.requests.length;
+    const host = rebindingHost();
+    answers.set(host, '::ffff:127.0.0.1');
+    const result = await sendSignedWebhook({ url: `http://${host}:${new URL(receiver.url).port}/x`, body: '{}', secrets: ['wss_test'], policy: { allowPrivate: false }, resolve: resolver });
+    expect(result).toMatchObject({ ok: false, httpStatus: null, error: expect.stringContaining('(ipv4Mapped)') });
+    expect(receiver.requests.length).toBe(before);
+  });
+});
