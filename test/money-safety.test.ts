@@ -131,6 +131,15 @@ describe('attempts are bounded and admitted one at a time (point 3)', () => {
     expect(Number(after[0]!.count) - Number(before[0]!.count)).toBe(1);
   });
 
+  it('an attempt the workflow refuses (a KYC gate blocks it) leaves no payment method behind (found by the property suite)', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, kyc_required_for: ['deposit'] });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+    expect(res.status).toBe(422);
+    expect(await chargesOf(checkout.id)).toHaveLength(0);
+    expect(await service.deps.db('payment_methods').where({ customer_id: shop.customerId })).toHaveLength(0);
+  });
+
   it('velocity limits: a card over its hourly limit across checkouts is 429 with Retry-After; off by default in sandbox, on in production', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, velocity_limits: { enabled: true, card_attempts_per_hour: 2, ip_attempts_per_hour: 100 } });
     const card = CARD('4000000000009995');

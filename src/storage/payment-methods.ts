@@ -72,3 +72,17 @@ export async function hasSucceededDepositFrom(db: Db, merchantId: string, custom
     .first('charges.id');
   return row !== undefined;
 }
+
+/**
+ * Removes a payment method an attempt stored when the workflow then refused the attempt (a gate
+ * blocked it, the checkout closed): only while no charge, review or subscription uses it.
+ */
+export async function deleteUnusedPaymentMethod(db: Db, merchantId: string, id: string): Promise<void> {
+  await db.raw(
+    `DELETE FROM payment_methods pm WHERE pm.id = ? AND pm.merchant_id = ?
+       AND NOT EXISTS (SELECT 1 FROM charges WHERE payment_method_id = pm.id)
+       AND NOT EXISTS (SELECT 1 FROM reviews WHERE payment_method_id = pm.id)
+       AND NOT EXISTS (SELECT 1 FROM subscriptions WHERE payment_method_id = pm.id)`,
+    [id, merchantId],
+  );
+}

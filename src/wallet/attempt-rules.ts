@@ -81,9 +81,18 @@ function invalidDetails(error: unknown): unknown {
   return error instanceof InvalidPaymentMethod ? new ValidationError(error.message, `Check the payment details (${error.code}).`) : error;
 }
 
-/** Once the attempt is admitted: tokenizes new details with the processor and stores the method. */
-export async function storePaymentMethod(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, checked: CheckedPaymentMethod, save: boolean): Promise<PaymentMethodRow> {
-  if (checked.kind === 'saved') return checked.method;
+/**
+ * Once the attempt is admitted: tokenizes new details with the processor and stores the method.
+ * `created` says whether this attempt wrote the row (not a saved method it reused).
+ */
+export async function storePaymentMethod(
+  deps: AppDeps,
+  merchant: MerchantRow,
+  checkout: CheckoutRow,
+  checked: CheckedPaymentMethod,
+  save: boolean,
+): Promise<{ method: PaymentMethodRow; created: boolean }> {
+  if (checked.kind === 'saved') return { method: checked.method, created: false };
   let tokenized;
   try {
     tokenized = await getProcessor(merchant.settings.card_processor).tokenize(checked.input, deps.sealer.fingerprintKey());
@@ -99,7 +108,8 @@ export async function storePaymentMethod(deps: AppDeps, merchant: MerchantRow, c
     fingerprint: tokenized.fingerprint,
     processor_token: tokenized.processor_token,
   };
-  return save ? saveOrReusePaymentMethod(deps.db, row) : insertPaymentMethod(deps.db, { ...row, saved: false });
+  const method = save ? await saveOrReusePaymentMethod(deps.db, row) : await insertPaymentMethod(deps.db, { ...row, saved: false });
+  return { method, created: method.id === row.id };
 }
 
 function assertOffered(method: PaymentMethodId, offered: PaymentMethodId[]): void {

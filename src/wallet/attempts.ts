@@ -13,6 +13,7 @@ import { findChargeById } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReview } from '../storage/reviews';
+import { deleteUnusedPaymentMethod } from '../storage/payment-methods';
 import { submitAttemptUpdate, FAILURE_TYPES } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
@@ -78,12 +79,15 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     const refusal = await admitAttempt(db, checkout.id);
     if (refusal) throw admissionError(refusal, checkout);
     let result;
+    let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
     try {
-      const paymentMethod = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
+      stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
       result = await temporal.workflow
         .getHandle(checkout.id)
-        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: idempotentAttemptId(req) ?? randomUUID(), paymentMethodId: paymentMethod.id, amountCents }] });
+        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: idempotentAttemptId(req) ?? randomUUID(), paymentMethodId: stored.method.id, amountCents }] });
     } catch (error) {
+      // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
+      if (stored?.created) await deleteUnusedPaymentMethod(db, merchant.id, stored.method.id).catch((err) => deps.logger.warn({ err }, 'could not remove an unused payment method'));
       throw attemptRefusal(error, merchant, checkout);
     } finally {
       await releaseAttemptSlot(db, checkout.id);

@@ -4,6 +4,7 @@
  * Each rule has a name, so a long exploration of known-buggy code can look past one
  * (PROPERTY_IGNORE=name,...) and find the next.
  */
+import { subscriptionViolations } from '../../support/subscription-invariants';
 import { eventForMove, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
 import { ALWAYS_ON_EVENT_TYPES } from '../../../src/domain/event-types';
 import { signatureFromHeaders, verifySignature } from '../../../src/webhooks/signature';
@@ -114,7 +115,8 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       }
       if (m.to_status === 'held') wasHeld = true;
     }
-    const actual = eventsOf(charge.id).filter((e) => e.type !== 'checkout.hold').map((e) => e.type as string);
+    // subscription.* events ride on a subscription's charges; subscriptionViolations checks those.
+    const actual = eventsOf(charge.id).filter((e) => e.type !== 'checkout.hold' && !e.type.startsWith('subscription.')).map((e) => e.type as string);
     const missing = [...required];
     const extra: string[] = [];
     for (const type of actual) {
@@ -144,7 +146,8 @@ export async function checkInvariants(world: World, model: Model, final: boolean
   }
 
   for (const checkout of s.checkouts) {
-    const charges = s.charges.filter((c) => c.checkout_id === checkout.id);
+    // A subscription's renewals (period 1, 2, ...) belong to its checkout but not to the checkout's payment.
+    const charges = s.charges.filter((c) => c.checkout_id === checkout.id && (c.subscription_period ?? 0) === 0);
     const label = `checkout ${checkout.id} (${checkout.flow}, ${checkout.state})`;
     const paid = charges.filter((c) => (s.moves.get(c.id) ?? []).some((m) => m.to_status === 'succeeded'));
     v.check('one_paid_charge', paid.length <= 1, () => `${label} has ${paid.length} charges that succeeded`);
@@ -212,10 +215,12 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       v.check('wallet_view', view.status === 200 && view.body.state === row?.state, () => `wallet shows ${view.body?.state} for ${checkout.id}, the database ${row?.state}`);
       const review = s.reviews.find((r) => r.checkout_id === checkout.id);
       v.check('wallet_review', (view.body?.review?.id ?? null) === (review?.id ?? null) && (view.body?.review?.status ?? null) === (review?.status ?? null), () => `wallet shows review ${JSON.stringify(view.body?.review)} for ${checkout.id}, the database ${review?.id} ${review?.status}`);
-      v.check('wallet_charges', view.body?.charges?.length === s.charges.filter((c) => c.checkout_id === checkout.id).length, () => `wallet lists ${view.body?.charges?.length} charges for ${checkout.id}`);
+      v.check('wallet_charges', view.body?.charges?.length === s.charges.filter((c) => c.checkout_id === checkout.id && (c.subscription_period ?? 0) === 0).length, () => `wallet lists ${view.body?.charges?.length} charges for ${checkout.id}`);
     }
   }
 
+  // Subscriptions (issue 11): at most one paid charge per period, nothing due or charged once cancelled.
+  for (const message of await subscriptionViolations(world.service.deps.db, world.merchant.id)) v.check('subscription_rules', false, () => message);
   if (v.found.length) throw new InvariantViolation(v.found);
 }
 
