@@ -49,6 +49,7 @@ ENTRYPOINT ["temporal"]
 # Mirrors scripts/start.sh: SQLite persistence in /data and our search attributes registered.
 CMD ["server", "start-dev", "--ip", "0.0.0.0", "--port", "7233", "--ui-port", "8233", \
      "--db-filename", "/data/temporal.db", "--log-level", "warn", \
+     "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal", \
      "--search-attribute", "MerchantId=Keyword", \
      "--search-attribute", "CustomerId=Keyword", \
      "--search-attribute", "CheckoutType=Keyword"]
