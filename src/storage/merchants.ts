@@ -1,3 +1,4 @@
+import { announceCredentialsChanged } from './credential-changes';
 import type { Db } from './db';
 import type { MerchantSettings } from '../domain/settings';
 
@@ -27,5 +28,7 @@ export async function updateMerchantSettings(db: Db, id: string, settings: Merch
     .where({ id })
     .update({ settings: JSON.stringify(settings) as unknown as MerchantSettings, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
+  // Authentication caches the merchant row with its credentials: it must see the new settings.
+  if (row) await announceCredentialsChanged(db, id);
   return row as MerchantRow | undefined;
 }

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config';
 import { Sealer } from '../../src/crypto';
 import { createLogger } from '../../src/logger';
 import { createDb } from '../../src/storage/db';
+import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
 import { startOutboxSweeper } from '../../src/events/sweeper';
@@ -148,6 +149,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       await proxy?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await temporal.connection.close();
+      await closeCredentialCache(db);
       await db.destroy();
     },
   };
