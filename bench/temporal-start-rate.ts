@@ -4,13 +4,14 @@
  * started side by side (each on a fresh file in a temporary directory).
  *
  *   npx tsx bench/temporal-start-rate.ts          (TEMPORAL_CLI_PATH or the cached CLI)
+ *   BENCH_SCRIPT=bench/temporal-start-rate.ts BENCH_TEMPORAL=cluster npm run bench   (the cluster as a third)
  *   START_RATE_SECONDS=10 START_RATE_ROUNDS=3 START_RATE_CONNECTIONS=10
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fromSamples } from './support/samples';
-import { bareWorkflowStarts, connectClient, startTemporal, type StartedTemporal } from './support/temporal';
+import { bareWorkflowStarts, connectClient, startTemporal, temporalKindFromEnv, type StartedTemporal } from './support/temporal';
 
 const seconds = Number(process.env.START_RATE_SECONDS ?? 10);
 const rounds = Number(process.env.START_RATE_ROUNDS ?? 3);
@@ -25,6 +26,9 @@ async function main(): Promise<void> {
     for (const kind of ['dev-file-default', 'dev-file'] as const) {
       servers.push({ name: kind, server: await startTemporal({ kind }, executable, dir) });
     }
+    // BENCH_TEMPORAL=cluster via bench/run.sh (or host:port): Temporal's server on PostgreSQL too.
+    const other = process.env.BENCH_TEMPORAL ? temporalKindFromEnv() : null;
+    if (other?.kind === 'address') servers.push({ name: 'cluster', server: await startTemporal(other, executable, dir) });
     const clients = await Promise.all(servers.map((s) => connectClient(s.server.address)));
     const totals = servers.map(() => ({ samples: [] as number[], failures: 0 }));
     for (let round = 0; round < rounds; round++) {

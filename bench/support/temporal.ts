@@ -36,7 +36,7 @@ export interface StartedTemporal {
 
 /** Starts (or connects to) the Temporal a benchmark needs; the dev server's file lives in `dataDir`. */
 export async function startTemporal(kind: TemporalKind, executable: string, dataDir: string): Promise<StartedTemporal> {
-  if (kind.kind === 'address') return { address: kind.address, describe: `existing server at ${kind.address}`, stop: async () => undefined };
+  if (kind.kind === 'address') return { address: kind.address, describe: `Temporal server at ${kind.address} (BENCH_TEMPORAL; with =cluster, on PostgreSQL)`, stop: async () => undefined };
   const dbFilename = kind.kind === 'dev-memory' ? undefined : `${dataDir}/temporal-${randomBytes(4).toString('hex')}.db`;
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
