@@ -9,7 +9,7 @@ import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from './s
  * crash between commit and dispatch is simulated for every event, so both sweepers race to
  * re-dispatch them. Nothing may be lost and nothing may happen twice.
  */
-const CHECKOUTS = 16;
+const CHECKOUTS = 8;
 
 let service: Service;
 let receiver: WebhookReceiver;
