@@ -17,8 +17,9 @@ interface Entry {
  * Authenticated credentials (by the hash of the presented secret) and their merchant, for a few
  * seconds, so a request does not pay two lookups before its own work. A key revoked or a
  * merchant's settings changed anywhere (any API process) is forgotten at once: every process
- * LISTENs on the channel storage NOTIFYs on such changes. While that listener is not connected,
- * nothing is cached, so a missed notification can never keep a revoked key alive.
+ * LISTENs on the channel storage NOTIFYs on such changes (PostgreSQL relays it at commit, before
+ * the caller has its answer). While that listener is not connected, nothing is cached, so a
+ * missed notification can never keep a revoked key alive; the TTL bounds anything else.
  */
 export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
@@ -29,15 +30,25 @@ export class CredentialCache {
   private closed = false;
   private reconnect: NodeJS.Timeout | null = null;
 
-  constructor(private readonly connectionString: string, private readonly now: () => number = Date.now) {}
+  constructor(private readonly connection: string | pg.ClientConfig, private readonly now: () => number = Date.now) {}
+
+  /** Whether answers are being cached (the listener is connected). */
+  get active(): boolean {
+    return this.listening;
+  }
 
   /** The cached merchant of a credential hash, or the result of `load` (cached when the listener is up). */
   async get(hash: Buffer, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
     this.start();
     const key = hash.toString('base64');
-    const hit = this.entries.get(key);
-    if (hit && hit.expiresAt > this.now()) return hit.merchant;
-    if (hit) this.entries.delete(key);
+    if (this.entries.has(key)) {
+      // A change announced before this request arrived may sit unread on the listener's socket
+      // (ready in the same poll): let it be read before trusting the entry.
+      await new Promise((resolve) => setImmediate(resolve));
+      const hit = this.entries.get(key);
+      if (hit && hit.expiresAt > this.now()) return hit.merchant;
+      if (hit) this.entries.delete(key);
+    }
     const epoch = this.epoch;
     const merchant = await load();
     if (merchant && this.listening && epoch === this.epoch) {
@@ -60,7 +71,7 @@ export class CredentialCache {
 
   private start(): void {
     if (this.listener || this.closed || this.reconnect) return;
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client(typeof this.connection === 'string' ? { connectionString: this.connection } : this.connection);
     this.listener = client;
     const lost = () => {
       if (this.listener !== client) return;
@@ -106,8 +117,8 @@ const caches = new WeakMap<Db, CredentialCache>();
 export function credentialCacheFor(db: Db): CredentialCache {
   let cache = caches.get(db);
   if (!cache) {
-    const connection = db.client.config.connection as string | { connectionString?: string };
-    const created = new CredentialCache(typeof connection === 'string' ? connection : (connection.connectionString ?? ''));
+    // The pool's own connection settings (knex keeps them parsed, as pg.Client accepts them).
+    const created = new CredentialCache(db.client.config.connection as string | pg.ClientConfig);
     onCredentialsChanged(db, (merchantId) => created.invalidate(merchantId));
     caches.set(db, created);
     cache = created;
