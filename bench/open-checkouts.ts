@@ -31,6 +31,9 @@ function rssMiB(pid: number): number {
 async function main(): Promise<void> {
   const loadAverage = os.loadavg()[0]!;
   let stop: (() => Promise<void>) | null = null;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void (stop ?? (async () => undefined))().finally(() => process.exit(130)));
+  }
   const env = await startEnvironment({ duration: 0, warmup: 0, connections: [CONCURRENCY], rounds: 1 }, log, (s) => (stop = s), { floors: false });
   try {
     const rss: number[] = [];
