@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     const late = rows.map((r) => Number(r.late_ms)).sort((a, b) => a - b);
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-    console.log(`\n10,000 open checkouts (${created} created, ${failures} failed) on ${env.temporalDescription}; ${os.cpus().length} CPUs, load ${loadAverage.toFixed(2)} at start\n`);
+    console.log(`\n${N} open checkouts (${created} created, ${failures} failed) on ${env.temporalDescription}; ${os.cpus().length} CPUs, load ${loadAverage.toFixed(2)} at start\n`);
     console.log('| Measure | Value |\n|---|---:|');
     console.log(`| creation rate (c=${CONCURRENCY}) | ${(created / creationSeconds).toFixed(0)} checkouts/s (${creationSeconds.toFixed(0)} s) |`);
     console.log(`| expiries spread over | ${s(range[0]!.last.getTime() - range[0]!.first.getTime())} |`);
