@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 #
-# Images for docker-compose.yml. Two final targets:
-#   runtime (default)  the payments service: node dist/src/entry/{migrate,worker,api}.js
-#   temporal           the Temporal CLI dev server, built from the Go module as scripts/lib.sh does
+# Two final targets:
+#   runtime (default)  the payments service: node dist/src/entry/{migrate,worker,api}.js (docker-compose.yml)
+#   temporal           the Temporal CLI dev server, built from the Go module as scripts/lib.sh does: a
+#                      single-host image like `npm start`'s; docker-compose.yml uses Temporal's official images
 #
 #   docker build -t payments-service .
 #   docker build --target temporal -t payments-temporal .
@@ -49,6 +50,7 @@ ENTRYPOINT ["temporal"]
 # Mirrors scripts/start.sh: SQLite persistence in /data and our search attributes registered.
 CMD ["server", "start-dev", "--ip", "0.0.0.0", "--port", "7233", "--ui-port", "8233", \
      "--db-filename", "/data/temporal.db", "--log-level", "warn", \
+     "--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal", \
      "--search-attribute", "MerchantId=Keyword", \
      "--search-attribute", "CustomerId=Keyword", \
      "--search-attribute", "CheckoutType=Keyword"]

@@ -1,10 +1,13 @@
 /** One jest run: unit tests and integration tests (real PostgreSQL, real Temporal dev server). */
+// `npm run test:cluster` runs four service processes per file beside Temporal's full server:
+// one file at a time, and more time for the child processes to start on a small machine.
+const cluster = process.env.TEST_TEMPORAL === 'cluster';
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': 'ts-jest' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
-  testTimeout: 60000,
-  maxWorkers: 2,
+  testTimeout: cluster ? 180000 : 60000,
+  maxWorkers: cluster ? 1 : 2,
 };

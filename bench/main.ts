@@ -33,7 +33,7 @@ function readSettings(): BenchSettings {
   if (!connections.length || connections.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) {
     throw new UsageError(`BENCH_CONNECTIONS must be a comma-separated list of integers in 1..1000 (got ${process.env.BENCH_CONNECTIONS})`);
   }
-  return { duration: number('BENCH_DURATION', 10, 1), warmup: number('BENCH_WARMUP', 3, 0), connections };
+  return { duration: number('BENCH_DURATION', 10, 1), warmup: number('BENCH_WARMUP', 3, 0), connections, rounds: number('BENCH_ROUNDS', 2, 1) };
 }
 
 /** Every file in bench/scenarios/ default-exports a Scenario named like the file. */
@@ -90,7 +90,8 @@ async function main(): Promise<number> {
       log(`${scenario.name}: measuring`);
       const measured = await scenario.run(env, state);
       for (const row of measured) {
-        log(`${row.scenario} c=${row.connections}: ${row.requestsPerSecond.toFixed(0)} req/s, p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}`);
+        const floor = row.floor ? `; floor ${row.floor.requestsPerSecond.toFixed(0)} req/s, p50 ${row.floor.latencyMs.p50} ms` : '';
+        log(`${row.scenario} c=${row.connections}: ${row.requestsPerSecond.toFixed(0)} req/s, p50 ${row.latencyMs.p50} ms, p99 ${row.latencyMs.p99} ms, errors ${row.errors}, non-2xx ${row.non2xx}${floor}`);
       }
       rows.push(...measured);
     } catch (error) {
@@ -100,7 +101,7 @@ async function main(): Promise<number> {
   }
   await teardown();
 
-  const report = markdownReport({ rows, machine, settings, scenarios: scenarios.filter((s) => !failed.includes(s.name)), startedAt });
+  const report = markdownReport({ rows, machine, settings, scenarios: scenarios.filter((s) => !failed.includes(s.name)), startedAt, temporal: env.temporalDescription });
   process.stdout.write(`\n${markdownTable(rows)}\n\nMachine: ${machineLine(machine)}\n\n`);
   if (failed.length) {
     log(`failed: ${failed.join(', ')}; ${path.relative(ROOT, output())} left unchanged`);

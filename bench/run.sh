@@ -2,6 +2,7 @@
 # `npm run bench`: what a fresh machine needs (like scripts/test.sh), then bench/main.ts, which
 # starts its own database, Temporal dev server, API and worker on 127.0.0.1 and removes them after.
 # Needs PostgreSQL on 127.0.0.1:5432 (trust auth) or DATABASE_ADMIN_URL. See bench/README.md.
+# BENCH_SCRIPT=bench/open-checkouts.ts (or bench/temporal-start-rate.ts) runs another benchmark the same way.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib.sh"
 cd "$ROOT"
@@ -11,4 +12,14 @@ TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
 export TEMPORAL_CLI_PATH
 export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
 
-exec npx tsx bench/main.ts "$@"
+# BENCH_TEMPORAL=cluster: Temporal's server on PostgreSQL, as `npm run test:cluster` starts it.
+if [ "${BENCH_TEMPORAL:-}" = cluster ]; then
+  source "$ROOT/scripts/temporal-cluster.sh"
+  trap stop_temporal_cluster EXIT
+  trap 'exit 130' INT TERM
+  start_temporal_cluster
+  export BENCH_TEMPORAL="$TEMPORAL_ADDRESS"
+  npx tsx "${BENCH_SCRIPT:-bench/main.ts}" "$@"
+else
+  exec npx tsx "${BENCH_SCRIPT:-bench/main.ts}" "$@"
+fi

@@ -55,4 +55,43 @@ ensure_chromium() {
   fi
 }
 
+# What every test run needs: node_modules, the Temporal CLI, chromium, the admin database URL.
+prepare_test_run() {
+  ensure_node_modules
+  TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
+  export TEMPORAL_CLI_PATH
+  ensure_chromium
+  export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
+  export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+}
+
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# Temporal's own server and its SQL schema tool, for `npm run test:cluster` (scripts/cluster.sh).
+TEMPORAL_SERVER_VERSION="1.29.1"
+TEMPORAL_SERVER_DIR="$CACHE_DIR/temporal-server-$TEMPORAL_SERVER_VERSION"
+
+# Builds (once per machine, one build at a time) and prints the directory holding `server` and
+# `temporal-sql-tool`, built from Temporal's Go modules like the CLI.
+find_or_build_temporal_server() {
+  if [ -x "$TEMPORAL_SERVER_DIR/server" ] && [ -x "$TEMPORAL_SERVER_DIR/temporal-sql-tool" ]; then echo "$TEMPORAL_SERVER_DIR"; return; fi
+  command -v go >/dev/null 2>&1 || die "Go is required to build Temporal's server v$TEMPORAL_SERVER_VERSION"
+  mkdir -p "$TEMPORAL_SERVER_DIR"
+  (
+    flock 9
+    local module="go.temporal.io/server"
+    if [ ! -x "$TEMPORAL_SERVER_DIR/server" ]; then
+      log "building Temporal's server v$TEMPORAL_SERVER_VERSION with Go (once per machine; takes several minutes)"
+      GOBIN="$TEMPORAL_SERVER_DIR" GOFLAGS=-mod=mod nice -n 10 go install "$module/cmd/server@v$TEMPORAL_SERVER_VERSION" >&2 \
+        || die "go install $module/cmd/server@v$TEMPORAL_SERVER_VERSION failed"
+    fi
+    if [ ! -x "$TEMPORAL_SERVER_DIR/temporal-sql-tool" ]; then
+      log "building Temporal's SQL schema tool v$TEMPORAL_SERVER_VERSION with Go"
+      local tmp; tmp="$(mktemp -d)"
+      GOBIN="$tmp" GOFLAGS=-mod=mod nice -n 10 go install "$module/cmd/tools/sql@v$TEMPORAL_SERVER_VERSION" >&2 \
+        || die "go install $module/cmd/tools/sql@v$TEMPORAL_SERVER_VERSION failed"
+      mv "$tmp/sql" "$TEMPORAL_SERVER_DIR/temporal-sql-tool" && rmdir "$tmp"
+    fi
+  ) 9>"$CACHE_DIR/temporal-server-build.lock" || exit 1
+  echo "$TEMPORAL_SERVER_DIR"
+}

@@ -5,12 +5,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-ensure_node_modules
-TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
-export TEMPORAL_CLI_PATH
-ensure_chromium
-export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
-export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+prepare_test_run
 
 log "type-checking"
 npx tsc --noEmit -p tsconfig.json

@@ -2,6 +2,7 @@ import { loadConfig, ConfigError, type Config } from './config';
 import { Sealer } from './crypto';
 import { createLogger } from './logger';
 import { createDb } from './storage/db';
+import { closeCredentialCache } from './http/credential-cache';
 import { createTemporalClient } from './temporal/client';
 import type { AppDeps } from './app-deps';
 
@@ -30,6 +31,7 @@ export function loadConfigOrExit(): Config {
 }
 
 export async function closeRuntime(deps: AppDeps): Promise<void> {
+  await closeCredentialCache(deps.db);
   await deps.temporal.connection.close();
   await deps.db.destroy();
 }

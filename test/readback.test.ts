@@ -64,7 +64,7 @@ describe('reading back (extensions)', () => {
       const foreign = await get(other, path);
       const absent = await get(other, missing);
       expect([foreign.status, absent.status]).toEqual([422, 422]);
-      expect(Object.keys(foreign.body).sort()).toEqual(['error', 'hint']);
+      expect(Object.keys(foreign.body).sort()).toEqual(['error', 'hint', 'request_id']);
       expect(foreign.body.error).toBe(absent.body.error);
     }
     expect((await get(other, '/api/v1/charges')).body.results).toEqual([]);

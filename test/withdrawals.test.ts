@@ -75,7 +75,8 @@ describe('the hold handshake', () => {
     const elapsed = Date.now() - started;
     expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
     expect(elapsed).toBeGreaterThanOrEqual(9_500);
-    expect(elapsed).toBeLessThan(12_000);
+    // 10 s and no retry: a retried hold would take 20 s or more (the margin absorbs a loaded CI machine).
+    expect(elapsed).toBeLessThan(19_000);
     await new Promise((r) => setTimeout(r, 3_000));
     expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold')).toHaveLength(1);
     const [holdEvent] = await recordedEvents(service, checkout.id);

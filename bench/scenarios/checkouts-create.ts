@@ -4,7 +4,8 @@ import { defineScenario } from '../support/scenario';
 /**
  * POST /api/v1/checkouts for a preset deposit: validation, API-key authentication, the
  * customer lookup, the start of the checkout's Temporal workflow (a round trip to the
- * Temporal server, which persists it) and the checkout INSERT. 201 expected.
+ * Temporal server, which persists it) and the checkout INSERT. 201 expected. Floor: Express +
+ * one bare workflow.start.
  */
 export default defineScenario({
   name: 'checkouts-create',
@@ -19,12 +20,17 @@ export default defineScenario({
     return { customerId: customer.body.id };
   },
   async run(env, state) {
-    return measureAtEachConnectionCount(env, {
-      scenario: 'checkouts-create',
-      method: 'POST',
-      path: '/api/v1/checkouts',
-      token: env.merchant.api_key,
-      next: () => ({ body: { customer_id: state.customerId, type: 'deposit', fixed_amount_cents: 2500 } }),
-    });
+    return measureAtEachConnectionCount(
+      env,
+      {
+        scenario: 'checkouts-create',
+        method: 'POST',
+        path: '/api/v1/checkouts',
+        token: env.merchant.api_key,
+        next: () => ({ body: { customer_id: state.customerId, type: 'deposit', fixed_amount_cents: 2500 } }),
+      },
+      // Express + one bare workflow.start of a workflow no worker runs, on the same Temporal.
+      { scenario: 'checkouts-create floor', method: 'POST', path: '/workflows', baseUrl: env.floorUrl, next: () => ({ body: {} }) },
+    );
   },
 });

@@ -1,5 +1,6 @@
 import type { BenchEnvironment } from '../support/environment';
-import { fromSamples, runClosedLoop } from '../support/samples';
+import { alternateWithFloor, type Run } from '../support/floors';
+import { runClosedLoop } from '../support/samples';
 import { defineScenario, type Measurement } from '../support/scenario';
 
 const DECLINED_CARD = { type: 'credit_card', card: { number: '4000000000000002', exp_month: 12, exp_year: 2040, cvc: '123' } };
@@ -15,6 +16,8 @@ interface Checkout {
  * processor call, the state-table move with its outbox event) and answers 201 {charge}. Each
  * concurrent customer owns one checkout and pays with a declined card, so the checkout stays
  * open and every attempt runs the whole path (a success path differs only by completing it).
+ * Floor: one update to an open workflow whose handler runs one local activity doing one INSERT;
+ * measured alone (c=1) and at each connection count, each connection on a workflow of its own.
  */
 export default defineScenario({
   name: 'wallet-attempt',
@@ -26,22 +29,50 @@ export default defineScenario({
       body: { email: `bench.wallet.${Date.now()}@example.com`, first_name: 'Ada', last_name: 'Lovelace' },
     });
     const checkouts: Checkout[] = [];
+    const floorWorkflows: string[] = [];
     for (let i = 0; i < Math.max(...env.settings.connections); i++) {
       const res = await env.request<Checkout>('POST', '/api/v1/checkouts', { token: env.merchant.api_key, body: { customer_id: customer.body.id, type: 'deposit', fixed_amount_cents: 1000 } });
       if (res.status !== 201) throw new Error(`checkout create failed: ${res.status}`);
       checkouts.push(res.body);
+      const floor = await fetch(`${env.floorUrl}/checkouts`, { method: 'POST' });
+      floorWorkflows.push(((await floor.json()) as { id: string }).id);
     }
-    return { checkouts };
+    return { checkouts, floorWorkflows };
   },
   async run(env, state) {
     const rows: Measurement[] = [];
-    await measure(env, state.checkouts, Math.min(...env.settings.connections), env.settings.warmup);
-    for (const connections of env.settings.connections) rows.push(await measure(env, state.checkouts, connections, env.settings.duration));
+    const warm = Math.min(...env.settings.connections);
+    await measure(env, state.checkouts, warm, env.settings.warmup);
+    await measureFloor(env, state.floorWorkflows, warm, env.settings.warmup);
+    for (const connections of [1, ...env.settings.connections.filter((c) => c !== 1)]) {
+      rows.push(
+        await alternateWithFloor(env, {
+          scenario: 'wallet-attempt',
+          connections,
+          note: 'a request is one attempt (charge) through the checkout workflow; floor: one update + one local activity + one INSERT',
+          service: (seconds) => measure(env, state.checkouts, connections, seconds),
+          floor: (seconds) => measureFloor(env, state.floorWorkflows, connections, seconds),
+        }),
+      );
+    }
     return rows;
   },
 });
 
-async function measure(env: BenchEnvironment, checkouts: Checkout[], connections: number, seconds: number): Promise<Measurement> {
+async function measureFloor(env: BenchEnvironment, workflows: string[], connections: number, seconds: number): Promise<Run> {
+  const samples: number[] = [];
+  let failures = 0;
+  await runClosedLoop(connections, seconds * 1000, async (worker) => {
+    const started = performance.now();
+    const res = await fetch(`${env.floorUrl}/attempts/${workflows[worker]!}`, { method: 'POST' });
+    await res.arrayBuffer();
+    if (res.status === 201) samples.push(performance.now() - started);
+    else failures++;
+  });
+  return { samples, seconds, failures };
+}
+
+async function measure(env: BenchEnvironment, checkouts: Checkout[], connections: number, seconds: number): Promise<Run> {
   const samples: number[] = [];
   let failures = 0;
   await runClosedLoop(connections, seconds * 1000, async (worker) => {
@@ -56,5 +87,5 @@ async function measure(env: BenchEnvironment, checkouts: Checkout[], connections
     if (res.status === 201 && body.charge?.status === 'failed') samples.push(performance.now() - started);
     else failures++;
   });
-  return fromSamples('wallet-attempt', connections, seconds, samples, failures, 'a request is one attempt (charge) through the checkout workflow');
+  return { samples, seconds, failures };
 }

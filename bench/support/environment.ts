@@ -1,10 +1,12 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '../../src/storage/db';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { startFloorServer } from './floors';
+import { startTemporal, temporalKindFromEnv } from './temporal';
 import type { ServiceMessage, ServiceRole } from './service-process';
 
 /**
@@ -29,6 +31,8 @@ export interface BenchSettings {
   warmup: number;
   /** Connection counts each load scenario is run at (BENCH_CONNECTIONS, default 10,50). */
   connections: number[];
+  /** Alternating floor/service rounds per row (BENCH_ROUNDS, default 2). */
+  rounds: number;
 }
 
 export interface BenchEnvironment {
@@ -36,7 +40,13 @@ export interface BenchEnvironment {
   adminToken: string;
   databaseUrl: string;
   temporalAddress: string;
+  /** Which Temporal server (BENCH_TEMPORAL), for the report. */
+  temporalDescription: string;
   taskQueue: string;
+  /** The floor server (bench/floors/server.ts): the unavoidable part of each benchmarked path ('' without floors). */
+  floorUrl: string;
+  /** The worker child's process id (its memory is measured by bench/open-checkouts.ts). */
+  workerPid: number;
   /** A direct pool on the benchmark database, for seeding and inspection (not for the measured path). */
   db: Db;
   /** The merchant onboarded through the admin API at start-up. */
@@ -47,6 +57,11 @@ export interface BenchEnvironment {
   /** JSON over HTTP to the API under test (outside any measurement). */
   request<T = unknown>(method: string, path: string, options?: { token?: string; body?: unknown }): Promise<{ status: number; body: T }>;
   stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Start the floor server (default true; scenarios without floors can skip its start-up). */
+  floors?: boolean;
 }
 
 const READY_TIMEOUT_MS = 180_000; // the worker bundles the workflows on start
@@ -60,6 +75,7 @@ export async function startEnvironment(
   settings: BenchSettings,
   log: (line: string) => void,
   onStop?: (stop: () => Promise<void>) => void,
+  options: StartOptions = {},
 ): Promise<BenchEnvironment> {
   const cleanups: Array<() => Promise<void>> = [];
   const stop = async () => {
@@ -70,7 +86,7 @@ export async function startEnvironment(
   };
   onStop?.(stop);
   try {
-    return await start(settings, log, cleanups, stop);
+    return await start(settings, log, cleanups, stop, options);
   } catch (error) {
     await stop();
     throw error;
@@ -82,6 +98,7 @@ async function start(
   log: (line: string) => void,
   cleanups: Array<() => Promise<void>>,
   stop: () => Promise<void>,
+  options: StartOptions,
 ): Promise<BenchEnvironment> {
   const adminUrl = new URL(process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   adminUrl.pathname = `/payments_bench_${randomBytes(6).toString('hex')}`;
@@ -100,17 +117,13 @@ async function start(
   } catch {
     // Already installed.
   }
-  log('starting an ephemeral Temporal dev server');
-  const temporal = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: executable },
-      ip: '127.0.0.1',
-      searchAttributes: SEARCH_ATTRIBUTES,
-      log: { format: 'pretty', level: 'error' },
-    },
-  });
-  cleanups.push(() => temporal.teardown());
-  const temporalAddress = temporal.connection.options.address;
+  const kind = temporalKindFromEnv();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'payments-bench-temporal-'));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  log(`Temporal: ${kind.kind === 'address' ? kind.address : kind.kind}`);
+  const temporal = await startTemporal(kind, executable, dataDir);
+  cleanups.push(() => temporal.stop());
+  const temporalAddress = temporal.address;
 
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
@@ -130,11 +143,13 @@ async function start(
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
   };
   log('starting the API and the worker (child processes)');
-  const [api] = await Promise.all([
+  const [api, worker] = await Promise.all([
     startChild('api', childEnv, cleanups),
     startChild('worker', childEnv, cleanups),
   ]);
   const baseUrl = `http://127.0.0.1:${api.port}`;
+  const floorMerchant = randomBytes(4).toString('hex');
+  const floorUrl = options.floors === false ? '' : (await startFloorServer({ ...childEnv, FLOOR_MERCHANT_ID: `mer_floor${floorMerchant}` }, cleanups)).url;
 
   const request: BenchEnvironment['request'] = async (method, urlPath, options = {}) => {
     const headers: Record<string, string> = {};
@@ -160,12 +175,14 @@ async function start(
   const ready = await request<{ status: string }>('GET', '/readyz');
   if (ready.status !== 200) throw new Error(`the API is not ready: ${JSON.stringify(ready.body)}`);
   const merchant = await onboard('Bench merchant');
+  // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
+  if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, taskQueue, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, db, merchant, settings, onboard, request, stop };
 }
 
 /** Forks service-process.ts under tsx and waits (bounded) for it to report ready. */
-async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ port?: number }> {
+async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ port?: number; pid: number }> {
   const child = fork(path.join(__dirname, 'service-process.ts'), [role], {
     cwd: path.resolve(__dirname, '../..'),
     env,
@@ -183,7 +200,7 @@ async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: A
     child.on('message', (message: ServiceMessage) => {
       clearTimeout(timer);
       child.off('exit', onExit);
-      if (message.type === 'ready') resolve({ port: message.port });
+      if (message.type === 'ready') resolve({ port: message.port, pid: child.pid! });
       else reject(new Error(`${role} failed to start: ${message.error}`));
     });
   });

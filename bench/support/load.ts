@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import type { BenchEnvironment } from './environment';
+import { alternateWithFloor, type Run } from './floors';
 import type { Measurement } from './scenario';
 
 export interface LoadOptions {
@@ -7,6 +8,8 @@ export interface LoadOptions {
   method: 'GET' | 'POST' | 'PATCH';
   /** Path (and query) of the first request; setupRequest may change it per request. */
   path: string;
+  /** Where the requests go (default: the API under test, env.baseUrl). */
+  baseUrl?: string;
   /** Bearer credential sent with every request. */
   token?: string;
   /** Called before every request; returns the body and/or path of that request. */
@@ -15,26 +18,23 @@ export interface LoadOptions {
 }
 
 /**
- * Drives the real HTTP server on 127.0.0.1 with autocannon for `duration` seconds (bounded) and
- * returns one Measurement. Pipelining is 1, as real clients do.
+ * Drives an HTTP server on 127.0.0.1 with autocannon for `seconds` (bounded) and returns every
+ * 2xx response's latency, so runs can be merged exactly. Pipelining is 1, as real clients do.
  */
-export async function measureLoad(
-  env: BenchEnvironment,
-  options: LoadOptions,
-  connections: number,
-  duration = env.settings.duration,
-): Promise<Measurement> {
-  const url = new URL(env.baseUrl);
+export async function runLoad(env: BenchEnvironment, options: LoadOptions, connections: number, seconds: number): Promise<Run> {
+  const baseUrl = options.baseUrl ?? env.baseUrl;
+  const url = new URL(baseUrl);
   if (url.hostname !== '127.0.0.1') throw new Error(`refusing to send load to ${url.hostname}: loopback only`);
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.method !== 'GET') headers['content-type'] = 'application/json';
   const next = options.next;
+  const samples: number[] = [];
 
-  const result = await autocannon({
-    url: env.baseUrl,
+  const autocannonOptions: autocannon.Options = {
+    url: baseUrl,
     connections,
-    duration,
+    duration: seconds,
     pipelining: 1,
     timeout: 10,
     requests: [
@@ -54,33 +54,45 @@ export async function measureLoad(
           : {}),
       },
     ],
-  });
-
-  return {
-    scenario: options.scenario,
-    connections,
-    // autocannon stops at the first 1 s sample after `duration`, so the window is duration..duration+1 s.
-    durationSeconds: result.duration,
-    requests: result.requests.total,
-    requestsPerSecond: result.requests.average,
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99 },
-    errors: result.errors,
-    non2xx: result.non2xx,
-    ...(options.note ? { note: options.note } : {}),
   };
+  let instance!: autocannon.Instance;
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon(autocannonOptions, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode >= 200 && statusCode < 300) samples.push(responseTime);
+  });
+  const result = await finished;
+  // autocannon stops at the first 1 s sample after `seconds`, so the window is seconds..seconds+1.
+  return { samples, seconds: result.duration, failures: result.non2xx, errors: result.errors };
 }
 
 /** Unreported load so the JIT, the connection pools and PostgreSQL's caches are warm. */
 export async function warmUp(env: BenchEnvironment, options: LoadOptions): Promise<void> {
   if (env.settings.warmup <= 0) return;
-  const connections = Math.min(...env.settings.connections);
-  await measureLoad(env, options, connections, env.settings.warmup);
+  await runLoad(env, options, Math.min(...env.settings.connections), env.settings.warmup);
+}
+
+/** One row without a floor: `seconds` of load at `connections`. */
+export async function measureLoad(env: BenchEnvironment, options: LoadOptions, connections: number): Promise<Measurement> {
+  return alternateWithFloor(env, { scenario: options.scenario, connections, note: options.note, service: (seconds) => runLoad(env, options, connections, seconds) });
 }
 
 /** Runs the scenario at every configured connection count, after one warm-up. */
-export async function measureAtEachConnectionCount(env: BenchEnvironment, options: LoadOptions): Promise<Measurement[]> {
+export async function measureAtEachConnectionCount(env: BenchEnvironment, options: LoadOptions, floor?: LoadOptions): Promise<Measurement[]> {
   await warmUp(env, options);
+  if (floor) await warmUp(env, floor);
   const rows: Measurement[] = [];
-  for (const connections of env.settings.connections) rows.push(await measureLoad(env, options, connections));
+  for (const connections of env.settings.connections) {
+    rows.push(
+      await alternateWithFloor(env, {
+        scenario: options.scenario,
+        connections,
+        note: options.note,
+        service: (seconds) => runLoad(env, options, connections, seconds),
+        floor: floor ? (seconds) => runLoad(env, floor, connections, seconds) : undefined,
+      }),
+    );
+  }
   return rows;
 }

@@ -49,15 +49,24 @@ const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toF
 
 export function markdownTable(rows: Measurement[]): string {
   const lines = [
-    '| Scenario | Connections | Req/s (mean) | p50 ms | p90 ms | p99 ms | Requests | Errors | Non-2xx |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Scenario | Connections | Req/s (mean) | p50 ms | p90 ms | p99 ms | Requests | Errors | Non-2xx | Floor req/s | Floor p50 ms | Req/s ÷ floor | p50 ÷ floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
+    const f = r.floor;
+    const floorColumns = f
+      ? `${f.requestsPerSecond.toFixed(0)} | ${ms(f.latencyMs.p50)} | ${ratio(r.requestsPerSecond, f.requestsPerSecond)} | ${ratio(r.latencyMs.p50, f.latencyMs.p50)}`
+      : '– | – | – | –';
     lines.push(
-      `| ${r.scenario} | ${r.connections} | ${r.requestsPerSecond.toFixed(0)} | ${ms(r.latencyMs.p50)} | ${ms(r.latencyMs.p90)} | ${ms(r.latencyMs.p99)} | ${r.requests} | ${r.errors} | ${r.non2xx} |`,
+      `| ${r.scenario} | ${r.connections} | ${r.requestsPerSecond.toFixed(0)} | ${ms(r.latencyMs.p50)} | ${ms(r.latencyMs.p90)} | ${ms(r.latencyMs.p99)} | ${r.requests} | ${r.errors} | ${r.non2xx} | ${floorColumns} |`,
     );
   }
   return lines.join('\n');
+}
+
+/** service ÷ floor, e.g. "0.62×"; for latency above 1 means slower than the floor. */
+function ratio(service: number, floor: number): string {
+  return Number.isFinite(service / floor) && floor > 0 ? `${(service / floor).toFixed(2)}×` : '–';
 }
 
 export function markdownReport(input: {
@@ -66,8 +75,9 @@ export function markdownReport(input: {
   settings: BenchSettings;
   scenarios: Scenario[];
   startedAt: Date;
+  temporal: string;
 }): string {
-  const { rows, machine, settings, scenarios, startedAt } = input;
+  const { rows, machine, settings, scenarios, startedAt, temporal } = input;
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.scenario} (${r.connections}): ${r.note}`);
   return [
     '# Benchmark results',
@@ -77,7 +87,8 @@ export function markdownReport(input: {
       (settings.warmup > 0 ? `, after a ${settings.warmup} s warm-up per scenario.` : '.'),
     '',
     `**Machine:** ${machineLine(machine)}.`,
-    'The load generator, the API and worker processes, PostgreSQL and the Temporal dev server all share this machine' +
+    `**Temporal:** ${temporal}.`,
+    'The load generator, the API and worker processes, PostgreSQL and the Temporal server all share this machine' +
       ` (1-minute load average before the run: ${machine.loadAverage.toFixed(2)}).`,
     '',
     markdownTable(rows),
@@ -86,6 +97,7 @@ export function markdownReport(input: {
     ...(notes.length ? ['', ...notes] : []),
     '',
     'Latencies are per request as seen by the client (ms). Errors are socket errors and timeouts; Non-2xx are HTTP answers outside 2xx.',
+    `Floors (bench/floors/server.ts) do only the unavoidable part of the same work; each row ran ${settings.rounds} alternating rounds of floor then service.`,
     'See bench/README.md for how to read these numbers.',
     '',
   ].join('\n');

@@ -21,6 +21,8 @@ export interface Measurement {
   /** Responses outside 2xx (or failed operations). */
   non2xx: number;
   note?: string;
+  /** The floor measured beside it in the same run (alternating rounds), when the scenario has one. */
+  floor?: { requestsPerSecond: number; latencyMs: { p50: number; p90: number; p99: number }; requests: number; failures: number };
 }
 
 /**

@@ -3,6 +3,7 @@ import { hashSecret, hashesEqual } from '../crypto';
 import { findActiveByApiKeyHash, findActiveByClientSecretHash } from '../storage/api-keys';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import type { Db } from '../storage/db';
+import { credentialCacheFor } from './credential-cache';
 import { AdminAuthenticationError, AuthenticationError } from './errors';
 
 declare module 'express-serve-static-core' {
@@ -38,15 +39,18 @@ const RULES: Record<CredentialKind, { prefix: string; message: string; lookup: t
  */
 export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[kind].message): RequestHandler {
   const rule = RULES[kind];
+  const cache = credentialCacheFor(db);
   return async (req: Request, _res: Response, next: NextFunction) => {
     try {
       const credential = bearerCredential(req);
       if (!credential || !credential.startsWith(rule.prefix) || credential.length > 200) throw new AuthenticationError(message);
       const presented = hashSecret(credential);
-      const key = await rule.lookup(db, presented);
-      // The lookup is by hash; the constant-time comparison guards against any index-side shortcut.
-      if (!key || !hashesEqual(key[rule.column], presented)) throw new AuthenticationError(message);
-      const merchant = await findMerchant(db, key.merchant_id);
+      const merchant = await cache.get(presented, async () => {
+        const key = await rule.lookup(db, presented);
+        // The lookup is by hash; the constant-time comparison guards against any index-side shortcut.
+        if (!key || !hashesEqual(key[rule.column], presented)) return undefined;
+        return findMerchant(db, key.merchant_id);
+      });
       if (!merchant) throw new AuthenticationError(message);
       req.merchant = merchant;
       next();

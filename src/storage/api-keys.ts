@@ -1,3 +1,4 @@
+import { announceCredentialsChanged } from './credential-changes';
 import type { Db } from './db';
 
 export interface ApiKeyRow {
@@ -33,8 +34,10 @@ export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow
 
 /** Revokes by prefix, scoped to the merchant; returns the number of keys revoked (0 or 1). */
 export async function revokeApiKey(db: Db, merchantId: string, keyPrefix: string): Promise<number> {
-  return db('api_keys')
+  const revoked = await db('api_keys')
     .where({ merchant_id: merchantId, key_prefix: keyPrefix })
     .whereNull('revoked_at')
     .update({ revoked_at: db.fn.now() });
+  if (revoked) await announceCredentialsChanged(db, merchantId);
+  return revoked;
 }

@@ -1,3 +1,4 @@
+import { announceCredentialsChanged } from './credential-changes';
 import type { Db } from './db';
 import { withDefaultSettings, type MerchantSettings } from '../domain/settings';
 
@@ -38,6 +39,8 @@ export async function updateMerchantSettings(db: Db, id: string, settings: Merch
     .where({ id })
     .update({ settings: JSON.stringify(settings) as unknown as MerchantSettings, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
+  // Authentication caches the merchant row with its credentials: it must see the new settings.
+  if (row) await announceCredentialsChanged(db, id);
   return withDefaults(row as MerchantRow | undefined);
 }
 
@@ -52,5 +55,6 @@ export async function rotateSigningSecret(db: Db, id: string, sealed: string, pr
       updated_at: db.fn.now() as unknown as Date,
     })
     .returning('*');
+  if (row) await announceCredentialsChanged(db, id);
   return row as MerchantRow | undefined;
 }

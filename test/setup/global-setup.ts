@@ -10,6 +10,7 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 /**
  * Once per `npm test`: an isolated database (unique name) and an ephemeral Temporal dev server
  * on free ports, so two runs never collide; and the workflow bundle, built once for every file.
+ * With TEST_TEMPORAL=cluster (`npm run test:cluster`), Temporal's server on PostgreSQL instead.
  */
 export default async function globalSetup(): Promise<void> {
   const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -21,28 +22,39 @@ export default async function globalSetup(): Promise<void> {
   await migrateLatest(db);
   await db.destroy();
 
-  const executablePath = process.env.TEMPORAL_CLI_PATH;
-  if (!executablePath) throw new Error('TEMPORAL_CLI_PATH is not set: run the tests with `npm test`');
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: executablePath },
-      searchAttributes: SEARCH_ATTRIBUTES,
-      extraArgs: ['--log-level', 'error'],
-    },
-  });
+  const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
 
   const bundleDir = mkdtempSync(path.join(tmpdir(), 'payments-bundle-'));
   const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../../workflows'), logger: quietLogger });
   const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 
-  const address = env.connection.options.address;
+  // Against the cluster (`npm run test:cluster`), TEMPORAL_ADDRESS is the one scripts/temporal-cluster.sh started.
+  const address = env ? env.connection.options.address : clusterAddress();
   Object.assign(process.env, {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: address,
     WORKFLOW_BUNDLE_PATH: bundlePath,
   });
   (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databaseUrl };
+}
+
+async function startDevServer(): Promise<TestWorkflowEnvironment> {
+  const executablePath = process.env.TEMPORAL_CLI_PATH;
+  if (!executablePath) throw new Error('TEMPORAL_CLI_PATH is not set: run the tests with `npm test`');
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: executablePath },
+      searchAttributes: SEARCH_ATTRIBUTES,
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
+}
+
+function clusterAddress(): string {
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TEST_TEMPORAL=cluster needs TEMPORAL_ADDRESS: run the tests with `npm run test:cluster`');
+  return address;
 }
 
 const noop = () => undefined;

@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
 import type { AppDeps } from '../../src/app-deps';
@@ -8,10 +8,13 @@ import { loadConfig } from '../../src/config';
 import { Sealer } from '../../src/crypto';
 import { createLogger } from '../../src/logger';
 import { createDb } from '../../src/storage/db';
+import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
 import { startOutboxSweeper } from '../../src/events/sweeper';
 import type { HostResolver } from '../../src/webhooks/target';
+import { ChildService } from './child-service';
+import { RoundRobinProxy } from './round-robin-proxy';
 
 // The SDK's own worker logs (state changes) would drown test output; errors still show.
 try {
@@ -21,11 +24,16 @@ try {
 }
 
 export interface Service {
+  /** The API's address: with replicas, a round-robin proxy in front of every API process. */
   baseUrl: string;
   deps: AppDeps;
   taskQueue: string;
   adminToken: string;
-  /** Stops the in-process worker (to simulate a crash or restart); returns a function to start it again. */
+  /** The environment the service's configuration came from, for child processes of the same service. */
+  childEnv: NodeJS.ProcessEnv;
+  /** With replicas: the proxy in front of the API processes (it counts the requests each served). */
+  proxy: RoundRobinProxy | null;
+  /** Stops every worker (to simulate a crash or restart); returns a function to start it again. */
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
   /** The in-process worker while it runs (its state backs the worker health endpoint). */
@@ -37,8 +45,19 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Integration files that need no workflows can skip the worker. */
   worker?: boolean;
+  /**
+   * API processes and worker processes (each with its outbox sweeper), as a deployment scales
+   * out: the first of each runs in this process, the others are child processes of their real
+   * entry points, and the APIs sit behind one round-robin address. Default: TEST_REPLICAS, else
+   * 2 against the cluster (`npm run test:cluster`) and 1 otherwise.
+   */
+  replicas?: number;
   /** Resolves webhook hosts for the API and the worker (DNS-rebinding tests control the answers). */
   resolveHost?: HostResolver;
+}
+
+export function defaultReplicas(): number {
+  return Number(process.env.TEST_REPLICAS ?? (process.env.TEST_TEMPORAL === 'cluster' ? 2 : 1));
 }
 
 /**
@@ -47,7 +66,8 @@ export interface ServiceOptions {
  */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const taskQueue = `test-${randomUUID()}`;
-  const config = loadConfig({
+  const replicas = options.replicas ?? defaultReplicas();
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
     PORT: '0',
@@ -59,7 +79,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     // Errors show: a 500 in a test prints its cause.
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...options.env,
-  });
+  };
+  const config = loadConfig(env);
   const db = createDb(config.databaseUrl, { max: 5 });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
   const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost };
@@ -67,9 +88,35 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let proxy: RoundRobinProxy | null = null;
+  if (replicas > 1) {
+    proxy = await new RoundRobinProxy().start();
+    proxy.add(baseUrl);
+    baseUrl = proxy.url;
+  }
   config.apiBaseUrl = baseUrl;
   config.walletBaseUrl = baseUrl;
+  const childEnv: NodeJS.ProcessEnv = {
+    ...env,
+    API_BASE_URL: baseUrl,
+    WALLET_BASE_URL: baseUrl,
+    DATA_ENCRYPTION_KEY: config.dataEncryptionKey,
+    // Each worker child serves health and metrics on a port of its own.
+    WORKER_HTTP_PORT: '0',
+    ADMIN_TOKEN: config.adminToken,
+  };
+  const forward = { logger: deps.logger, level: config.logLevel };
+  const apiChildren = await Promise.all(
+    Array.from({ length: replicas - 1 }, async () => {
+      const port = await freePort();
+      const child = new ChildService('api', { ...childEnv, PORT: String(port) }, forward);
+      await child.start();
+      proxy!.add(`http://127.0.0.1:${port}`);
+      return child;
+    }),
+  );
+  const workerChildren = Array.from({ length: replicas - 1 }, () => new ChildService('worker', childEnv, forward));
 
   type Running = { worker: Worker; done: Promise<void>; close: () => Promise<void>; stopSweeper: () => Promise<void> };
   let running: Running | null = null;
@@ -81,11 +128,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       maxCachedWorkflows: 0,
     });
     running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startOutboxSweeper(deps, config.outboxSweepMs) };
+    await Promise.all(workerChildren.map((child) => child.start()));
   };
   const stopWorker = async () => {
     if (!running) return;
     const current: Running = running;
     running = null;
+    await Promise.all(workerChildren.map((child) => child.stop()));
     await current.stopSweeper();
     current.worker.shutdown();
     await current.done;
@@ -98,14 +147,27 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     deps,
     taskQueue,
     adminToken: config.adminToken,
+    childEnv,
+    proxy,
     stopWorker,
-    startWorker,
     currentWorker: () => (running as Running | null)?.worker ?? null,
+    startWorker,
     async stop() {
       await stopWorker();
+      await Promise.all(apiChildren.map((child) => child.stop()));
+      await proxy?.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await temporal.connection.close();
+      await closeCredentialCache(db);
       await db.destroy();
     },
   };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }

@@ -1,0 +1,18 @@
+/**
+ * The wallet attempt's floor: a workflow that holds open like a checkout and answers updates,
+ * each handler running one local activity that does one INSERT. Nothing else.
+ */
+import { condition, defineSignal, defineUpdate, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import type { FloorActivities } from './activities';
+
+export const floorAttemptUpdate = defineUpdate<string, [string]>('floorAttempt');
+export const floorCloseSignal = defineSignal('floorClose');
+
+const { insertFloorRow } = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '10 seconds' });
+
+export async function floorCheckoutWorkflow(): Promise<void> {
+  let closed = false;
+  setHandler(floorAttemptUpdate, (attemptId) => insertFloorRow(attemptId));
+  setHandler(floorCloseSignal, () => void (closed = true));
+  await condition(() => closed);
+}

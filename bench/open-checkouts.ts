@@ -1,0 +1,116 @@
+/**
+ * 10,000 open checkouts held by one worker: how fast they are created, the worker's memory
+ * (RSS) while it holds them, and how late each expiry is recorded, with every checkout set to
+ * expire within one minute. Against the Temporal `npm start` runs (BENCH_TEMPORAL, as bench/main.ts).
+ *
+ *   npx tsx bench/open-checkouts.ts     (after `npm run bench` has found the Temporal CLI; or TEMPORAL_CLI_PATH=…)
+ *   OPEN_CHECKOUTS=10000  OPEN_CONCURRENCY=10  OPEN_LEAD_SECONDS=300  OPEN_WINDOW_SECONDS=60
+ *
+ * The k-th checkout is made to expire at start + LEAD + WINDOW × k/N: before each batch the
+ * merchant's checkout_expiry_seconds is set (admin API) so that creation time + expiry lands there.
+ * LEAD must exceed the creation time, or the earliest expiries fall inside creation (reported).
+ */
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { startEnvironment } from './support/environment';
+import { percentile } from './support/samples';
+import { temporalKindFromEnv } from './support/temporal';
+
+const N = Number(process.env.OPEN_CHECKOUTS ?? 10_000);
+const CONCURRENCY = Number(process.env.OPEN_CONCURRENCY ?? 10);
+const LEAD_S = Number(process.env.OPEN_LEAD_SECONDS ?? 300);
+const WINDOW_S = Number(process.env.OPEN_WINDOW_SECONDS ?? 60);
+const BATCH = 100;
+const log = (line: string) => process.stderr.write(`\x1b[1m[open-checkouts]\x1b[0m ${line}\n`);
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function main(): Promise<void> {
+  const loadAverage = os.loadavg()[0]!;
+  let stop: (() => Promise<void>) | null = null;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void (stop ?? (async () => undefined))().finally(() => process.exit(130)));
+  }
+  const env = await startEnvironment({ duration: 0, warmup: 0, connections: [CONCURRENCY], rounds: 1 }, log, (s) => (stop = s), { floors: false });
+  try {
+    const rss: number[] = [];
+    const sampler = setInterval(() => rss.push(rssMiB(env.workerPid)), 1_000);
+    const rssBefore = rssMiB(env.workerPid);
+    const customer = await env.request<{ id: string }>('POST', '/api/v1/customers', {
+      token: env.merchant.api_key,
+      body: { email: `open.${Date.now()}@example.com`, first_name: 'Ada', last_name: 'Lovelace' },
+    });
+
+    const start = Date.now();
+    const target = (k: number) => start + (LEAD_S + (WINDOW_S * k) / N) * 1000;
+    let created = 0;
+    let failures = 0;
+    for (let batch = 0; batch < N; batch += BATCH) {
+      const expiry = Math.max(1, Math.round((target(batch) - Date.now()) / 1000));
+      await env.request('PATCH', `/admin/v1/merchants/${env.merchant.id}/settings`, { token: env.adminToken, body: { checkout_expiry_seconds: expiry } });
+      const size = Math.min(BATCH, N - batch);
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(CONCURRENCY, size) }, async () => {
+          while (next < size) {
+            next++;
+            const res = await env.request('POST', '/api/v1/checkouts', {
+              token: env.merchant.api_key,
+              body: { customer_id: customer.body.id, type: 'deposit', fixed_amount_cents: 1000 },
+            });
+            if (res.status === 201) created++;
+            else failures++;
+          }
+        }),
+      );
+      if ((batch / BATCH) % 10 === 0) log(`${created} created (${(created / ((Date.now() - start) / 1000)).toFixed(0)}/s), worker RSS ${rssMiB(env.workerPid).toFixed(0)} MiB`);
+    }
+    const creationSeconds = (Date.now() - start) / 1000;
+    const rssOpen = rssMiB(env.workerPid);
+    log(`created ${created} in ${creationSeconds.toFixed(1)} s; waiting for the expiries`);
+
+    const { rows: range } = (await env.db.raw(
+      `SELECT min(expires_at) AS first, max(expires_at) AS last FROM checkouts WHERE merchant_id = ?`,
+      [env.merchant.id],
+    )) as { rows: Array<{ first: Date; last: Date }> };
+    const deadline = range[0]!.last.getTime() + 300_000;
+    let expired = 0;
+    while (Date.now() < deadline) {
+      expired = Number((await env.db('events').where({ merchant_id: env.merchant.id, type: 'checkout.expired' }).count({ n: '*' }))[0]!.n);
+      if (expired >= created) break;
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+    clearInterval(sampler);
+    const { rows } = (await env.db.raw(
+      `SELECT extract(epoch FROM (e.created_at - c.expires_at)) * 1000 AS late_ms
+         FROM events e JOIN checkouts c ON c.id = e.checkout_id
+        WHERE e.merchant_id = ? AND e.type = 'checkout.expired'`,
+      [env.merchant.id],
+    )) as { rows: Array<{ late_ms: string }> };
+    const late = rows.map((r) => Number(r.late_ms)).sort((a, b) => a - b);
+    const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+    console.log(`\n${N} open checkouts (${created} created, ${failures} failed) on ${env.temporalDescription}; ${os.cpus().length} CPUs, load ${loadAverage.toFixed(2)} at start\n`);
+    console.log('| Measure | Value |\n|---|---:|');
+    console.log(`| creation rate (c=${CONCURRENCY}) | ${(created / creationSeconds).toFixed(0)} checkouts/s (${creationSeconds.toFixed(0)} s) |`);
+    console.log(`| expiries spread over | ${s(range[0]!.last.getTime() - range[0]!.first.getTime())} |`);
+    console.log(`| worker RSS: before / all open / peak | ${rssBefore.toFixed(0)} / ${rssOpen.toFixed(0)} / ${Math.max(...rss).toFixed(0)} MiB |`);
+    console.log(`| expiries recorded | ${late.length} of ${created} |`);
+    console.log(`| expiry lateness p50 / p99 / max | ${s(percentile(late, 50))} / ${s(percentile(late, 99))} / ${s(late[late.length - 1] ?? NaN)} |`);
+    if (range[0]!.first.getTime() < start + creationSeconds * 1000) log('warning: some checkouts expired while others were still being created (raise OPEN_LEAD_SECONDS)');
+  } finally {
+    await stop!();
+  }
+}
+
+log(`Temporal: ${JSON.stringify(temporalKindFromEnv())}`);
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

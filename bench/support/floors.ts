@@ -1,0 +1,86 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { FloorMessage } from '../floors/server';
+import { fromSamples } from './samples';
+import type { BenchEnvironment } from './environment';
+import type { Measurement } from './scenario';
+
+/** One measured run: the latency of every successful operation, and what failed. */
+export interface Run {
+  samples: number[];
+  seconds: number;
+  failures: number;
+  errors?: number;
+}
+
+/** Runs of one side, merged: samples concatenated, windows added up. */
+function merge(runs: Run[]): Run {
+  return {
+    samples: runs.flatMap((r) => r.samples),
+    seconds: runs.reduce((sum, r) => sum + r.seconds, 0),
+    failures: runs.reduce((sum, r) => sum + r.failures, 0),
+    errors: runs.reduce((sum, r) => sum + (r.errors ?? 0), 0),
+  };
+}
+
+/**
+ * The service beside its floor in the same run: BENCH_ROUNDS rounds (default 2), each running
+ * the floor then the service for duration ÷ rounds seconds, so drift on the machine (a
+ * checkpoint, a growing table, another process) falls on both sides alike. One row, with the floor.
+ */
+export async function alternateWithFloor(
+  env: BenchEnvironment,
+  input: {
+    scenario: string;
+    connections: number;
+    note?: string;
+    service: (seconds: number) => Promise<Run>;
+    floor?: (seconds: number) => Promise<Run>;
+  },
+): Promise<Measurement> {
+  const rounds = input.floor ? env.settings.rounds : 1;
+  const seconds = Math.max(1, Math.round(env.settings.duration / rounds));
+  const service: Run[] = [];
+  const floor: Run[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (input.floor) floor.push(await input.floor(seconds));
+    service.push(await input.service(seconds));
+  }
+  const s = merge(service);
+  const row = { ...fromSamples(input.scenario, input.connections, s.seconds, s.samples, s.failures, input.note ?? ''), errors: s.errors ?? 0 };
+  if (!input.note) delete row.note;
+  if (!input.floor) return row;
+  const f = merge(floor);
+  const measured = fromSamples(`${input.scenario} floor`, input.connections, f.seconds, f.samples, f.failures, '');
+  return { ...row, floor: { requestsPerSecond: measured.requestsPerSecond, latencyMs: measured.latencyMs, requests: measured.requests, failures: f.failures + (f.errors ?? 0) } };
+}
+
+/** The floor server (bench/floors/server.ts) as a child process, like the API under test. */
+export async function startFloorServer(env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ url: string }> {
+  const child: ChildProcess = fork(path.join(__dirname, '../floors/server.ts'), [], {
+    cwd: path.resolve(__dirname, '../..'),
+    env,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  cleanups.push(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (child.connected) child.send('stop');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the floor server did not become ready within 180 s')), 180_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the floor server exited during start-up (code ${code})`));
+    });
+    child.on('message', (message: FloorMessage) => {
+      clearTimeout(timer);
+      if (message.type === 'ready') resolve({ url: `http://127.0.0.1:${message.port}` });
+      else reject(new Error(`the floor server failed to start: ${message.error}`));
+    });
+  });
+}

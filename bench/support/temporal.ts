@@ -1,0 +1,78 @@
+import { Client, Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { randomBytes } from 'node:crypto';
+import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { runClosedLoop } from './samples';
+
+/**
+ * The SQLite pragmas `npm start` gives the file-backed dev server (scripts/start.sh): WAL and
+ * synchronous=NORMAL, so a commit no longer waits for an fsync of the database file. Still
+ * durable across a process crash; a power loss may lose the last transactions, not corrupt the file.
+ */
+export const FAST_SQLITE_ARGS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+
+/** Which Temporal a benchmark runs against (BENCH_TEMPORAL). */
+export type TemporalKind =
+  /** A file-backed dev server started as `npm start` starts it (WAL pragmas): the default. */
+  | { kind: 'dev-file' }
+  /** The same without the pragmas (SQLite defaults: rollback journal, fsync per commit), as before issue 10. */
+  | { kind: 'dev-file-default' }
+  /** An in-memory dev server (`npm test`'s). */
+  | { kind: 'dev-memory' }
+  /** A server already running at this address (e.g. the PostgreSQL-backed cluster of `npm run test:cluster`). */
+  | { kind: 'address'; address: string };
+
+export function temporalKindFromEnv(value = process.env.BENCH_TEMPORAL ?? 'dev-file'): TemporalKind {
+  if (value === 'dev-file' || value === 'dev-file-default' || value === 'dev-memory') return { kind: value };
+  if (/^[\w.-]+:\d+$/.test(value)) return { kind: 'address', address: value };
+  throw new Error(`BENCH_TEMPORAL must be dev-file, dev-file-default, dev-memory or host:port (got ${value})`);
+}
+
+export interface StartedTemporal {
+  address: string;
+  describe: string;
+  stop(): Promise<void>;
+}
+
+/** Starts (or connects to) the Temporal a benchmark needs; the dev server's file lives in `dataDir`. */
+export async function startTemporal(kind: TemporalKind, executable: string, dataDir: string): Promise<StartedTemporal> {
+  if (kind.kind === 'address') return { address: kind.address, describe: `Temporal server at ${kind.address} (BENCH_TEMPORAL; with =cluster, on PostgreSQL)`, stop: async () => undefined };
+  const dbFilename = kind.kind === 'dev-memory' ? undefined : `${dataDir}/temporal-${randomBytes(4).toString('hex')}.db`;
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: executable },
+      ip: '127.0.0.1',
+      searchAttributes: SEARCH_ATTRIBUTES,
+      log: { format: 'pretty', level: 'error' },
+      ...(dbFilename ? { dbFilename } : {}),
+      ...(kind.kind === 'dev-file' ? { extraArgs: FAST_SQLITE_ARGS } : {}),
+    },
+  });
+  const describe = {
+    'dev-file': 'dev server, SQLite file with journal_mode=WAL, synchronous=NORMAL (as `npm start`)',
+    'dev-file-default': 'dev server, SQLite file with default pragmas',
+    'dev-memory': 'dev server, in-memory SQLite',
+  }[kind.kind];
+  return { address: env.connection.options.address, describe, stop: () => env.teardown() };
+}
+
+export async function connectClient(address: string, namespace = 'default'): Promise<Client> {
+  return new Client({ connection: await Connection.connect({ address }), namespace });
+}
+
+/** The floor of checkout create: a bare workflow.start of a workflow no worker ever runs. */
+export async function bareWorkflowStarts(client: Client, connections: number, durationMs: number): Promise<{ samples: number[]; failures: number }> {
+  const taskQueue = `bench-floor-${randomBytes(4).toString('hex')}`;
+  const samples: number[] = [];
+  let failures = 0;
+  await runClosedLoop(connections, durationMs, async () => {
+    const started = performance.now();
+    try {
+      await client.workflow.start('benchFloorNoop', { taskQueue, workflowId: `floor-${randomBytes(8).toString('hex')}`, args: [] });
+      samples.push(performance.now() - started);
+    } catch {
+      failures++;
+    }
+  });
+  return { samples, failures };
+}

@@ -1,0 +1,136 @@
+import Ajv from 'ajv';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+
+/**
+ * docker-compose.yml, checked without a Docker engine: interpolated the way Compose does, then
+ * validated with the Compose specification's own JSON schema (as shipped by dclint, a maintained
+ * Compose linter), with only the required variables set and with every optional one set too.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const FILE = path.join(ROOT, 'docker-compose.yml');
+const SCHEMA = JSON.parse(readFileSync(path.join(path.dirname(require.resolve('dclint/package.json')), 'schemas/compose.schema.json'), 'utf8'));
+const REQUIRED = { ADMIN_TOKEN: 'a'.repeat(24), DATA_ENCRYPTION_KEY: 'k'.repeat(32) };
+const OPTIONAL = {
+  POSTGRES_PASSWORD: 'secret-pw',
+  API_PORT: '8080',
+  TEMPORAL_UI_PORT: '18233',
+  LOG_LEVEL: 'warn',
+  API_REPLICAS: '4',
+  WORKER_REPLICAS: '3',
+  TEMPORAL_HISTORY_SHARDS: '16',
+  API_BASE_URL: 'https://pay.example.com',
+  WALLET_BASE_URL: 'https://wallet.example.com',
+  TEMPORAL_VERSION: '1.29.1',
+  TEMPORAL_UI_VERSION: '2.44.0',
+};
+
+/** Compose's interpolation of one string: $$, $VAR, ${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:?e}, ${VAR?e}, ${VAR:+r}, ${VAR+r}. */
+export function interpolate(text: string, env: Record<string, string | undefined>): string {
+  return text.replace(/\$(\$|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_all, token: string, name?: string, op?: string, arg = '', bare?: string) => {
+    if (token === '$') return '$';
+    const key = (name ?? bare)!;
+    const value = env[key];
+    const unset = value === undefined;
+    const empty = unset || value === '';
+    switch (op) {
+      case ':-': return empty ? arg : value!;
+      case '-': return unset ? arg : value!;
+      case ':?': if (empty) throw new Error(`required variable ${key} is missing a value: ${arg}`); return value!;
+      case '?': if (unset) throw new Error(`required variable ${key} is missing a value: ${arg}`); return value!;
+      case ':+': return empty ? '' : arg;
+      case '+': return unset ? '' : arg;
+      default: return value ?? '';
+    }
+  });
+}
+
+function deepInterpolate(value: unknown, env: Record<string, string | undefined>): unknown {
+  if (typeof value === 'string') return interpolate(value, env);
+  if (Array.isArray(value)) return value.map((v) => deepInterpolate(v, env));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepInterpolate(v, env)]));
+  return value;
+}
+
+type Compose = { services: Record<string, any>; volumes?: Record<string, unknown> };
+
+function load(env: Record<string, string>): Compose {
+  return deepInterpolate(parse(readFileSync(FILE, 'utf8'), { merge: true }), env) as Compose;
+}
+
+function validate(doc: unknown): string[] {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  // The schema names draft-07's meta-schema by its https address; Ajv ships it under http.
+  const { $id: _id, ...draft07 } = ajv.getSchema('http://json-schema.org/draft-07/schema')!.schema as Record<string, unknown>;
+  ajv.addMetaSchema(draft07, String(SCHEMA.$schema));
+  const check = ajv.compile(SCHEMA);
+  return check(doc) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+describe('docker-compose.yml', () => {
+  it.each([
+    ['only the required variables', REQUIRED],
+    ['every optional variable too', { ...REQUIRED, ...OPTIONAL }],
+  ])('is valid against the Compose specification with %s', (_name, env) => {
+    const doc = load(env);
+    expect(validate(doc)).toEqual([]);
+    expect(JSON.stringify(doc)).not.toContain('${');
+  });
+
+  it('the schema catches what Compose would refuse', () => {
+    const doc = load(REQUIRED);
+    doc.services.api.replica = 3;
+    doc.services.worker.depends_on.migrate.condition = 'service_done';
+    expect(validate(doc).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('runs N workers and N APIs behind one address, N from the environment', () => {
+    const defaults = load(REQUIRED);
+    expect(Number(defaults.services.api.deploy.replicas)).toBe(2);
+    expect(Number(defaults.services.worker.deploy.replicas)).toBe(2);
+    expect(defaults.services.api.ports).toBeUndefined();
+    expect(defaults.services.lb.ports).toEqual(['3000:3000']);
+    const scaled = load({ ...REQUIRED, ...OPTIONAL });
+    expect(Number(scaled.services.api.deploy.replicas)).toBe(4);
+    expect(Number(scaled.services.worker.deploy.replicas)).toBe(3);
+    expect(scaled.services.lb.ports).toEqual(['8080:3000']);
+    expect(scaled.services.temporal.environment).toMatchObject({ NUM_HISTORY_SHARDS: '16', POSTGRES_PWD: 'secret-pw' });
+    expect(scaled.services.api.environment).toMatchObject({ DATABASE_URL: 'postgres://payments:secret-pw@postgres:5432/payments', API_BASE_URL: 'https://pay.example.com' });
+  });
+
+  it('uses Temporal\'s official server, admin-tools (schema) and UI images on PostgreSQL', () => {
+    const { services } = load(REQUIRED);
+    expect(services.temporal.image).toBe('temporalio/server:1.29.1');
+    expect(services['temporal-schema'].image).toBe('temporalio/admin-tools:1.29.1');
+    expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:/);
+    expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
+  });
+
+  it('refuses to start without the required secrets', () => {
+    expect(() => load({ DATA_ENCRYPTION_KEY: REQUIRED.DATA_ENCRYPTION_KEY })).toThrow(/ADMIN_TOKEN/);
+    expect(() => load({ ADMIN_TOKEN: REQUIRED.ADMIN_TOKEN, DATA_ENCRYPTION_KEY: '' })).toThrow(/DATA_ENCRYPTION_KEY/);
+  });
+
+  it('names only services that exist, mounts only files that exist, and documents every variable', () => {
+    const { services, volumes = {} } = load(REQUIRED);
+    for (const [name, service] of Object.entries(services)) {
+      for (const dependency of Object.keys(service.depends_on ?? {})) expect([name, dependency in services]).toEqual([name, true]);
+      for (const mount of (service.volumes ?? []) as string[]) {
+        const source = mount.split(':')[0]!;
+        if (source.startsWith('./')) expect([mount, existsSync(path.join(ROOT, source))]).toEqual([mount, true]);
+        else expect([mount, source in volumes]).toEqual([mount, true]);
+      }
+    }
+    const text = readFileSync(FILE, 'utf8');
+    const header = text.slice(0, text.indexOf('\nname:'));
+    const variables = new Set([...text.matchAll(/\$\{([A-Z_]+)/g)].map((m) => m[1]!));
+    for (const variable of variables) expect([variable, header.includes(variable)]).toEqual([variable, true]);
+  });
+
+  it('interpolates like Compose', () => {
+    expect(interpolate('$${X} ${A:-d} ${B-d} ${C:+r} $A', { A: '', B: '', C: 'c' })).toBe('${X} d  r ');
+    expect(() => interpolate('${A?missing}', {})).toThrow('missing');
+    expect(interpolate('${A?missing}', { A: '' })).toBe('');
+  });
+});
