@@ -437,6 +437,29 @@ class RefundRace extends Base {
   }
 }
 
+/**
+ * Subscriptions (issue 11): moves a paid subscription's test clock forward by whole periods, so
+ * renewals (and, with a failing card, dunning) run inside the sequence. The subscription
+ * invariants then check one paid charge per period and nothing charged once cancelled.
+ */
+class AdvanceSubscriptionClock extends Base {
+  constructor(readonly subscription: number, readonly days: number) {
+    super();
+  }
+  async act(_m: Model, w: World) {
+    const subscriptions = await w.service.deps.db('subscriptions').where({ merchant_id: w.merchant.id }).orderBy('created_at');
+    if (subscriptions.length === 0) return;
+    const target = subscriptions[this.subscription % subscriptions.length];
+    const res = await admin(w, 'POST', `/subscriptions/${target.id}/test_clock/advance`, { seconds: this.days * 86_400 });
+    // A cancelled subscription's clock is refused (422); a live one moves (200), unless dunning
+    // cancels it in the meantime.
+    allowed(res, new Set(target.status === 'cancelled' ? [422] : [200, 422]), `${this} (${target.status})`, 'subscription_clock');
+  }
+  toString() {
+    return `AdvanceSubscriptionClock(#${this.subscription}, ${this.days} days)`;
+  }
+}
+
 class Wait extends Base {
   constructor(readonly ms: number) {
     super();
@@ -490,6 +513,7 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(2, fc.tuple(index, fc.boolean(), fc.constantFrom<RefundBody>('none', 'empty', 'amount')).map(([c, viaAdmin, body]) => new Refund(c, viaAdmin, body))),
     w(1, fc.tuple(index, fc.integer({ min: 0, max: 150 }), fc.constantFrom('returned', 'failed', 'voided' as const)).map(([c, d, to]) => new RefundRace(c, d, to))),
     w(2, fc.constantFrom(500, 1_500, 3_500).map((ms) => new Wait(ms))),
+    w(1, fc.tuple(index, fc.constantFrom(1, 31, 95)).map(([sub, days]) => new AdvanceSubscriptionClock(sub, days))),
   );
 }
 

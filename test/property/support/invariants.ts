@@ -75,8 +75,10 @@ export async function checkInvariants(world: World, model: Model, final: boolean
     const answered = model.answeredCharges.get(charge.id);
     const review = authorizingReview(s, charge);
 
-    // Every charge answers an attempt: a 201 returned it, or an approved review authorized it.
-    v.check('charge_answered', answered !== undefined || review !== undefined, () => `${label} was made although no attempt was answered with it and no approved review authorized it`);
+    // Every charge answers an attempt: a 201 returned it, or an approved review authorized it,
+    // or it renews a subscription (period 1, 2, ...; the subscription invariants check those).
+    const renewal = (charge.subscription_period ?? 0) > 0;
+    v.check('charge_answered', answered !== undefined || review !== undefined || renewal, () => `${label} was made although no attempt was answered with it and no approved review authorized it`);
     // The review rule: a withdrawal that needed review is held or paid only under its own approved review.
     const reachedHold = path.some((st) => st === 'held' || st === 'pending' || st === 'succeeded');
     if (charge.transaction_type === 'debit' && reachedHold) {
