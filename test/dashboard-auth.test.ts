@@ -47,7 +47,7 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong-token-0123456789' }, { cookie: 'dashboard_session=eyJuIjoieCIsImUiOjk5OTk5OTk5OTl9.forged' }];
     for (const headers of attempts) {
       const res = await request(service.baseUrl, method, path, { headers, body: method === 'GET' || method === 'DELETE' ? undefined : {} });
-      expect([res.status, res.body]).toEqual([401, { error: expect.any(String), hint: expect.any(String) }]);
+      expect([res.status, res.body]).toEqual([401, { error: expect.any(String), hint: expect.any(String), request_id: expect.any(String) }]);
     }
   });
 

@@ -5,7 +5,7 @@ import { MerchantSettingsSchema } from '../domain/settings';
 import { ChargeResponse } from '../charges/schemas';
 import { AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
 import { registry } from '../http/openapi-registry';
-import { MerchantCreateBody, SettingsPatchBody } from '../merchants/schemas';
+import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from '../merchants/schemas';
 import { CheckoutDetail, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
 
@@ -58,6 +58,12 @@ operation({ method: 'post', path: '/admin/v1/merchants', id: 'adminCreateMerchan
 operation({ method: 'get', path: '/admin/v1/merchants', id: 'adminListMerchants', tag, security, summary: 'List merchants, newest first', query: MerchantListQuery, responses: { 200: ['Merchants', results(Merchant)] }, errors });
 operation({ method: 'get', path: '/admin/v1/merchants/{id}', id: 'adminGetMerchant', tag, security, summary: 'A merchant and its settings, no secrets', params: merchantParams, responses: { 200: ['The merchant', Merchant] }, errors });
 operation({ method: 'patch', path: '/admin/v1/merchants/{id}/settings', id: 'adminUpdateSettings', tag, security, summary: 'Change any subset of the settings', params: merchantParams, body: SettingsPatchBody, responses: { 200: ['The full settings', Settings] }, errors });
+operation({
+  method: 'post', path: '/admin/v1/merchants/{id}/webhook_secret/roll', id: 'adminRollSigningSecret', tag, security,
+  summary: 'Roll the wss_ signing secret (shown once); during the overlap deliveries carry a v1 signature for each secret',
+  params: merchantParams, body: RollSigningSecretBody,
+  responses: { 201: ['The new signing secret', z.object({ webhook_signing_secret: z.string(), previous_webhook_secret_expires_at: z.string().nullable() }).passthrough()] }, errors,
+});
 operation({ method: 'get', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminListApiKeys', tag, security, summary: "A merchant's API keys (prefixes only)", params: merchantParams, responses: { 200: ['Keys', results(ApiKey)] }, errors });
 operation({ method: 'post', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminIssueApiKey', tag, security, summary: 'Issue a new API key and client secret (shown once)', params: merchantParams, responses: { 201: ['The new credentials', Credentials] }, errors });
 operation({

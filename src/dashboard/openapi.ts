@@ -27,8 +27,12 @@ operation({
 });
 operation({ method: 'get', path: '/healthz', id: 'healthz', tag: TAGS.operations, summary: 'Liveness: the process is up', responses: { 200: ['Up', z.object({ status: z.literal('ok') })] } });
 operation({
-  method: 'get', path: '/readyz', id: 'readyz', tag: TAGS.operations, summary: 'Readiness: the database and Temporal are reachable',
+  method: 'get', path: '/readyz', id: 'readyz', tag: TAGS.operations, summary: 'Readiness: the database and Temporal answer and a worker polls the task queue',
   responses: { 200: ['Ready', z.object({ status: z.string(), checks: z.object({ database: z.string(), temporal: z.string() }) })], 503: ['Not ready', z.object({ status: z.string(), checks: z.object({ database: z.string(), temporal: z.string() }) })] },
+});
+operation({
+  method: 'get', path: '/metrics', id: 'metrics', tag: TAGS.operations, summary: 'Prometheus metrics of this API process (keep it off the public network)',
+  responses: { 200: ['Prometheus text exposition format', z.string()] },
 });
 operation({ method: 'get', path: '/api/v1/openapi.json', id: 'openApiDocument', tag: TAGS.operations, summary: 'This document', responses: { 200: ['OpenAPI 3.1', z.record(z.string(), z.unknown())] } });
 operation({ method: 'get', path: '/docs', id: 'apiReference', tag: TAGS.operations, summary: 'This document, rendered (Swagger UI, served locally)', responses: { 200: ['HTML'] }, htmlResponse: true });

@@ -112,8 +112,13 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       if (m.from_status === null || !findTransition(m.from_status, m.to_status)) continue;
       const event = eventForMove(m.from_status, m.to_status, charge.transaction_type);
       if (event && event !== 'checkout.hold') required.push(event);
-      if (wasHeld && (m.to_status === 'failed' || m.to_status === 'cancelled') && m.from_status !== 'held') {
+      // A withdrawal whose hold the merchant accepted (held, or accepted while the processor failed
+      // it) is released when it fails; when the hold's answer may have been lost, release is allowed.
+      const releasing = (m.to_status === 'failed' || m.to_status === 'cancelled') && m.from_status !== 'held';
+      if (releasing && (wasHeld || charge.hold_accepted_at)) {
         (m.from_status === 'succeeded' ? optional : required).push('checkout.release_hold');
+      } else if (releasing && charge.hold_sent_at) {
+        optional.push('checkout.release_hold');
       }
       if (m.to_status === 'held') wasHeld = true;
     }
