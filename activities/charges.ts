@@ -22,7 +22,7 @@ export interface ChargeSnapshot {
   amountCents: number;
 }
 
-function snapshot(charge: ChargeRow, paymentType: string): ChargeSnapshot {
+export function snapshot(charge: ChargeRow, paymentType: string): ChargeSnapshot {
   return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType, amountCents: charge.amount_cents };
 }
 

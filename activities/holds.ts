@@ -9,7 +9,7 @@ import { findPaymentMethod } from '../src/storage/payment-methods';
 import { attemptDelivery } from '../src/events/deliver';
 import { applyChargeMove } from '../src/charges/moves';
 import { loadChargeContext } from '../src/charges/load';
-import type { ChargeSnapshot } from './charges';
+import { snapshot, type ChargeSnapshot } from './charges';
 
 /** What the hold handshake learnt: `sent` is false when the charge's hold was not ours to send. */
 export interface HoldAnswer {
@@ -31,7 +31,7 @@ export function createHoldActivities(deps: ActivityDeps) {
 
   async function snapshotOf(charge: ChargeRow): Promise<ChargeSnapshot> {
     const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
-    return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType: pm.payment_type, amountCents: charge.amount_cents };
+    return snapshot(charge, pm.payment_type);
   }
 
   async function move(chargeId: string, to: 'held' | 'failed', holdAnswerLost = false): Promise<ChargeSnapshot> {
