@@ -5,13 +5,14 @@ import { applyChargeMove } from '../src/charges/moves';
 import { dispatchEvents } from '../src/events/dispatch';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
-import { findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
-import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
+import { findChargeByAttemptKey, findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
+import { findCheckoutById, lockLiveCheckout, type CheckoutRow } from '../src/storage/checkouts';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { planFor, type AttemptPlan } from './checkouts';
 import { spendReview } from '../src/storage/reviews';
 import type { ChargeStatus } from '../src/domain/charge-states';
+import type { Db } from '../src/storage/db';
 import { FAILURE_TYPES } from '../workflows/definitions';
 
 export interface ChargeSnapshot {
@@ -20,10 +21,34 @@ export interface ChargeSnapshot {
   transactionType: 'credit' | 'debit';
   paymentType: string;
   amountCents: number;
+  /**
+   * Set when the charge did not end as this activity moved it (the processor or the simulator
+   * moved it meanwhile) and its checkout is completed: a charge that succeeded and was then
+   * voided, returned, refunded or failed still completed its checkout. Absent in older histories.
+   */
+  checkoutCompleted?: boolean;
 }
 
 export function snapshot(charge: ChargeRow, paymentType: string): ChargeSnapshot {
   return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType, amountCents: charge.amount_cents };
+}
+
+/** Statuses a charge reaches only after it succeeded (voided, returned, refunded). */
+const AFTER_SUCCESS: ReadonlySet<ChargeStatus> = new Set<ChargeStatus>(['voided', 'returned', 'refunded']);
+
+/**
+ * The snapshot of a charge an activity found already moved on by someone else (the simulator,
+ * the processor): it says whether the charge completed its checkout on the way, so the workflow
+ * closes the checkout as the database already has. Moves of the activity's own need no look-up.
+ */
+export async function snapshotMovedByOther(db: Db, charge: ChargeRow, paymentType: string): Promise<ChargeSnapshot> {
+  const result = snapshot(charge, paymentType);
+  if (charge.status === 'succeeded' || AFTER_SUCCESS.has(charge.status)) return { ...result, checkoutCompleted: true };
+  if (charge.status === 'failed' || charge.status === 'cancelled') {
+    const checkout = await findCheckoutById(db, charge.checkout_id);
+    if (checkout?.state === 'completed') return { ...result, checkoutCompleted: true };
+  }
+  return result;
 }
 
 function outcomeChanges(outcome: ChargeOutcome) {
@@ -74,7 +99,13 @@ export function createChargeActivities(deps: ActivityDeps) {
     const result = await applyChargeMove(db, { chargeId, from, to, changes });
     await dispatchEvents(deps, result.eventIds);
     await startSubscriptionWorkflows(deps, result.subscriptionIds);
-    return result.charge;
+    return result;
+  }
+
+  /** The snapshot after our own move, or after finding the charge moved on by someone else. */
+  async function afterMove(chargeId: string, from: ChargeStatus, to: ChargeStatus, paymentType: string, changes = {}): Promise<ChargeSnapshot> {
+    const result = await move(chargeId, from, to, changes);
+    return result.moved || result.charge.status === to ? snapshot(result.charge, paymentType) : snapshotMovedByOther(db, result.charge, paymentType);
   }
 
   type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow };
@@ -95,6 +126,13 @@ export function createChargeActivities(deps: ActivityDeps) {
    */
   async function insertCharge({ checkout, merchant, pm }: AttemptRows, input: AttemptCharge): Promise<ChargeRow> {
     return db.transaction(async (trx) => {
+      // A retry finds its own charge; a new charge needs the checkout still open and unexpired
+      // by the database's clock (an attempt admitted just before the deadline may run after it).
+      const existing = await findChargeByAttemptKey(trx, input.attemptKey);
+      if (existing) return existing;
+      if (!(await lockLiveCheckout(trx, checkout.id))) {
+        throw ApplicationFailure.nonRetryable('the checkout closed before the charge could be created', FAILURE_TYPES.checkoutClosed);
+      }
       const row = await insertChargeOnce(trx, {
         id: newId('charge'),
         merchant_id: checkout.merchant_id,
@@ -116,7 +154,7 @@ export function createChargeActivities(deps: ActivityDeps) {
 
   /** Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). */
   async function chargeAtProcessor(charge: ChargeRow, pm: PaymentMethodRow): Promise<ChargeSnapshot> {
-    if (charge.status !== 'created') return snapshot(charge, pm.payment_type);
+    if (charge.status !== 'created') return snapshotMovedByOther(db, charge, pm.payment_type);
     const outcome = await processorFor(charge).charge({
       token: pm.processor_token,
       payment_type: pm.payment_type,
@@ -125,7 +163,7 @@ export function createChargeActivities(deps: ActivityDeps) {
       idempotency_key: charge.id,
       merchant_initiated: (charge.subscription_period ?? 0) > 0, // a subscription renewal
     });
-    return snapshot(await move(charge.id, 'created', TO_STATUS[outcome.kind], outcomeChanges(outcome)), pm.payment_type);
+    return afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome));
   }
 
   return {
@@ -157,18 +195,18 @@ export function createChargeActivities(deps: ActivityDeps) {
     /** Sends a withdrawal's money once its hold was accepted: held -> succeeded, failed or pending. */
     async payoutCharge(input: { chargeId: string }): Promise<ChargeSnapshot> {
       const { charge, pm, processor } = await load(input.chargeId);
-      if (charge.status !== 'held') return snapshot(charge, pm.payment_type);
+      if (charge.status !== 'held') return snapshotMovedByOther(db, charge, pm.payment_type);
       const outcome = await processor.payout({ token: pm.processor_token, payment_type: pm.payment_type, amount_cents: charge.amount_cents, idempotency_key: charge.id });
-      return snapshot(await move(charge.id, 'held', TO_STATUS[outcome.kind], outcomeChanges(outcome)), pm.payment_type);
+      return afterMove(charge.id, 'held', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome));
     },
 
     /** The final result of a pending charge or payout: pending -> succeeded or failed. */
     async settleCharge(input: { chargeId: string }): Promise<ChargeSnapshot> {
       const { charge, pm, processor } = await load(input.chargeId);
-      if (charge.status !== 'pending') return snapshot(charge, pm.payment_type);
+      if (charge.status !== 'pending') return snapshotMovedByOther(db, charge, pm.payment_type);
       const outcome = await processor.settle({ processor_charge_id: charge.processor_charge_id ?? charge.id, token: pm.processor_token, payment_type: pm.payment_type });
       const changes = { failure_code: outcome.failure_code ?? null, failure_message: outcome.failure_message ?? null };
-      return snapshot(await move(charge.id, 'pending', outcome.kind, changes), pm.payment_type);
+      return afterMove(charge.id, 'pending', outcome.kind, pm.payment_type, changes);
     },
   };
 }

@@ -9,7 +9,7 @@ import { findPaymentMethod } from '../src/storage/payment-methods';
 import { attemptDelivery } from '../src/events/deliver';
 import { applyChargeMove } from '../src/charges/moves';
 import { loadChargeContext } from '../src/charges/load';
-import { snapshot, type ChargeSnapshot } from './charges';
+import { snapshot, snapshotMovedByOther, type ChargeSnapshot } from './charges';
 
 /** What the hold handshake learnt: `sent` is false when the charge's hold was not ours to send. */
 export interface HoldAnswer {
@@ -29,15 +29,15 @@ const INSUFFICIENT_FUNDS = { failure_code: 'insufficient_funds', failure_message
 export function createHoldActivities(deps: ActivityDeps) {
   const { db } = deps;
 
-  async function snapshotOf(charge: ChargeRow): Promise<ChargeSnapshot> {
+  async function snapshotOf(charge: ChargeRow, movedByOther = false): Promise<ChargeSnapshot> {
     const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
-    return snapshot(charge, pm.payment_type);
+    return movedByOther ? snapshotMovedByOther(db, charge, pm.payment_type) : snapshot(charge, pm.payment_type);
   }
 
   async function move(chargeId: string, to: 'held' | 'failed', holdAnswerLost = false): Promise<ChargeSnapshot> {
     const result = await applyChargeMove(db, { chargeId, from: 'created', to, changes: to === 'failed' ? INSUFFICIENT_FUNDS : {}, holdAnswerLost });
     await dispatchEvents(deps, result.eventIds);
-    return snapshotOf(result.charge);
+    return snapshotOf(result.charge, !result.moved && result.charge.status !== to);
   }
 
   /**
@@ -90,7 +90,7 @@ export function createHoldActivities(deps: ActivityDeps) {
      */
     async resolveHold(input: { chargeId: string; accepted: boolean; answered?: boolean; sentByOther?: boolean }): Promise<ChargeSnapshot> {
       const charge = (await findChargeById(db, input.chargeId))!;
-      if (charge.status !== 'created') return snapshotOf(charge);
+      if (charge.status !== 'created') return snapshotOf(charge, true);
       // Workflows started before the hold answer was recorded pass only `accepted`.
       if (input.answered !== false) return move(charge.id, input.accepted ? 'held' : 'failed');
       if (charge.hold_accepted_at) return move(charge.id, 'held');

@@ -130,9 +130,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     // The approval is spent by this charge: it authorizes exactly this attempt's amount and method.
     const charge = begun.charge ?? (await db.createCharge({ ...request, attemptKey: attempt.attemptId, reviewId }));
     const final = input.type === 'deposit' ? await runDeposit(attempt, charge, plan.settlementMs) : await runWithdrawal(attempt, charge, plan);
-    if (final.status === 'succeeded') {
+    // A charge moved on by someone else (voided, returned, refunded, even failed) after it
+    // succeeded has still completed the checkout, as the database recorded with the success.
+    if (final.status === 'succeeded' || final.checkoutCompleted === true) {
       state = 'completed'; // recorded by the move itself, in the same commit as the charge
-      if (plan.autoRefund) await sandboxAutoRefund(final.chargeId);
+      if (plan.autoRefund && final.status === 'succeeded') await sandboxAutoRefund(final.chargeId);
     }
   }
 

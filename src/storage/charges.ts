@@ -48,7 +48,11 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
     .ignore()
     .returning('*');
   if (inserted[0]) return inserted[0] as ChargeRow;
-  return (await db<ChargeRow>('charges').where({ attempt_key: charge.attempt_key }).first()) as ChargeRow;
+  return (await findChargeByAttemptKey(db, charge.attempt_key))!;
+}
+
+export async function findChargeByAttemptKey(db: Db, attemptKey: string): Promise<ChargeRow | undefined> {
+  return db<ChargeRow>('charges').where({ attempt_key: attemptKey }).first();
 }
 
 export async function findCharge(db: Db, merchantId: string, id: string): Promise<ChargeRow | undefined> {

@@ -140,6 +140,15 @@ export async function admitAttempt(db: Db, id: string): Promise<AdmissionRefusal
   return 'attempt_in_flight';
 }
 
+/**
+ * Locks an open, unexpired checkout against expiry (FOR SHARE, so expiring it waits for the
+ * caller's commit) and answers whether it is one, by the database's clock.
+ */
+export async function lockLiveCheckout(db: Db, id: string): Promise<boolean> {
+  const row = await db('checkouts').where({ id, state: 'open' }).where('expires_at', '>', db.fn.now()).forShare().first('id');
+  return row !== undefined;
+}
+
 /** Frees the checkout for the next attempt once the workflow has answered this one. */
 export async function releaseAttemptSlot(db: Db, id: string): Promise<void> {
   await db('checkouts').where({ id }).update({ attempt_slot_until: null });

@@ -6,7 +6,8 @@
 import { startService, type Service } from '../support/harness';
 import { request } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
-import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from '../support/fixtures';
+import { createActivities } from '../../activities';
+import { attempt, BANK, CARD, CRYPTO, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from '../support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -297,5 +298,45 @@ describe('issue 8 regressions found by the property suite', () => {
     expect(new Date(charge.created_at).getTime()).toBeLessThanOrEqual(newExpiry);
     const approved = (await recordedEvents(service, checkout.id)).find((e) => e.type === 'checkout.review.approved')!;
     expect(JSON.parse(approved.body).data.expires_at).toEqual(expect.any(String));
+  });
+  // Invariant workflow_finishes, PROPERTY_SEED=59595 after 2,062 commands, shrunk to 4 steps:
+  // Attempt(crypto deposit) -> pending; SimulatorMove(succeeded); SimulatorMove(voided); SubmitKyc. The
+  // settling workflow then found the charge `voided`, not `succeeded`, and kept the checkout open until its
+  // expiry although the database had completed it with the success.
+  it.each(['voided', 'returned', 'failed'])('a pending deposit moved to succeeded and then %s by the processor completes its workflow', async (after) => {
+    const s = await shop({ sandbox_settlement_seconds: 2, checkout_expiry_seconds: 120 });
+    const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 1_500 });
+    const res = await attempt(service, checkout, { payment_method: CRYPTO() });
+    expect(res.status).toBe(201);
+    expect(res.body.charge.status).toBe('pending');
+    expect((await transition(res.body.charge.id, 'succeeded')).status).toBe(200);
+    expect((await transition(res.body.charge.id, after)).status).toBe(200);
+    const handle = service.deps.temporal.workflow.getHandle(checkout.id);
+    // Settlement runs 2 s after the attempt; the checkout would otherwise stay open for 120 s.
+    await expect(handle.result()).resolves.toEqual({ state: 'completed' });
+    expect((await walletView(service, checkout)).body.state).toBe('completed');
+  });
+
+  // Invariant no_charge_after_expiry, PROPERTY_SEED=51676 after 2,457 commands: on a loaded machine an attempt
+  // admitted just before expires_at reached the workflow's activity after it, and its charge was created
+  // 1.83 s late. The activity now checks the deadline by the database's clock in the charge's own commit.
+  it('an attempt whose activity runs after expires_at creates no charge; a retry still finds its own', async () => {
+    const s = await shop({ checkout_expiry_seconds: 60 });
+    const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 1_500 });
+    const declined = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+    expect(declined.status).toBe(201);
+    const [first] = await chargesOf(checkout.id);
+    const activities = createActivities(service.deps);
+    const request = { checkoutId: checkout.id, paymentMethodId: first.payment_method_id, amountCents: 1_500 };
+    const retried = await activities.beginAttempt({ ...request, attemptKey: first.attempt_key });
+
+    await service.deps.db('checkouts').where({ id: checkout.id }).update({ expires_at: new Date(Date.now() - 1_000) });
+    const late = activities.beginAttempt({ ...request, attemptKey: `late-${checkout.id}` });
+    await expect(late).rejects.toMatchObject({ type: 'CHECKOUT_CLOSED' });
+    await expect(activities.createCharge({ ...request, attemptKey: `late2-${checkout.id}` })).rejects.toMatchObject({ type: 'CHECKOUT_CLOSED' });
+    // The charge made before the deadline is found again by its attempt key.
+    await expect(activities.createCharge({ ...request, attemptKey: first.attempt_key })).resolves.toMatchObject({ chargeId: first.id });
+    expect(retried.charge).toMatchObject({ chargeId: first.id, status: 'failed' });
+    expect(await chargesOf(checkout.id)).toHaveLength(1);
   });
 });
