@@ -77,6 +77,9 @@ async function runSequence(init: Init, commands: Iterable<fc.AsyncCommand<any, W
     await first.act(model, world);
     await fc.asyncModelRun(() => ({ model, real: world }), commands);
     stats.commands += world.trace.length;
+    // Long runs report progress as they go (jest shows console output only at the end), so a run
+    // stopped early still says how many commands it covered.
+    if (LONG) process.stderr.write(`property progress: seed ${SEED}, ${stats.runs} sequences, ${stats.commands} commands in ${((Date.now() - stats.startedAt) / 1000).toFixed(0)} s\n`);
     // At rest: no charge in progress, every enabled event delivered, then the full check.
     await settle(world, 25_000);
     await checkInvariants(world, model, true);
