@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger';
-import { ApiError } from './errors';
+import { ApiError, ServiceUnavailableError, isTransientDependencyFailure } from './errors';
 import { requestIdOf } from './request-context';
 
 /** Every error body carries the request id, so a merchant's report can be matched to our logs. */
@@ -19,6 +19,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (error instanceof ApiError) {
       res.set(error.headers());
       send(req, res, error.status, error.body());
+      return;
+    }
+    if (isTransientDependencyFailure(error)) {
+      logger.warn({ err: error, method: req.method, path: req.path, request_id: requestIdOf(req) }, 'dependency unavailable');
+      const unavailable = new ServiceUnavailableError();
+      res.set(unavailable.headers());
+      send(req, res, unavailable.status, unavailable.body());
       return;
     }
     const parserError = error as { type?: string; status?: number };

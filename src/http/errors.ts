@@ -16,6 +16,7 @@ export type ErrorKind =
   | 'unsupported'
   | 'refund'
   | 'rate_limited'
+  | 'unavailable'
   | 'route_not_found';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -37,6 +38,8 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   refund: 422,
   // Velocity limits on payment attempts: the standard status, with Retry-After.
   rate_limited: 429,
+  // Temporal or PostgreSQL could not be reached for a moment: nothing was decided, try again.
+  unavailable: 503,
   route_not_found: 404,
 };
 
@@ -133,4 +136,36 @@ export class RateLimitedError extends ApiError {
   override headers(): Record<string, string> {
     return { 'Retry-After': String(this.retryAfterSeconds) };
   }
+}
+
+/**
+ * A dependency (Temporal, PostgreSQL) could not be reached or answered in time. Nothing this
+ * request asked for was decided, so the caller retries (with its idempotency key for a create).
+ */
+export class ServiceUnavailableError extends ApiError {
+  constructor(readonly retryAfterSeconds = 1) {
+    super('unavailable', 'The service is briefly unavailable.', 'Retry the request in a moment; with an Idempotency-Key a retried create is made once.');
+  }
+
+  override headers(): Record<string, string> {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
+  }
+}
+
+/** gRPC codes of a Temporal call that failed for a transient reason: DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, UNAVAILABLE. */
+const TRANSIENT_GRPC_CODES = new Set([4, 8, 14]);
+/** Socket errors and pool time-outs of the database driver. */
+const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03']);
+
+/** Whether an error (or one of its causes) is a dependency that is down or overloaded for a moment. */
+export function isTransientDependencyFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
+    const e = current as { name?: unknown; code?: unknown; cause?: unknown; metadata?: unknown };
+    if (typeof e.code === 'number' && e.metadata !== undefined && TRANSIENT_GRPC_CODES.has(e.code)) return true;
+    if (typeof e.code === 'string' && TRANSIENT_SOCKET_CODES.has(e.code)) return true;
+    if (e.name === 'KnexTimeoutError') return true;
+    current = e.cause;
+  }
+  return false;
 }
