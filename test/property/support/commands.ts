@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { CHARGE_STATUSES, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
 import { OPTIONAL_EVENT_TYPES } from '../../../src/domain/event-types';
 import type { Answer } from './merchant-endpoint';
-import { allowedAttemptStatuses, describe, gateBlocks, needsReview, type Flow, type Model, type ModelCheckout } from './model';
+import { allowedAfterAnswer, allowedAttemptStatuses, describe, gateBlocks, needsReview, type Flow, type Model, type ModelCheckout } from './model';
 import { checkInvariants } from './invariants';
 import { admin, allowed, api, call, expectThat, sleep, wallet, type World } from './world';
 
@@ -222,7 +222,9 @@ async function attemptOnce(m: Model, w: World, c: ModelCheckout, method: Method,
   const effective = amount ?? c.preset!;
   const needs = needsReview(m, c, effective);
   const res = await wallet(w, c, 'POST', '/attempts', { ...(amount === undefined ? {} : { amount_cents: amount }), payment_method: paymentMethod(method) });
-  allowed(res, allowedStatuses, what, 'attempt_answer');
+  // Seed 63005: an attempt sent 1.5 s before the deadline was answered after it, refused by the
+  // database's clock (422) where the charge used to be made late.
+  allowed(res, allowedAfterAnswer(c, allowedStatuses, Date.now()), what, 'attempt_answer');
   if (res.status === 201) {
     const charge = res.body.charge;
     expectThat(charge?.amount_cents === effective && charge.transaction_type === (c.type === 'deposit' ? 'credit' : 'debit'), `${what}: answered the charge ${JSON.stringify(charge)}`, 'attempt_charge');
@@ -269,7 +271,7 @@ class ConcurrentAttempts extends Base {
     const answers = await Promise.all(this.methods.map((method, i) => attemptOnce(m, w, c, method, this.amount, each, `${this} [${i}] on ${describe(c)}`)));
     const statuses = answers.map((a) => a.status);
     expectThat(statuses.filter((s) => s === 202).length <= 1, `${this}: more than one review: ${statuses.join(', ')}`, 'concurrent_one_review');
-    if (!predicted.has(422)) expectThat(statuses.some((s) => s !== 422), `${this}: every concurrent attempt was refused on a fresh checkout: ${answers.map((a) => a.text).join(' | ')}`, 'concurrent_one_admitted');
+    if (!allowedAfterAnswer(c, predicted, Date.now()).has(422)) expectThat(statuses.some((s) => s !== 422), `${this}: every concurrent attempt was refused on a fresh checkout: ${answers.map((a) => a.text).join(' | ')}`, 'concurrent_one_admitted');
   }
   toString() {
     return `ConcurrentAttempts(checkout #${this.checkout}, [${this.methods.map(methodLabel).join(', ')}], amount ${this.amount})`;

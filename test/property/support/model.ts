@@ -114,6 +114,16 @@ export function allowedAttemptStatuses(model: Model, checkout: ModelCheckout, am
   return checkout.admitted === 0 && !nearExpiry ? new Set([201]) : new Set([201, 422]);
 }
 
+/**
+ * An attempt sent before the deadline's margin may still be answered after the deadline (a loaded
+ * machine): its charge is then refused by the database's clock (422), never made late. The
+ * statuses allowed for an answer that arrived at `answeredAt` widen to include that refusal.
+ */
+export function allowedAfterAnswer(checkout: ModelCheckout, allowed: Set<number>, answeredAt: number): Set<number> {
+  const couldBeTaken = allowed.has(201) || allowed.has(202);
+  return couldBeTaken && answeredAt > checkout.expiresAt - MARGIN_MS ? new Set([...allowed, 422]) : allowed;
+}
+
 export function describe(checkout: ModelCheckout): string {
   return `${checkout.flow}(${checkout.preset ?? checkout.balance ?? 'any'})`;
 }
