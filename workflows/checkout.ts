@@ -9,6 +9,7 @@ import {
   sleep,
   allHandlersFinished,
 } from '@temporalio/workflow';
+import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
 import type { Activities } from '../activities';
 import {
   FAILURE_TYPES,
@@ -50,6 +51,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   const maxAttempts = input.maxAttempts ?? Number.POSITIVE_INFINITY;
   const queue: AttemptInput[] = [];
   const answers = new Map<string, AttemptResult>();
+  /**
+   * Each attempt's trace context (its update's span), so the activities the main loop runs for it
+   * join the wallet request's trace rather than the checkout creation's. Headers only, no commands.
+   */
+  const attemptTraces = new Map<string, TraceContext>();
   const refusals = new Map<string, ApplicationFailure>();
   let decision: ReviewDecision | undefined;
   let decided: ReviewSnapshot | undefined;
@@ -62,6 +68,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       inFlight = true; // set before any await, so a second update's validator sees it
       attemptsAccepted += 1;
       queue.push(attempt);
+      attemptTraces.set(attempt.attemptId, traceContext.active());
       await condition(() => answers.has(attempt.attemptId) || refusals.has(attempt.attemptId));
       const refusal = refusals.get(attempt.attemptId);
       if (refusal) throw refusal;
@@ -193,7 +200,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     if (woke) {
       const attempt = queue.shift()!;
       try {
-        await runAttempt(attempt);
+        await traceContext.with(attemptTraces.get(attempt.attemptId) ?? traceContext.active(), () => runAttempt(attempt));
       } catch (error) {
         // Only non-retryable failures reach here (all other activity failures are retried);
         // the checkout stays open and the wallet hears why this attempt could not run. A
@@ -201,6 +208,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         refusals.set(attempt.attemptId, ApplicationFailure.nonRetryable('the attempt could not be processed', failureType(error) ?? 'ATTEMPT_FAILED'));
       } finally {
         inFlight = false;
+        attemptTraces.delete(attempt.attemptId);
       }
       continue;
     }
