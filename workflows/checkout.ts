@@ -13,6 +13,7 @@ import { context as traceContext, type Context as TraceContext } from '@opentele
 import type { Activities } from '../activities';
 import {
   FAILURE_TYPES,
+  MerchantIdAttribute,
   checkoutStatusQuery,
   decideReviewUpdate,
   submitAttemptUpdate,
@@ -34,6 +35,8 @@ const hold = proxyActivities<Activities>(HOLD);
 
 /** Patch marker of the one-activity attempt path (issue 10). */
 const ONE_HOP_ATTEMPT = 'attempt-in-one-activity';
+/** Patch marker: the sandbox auto-refund child carries the merchant's search attribute (issue 9). */
+const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -187,6 +190,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         workflowId: chargeId,
         args: [{ chargeId, source: 'sandbox' }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        // Like refunds the API starts, so filtering by MerchantId shows it; histories before it replay without.
+        ...(patched(AUTO_REFUND_MERCHANT_ATTRIBUTE) ? { typedSearchAttributes: [{ key: MerchantIdAttribute, value: input.merchantId }] } : {}),
       });
     } catch {
       // A refund already started by the merchant, or refused by the processor: nothing to add.
