@@ -23,10 +23,10 @@ export function workflowsPath(): string {
 export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
   const { config } = setup.deps;
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const tracing = workerTracingOptions(setup.tracing ?? startTracing({ serviceName: 'payments-worker', otlpEndpoint: null }));
+  const tracing = workerTracingOptions(setup.tracing ?? startTracing({ serviceName: 'payments-worker', otlpEndpoint: null }), { bundled: Boolean(setup.workflowBundlePath) });
   const options: WorkerOptions = {
     connection,
-    // Temporal's OpenTelemetry interceptors; the workflow one is in every bundle (bundle-workflows.ts).
+    // Temporal's OpenTelemetry interceptors; a prebuilt bundle has the workflow one built in (bundle-workflows.ts).
     interceptors: tracing.interceptors,
     sinks: tracing.sinks,
     namespace: config.temporalNamespace,

@@ -84,13 +84,17 @@ export function tracingOptionsFrom(config: Pick<Config, 'otlpEndpoint'>, service
 
 /**
  * What the worker adds for tracing: Temporal's activity interceptors (a RunActivity span under
- * the workflow's StartActivity span), the workflow interceptor module (used when the worker
- * bundles workflows itself) and the sink that exports workflow spans.
+ * the workflow's StartActivity span), the workflow interceptor module when the worker bundles
+ * workflows itself (a prebuilt bundle has it built in; the SDK warns if given both) and the sink
+ * that exports workflow spans.
  */
-export function workerTracingOptions(tracing: Pick<Tracing, 'spanProcessor' | 'resource'>): { interceptors: WorkerInterceptors; sinks: InjectedSinks<OpenTelemetrySinks> } {
+export function workerTracingOptions(
+  tracing: Pick<Tracing, 'spanProcessor' | 'resource'>,
+  options: { bundled: boolean } = { bundled: true },
+): { interceptors: WorkerInterceptors; sinks: InjectedSinks<OpenTelemetrySinks> } {
   return {
     interceptors: {
-      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
+      ...(options.bundled ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
       activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
