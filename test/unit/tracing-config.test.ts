@@ -6,6 +6,8 @@ import { chooseSpanProcessor, startTracing } from '../../src/observability/traci
 describe('the tracing switch (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   it('reads the endpoint from the environment, and nothing without it', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).otlpEndpoint).toBeNull();
+    expect(loadConfig({ NODE_ENV: 'development', OTEL_EXPORTER_OTLP_ENDPOINT: '' }).otlpEndpoint).toBeNull();
+    expect(() => loadConfig({ NODE_ENV: 'development', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
     expect(loadConfig({ NODE_ENV: 'development', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).otlpEndpoint).toBe('http://127.0.0.1:4318');
   });
 
