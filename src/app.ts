@@ -4,6 +4,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler';
 import { rejectNulCharacters } from './http/reject-nul';
 import { accessLog } from './http/request-context';
 import { createApiMetrics, metricsHandler } from './observability/metrics';
+import { httpServerSpans } from './observability/tracing';
 import { openApiDocument } from './http/openapi';
 import { healthRoutes } from './health';
 import { customerRoutes } from './customers/routes';
@@ -31,7 +32,9 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
-  // First, so every answer (bad JSON included) carries a request id and gets an access-log line.
+  // A server span per request (a no-op unless tracing is on), active while the request is handled.
+  app.use(httpServerSpans());
+  // Then, so every answer (bad JSON included) carries a request id and gets an access-log line.
   app.use(accessLog(deps.logger));
   const metrics = createApiMetrics(deps.db);
   app.use(metrics.middleware);

@@ -37,6 +37,8 @@ const EnvSchema = z.object({
   WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   /** Where the Temporal SDK serves its own worker metrics (Prometheus), e.g. 0.0.0.0:9464; off when unset. */
   TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/).optional(),
+  /** OpenTelemetry traces go over OTLP (http/protobuf) to this collector; off when unset or empty (as an unset variable passed through by compose would be). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -59,6 +61,8 @@ export interface Config {
   sandboxLatencyMs: number;
   workerHttpPort: number;
   temporalMetricsBindAddress: string | null;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: traces are exported only when it is set. */
+  otlpEndpoint: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   temporalUiUrl: string;
 }
@@ -104,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     workerHttpPort: e.WORKER_HTTP_PORT,
     temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS ?? null,
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     logLevel: e.LOG_LEVEL,
     temporalUiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:8233/namespaces/${e.TEMPORAL_NAMESPACE}/workflows/{id}`,
   };

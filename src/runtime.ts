@@ -5,17 +5,20 @@ import { createDb } from './storage/db';
 import { closeCredentialCache } from './http/credential-cache';
 import { createTemporalClient } from './temporal/client';
 import type { AppDeps } from './app-deps';
+import { startTracing } from './observability/tracing';
 
 /**
- * Builds the process-wide dependencies once: configuration (validated), the database pool,
- * the one Temporal client, the sealer and the logger.
+ * Builds the process-wide dependencies once: configuration (validated), tracing (before any
+ * client exists), the database pool, the one Temporal client, the sealer and the logger.
  */
-export async function createRuntime(config: Config = loadConfigOrExit()): Promise<AppDeps> {
+export async function createRuntime(config: Config = loadConfigOrExit(), serviceName = 'payments-api'): Promise<AppDeps> {
   const logger = createLogger(config.logLevel);
+  const tracing = startTracing({ serviceName, otlpEndpoint: config.otlpEndpoint });
+  if (tracing.enabled) logger.info({ endpoint: config.otlpEndpoint, serviceName }, 'OpenTelemetry traces exported over OTLP');
   // Migrations run before the processes start (entry/migrate.ts), never concurrently from two of them.
   const db = createDb(config.databaseUrl);
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
-  return { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger };
+  return { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger, tracing };
 }
 
 export function loadConfigOrExit(): Config {
@@ -34,4 +37,6 @@ export async function closeRuntime(deps: AppDeps): Promise<void> {
   await closeCredentialCache(deps.db);
   await deps.temporal.connection.close();
   await deps.db.destroy();
+  // Flushes the spans still batched.
+  await deps.tracing?.shutdown();
 }

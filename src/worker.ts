@@ -1,6 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import path from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
+import { startTracing, workerTracingOptions, type Tracing } from './observability/tracing';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
@@ -11,6 +12,8 @@ export interface WorkerSetup {
   maxCachedWorkflows?: number;
   /** Workflow tests run the real workflows against fake activities (slow, failing, racing). */
   activities?: object;
+  /** The process's tracing; without it the workflow spans' sink still exists and drops them. */
+  tracing?: Pick<Tracing, 'spanProcessor' | 'resource'>;
 }
 
 export function workflowsPath(): string {
@@ -20,8 +23,12 @@ export function workflowsPath(): string {
 export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
   const { config } = setup.deps;
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const tracing = workerTracingOptions(setup.tracing ?? startTracing({ serviceName: 'payments-worker', otlpEndpoint: null }), { bundled: Boolean(setup.workflowBundlePath) });
   const options: WorkerOptions = {
     connection,
+    // Temporal's OpenTelemetry interceptors; a prebuilt bundle has the workflow one built in (bundle-workflows.ts).
+    interceptors: tracing.interceptors,
+    sinks: tracing.sinks,
     namespace: config.temporalNamespace,
     taskQueue: setup.taskQueue ?? config.taskQueue,
     activities: setup.activities ?? createActivities(setup.deps),

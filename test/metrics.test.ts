@@ -119,4 +119,21 @@ describe('search attributes', () => {
       expect(description.typedSearchAttributes.get(MerchantIdAttribute)).toBe(shop.merchant.id);
     }
   });
+
+  it('the sandbox auto-refund of a 1.08 USD deposit, a child of the checkout workflow, is listed by MerchantId', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 108 });
+    const charge = (await attempt(service, checkout, { payment_method: CARD() })).body.charge;
+    await service.deps.temporal.workflow.getHandle(charge.id).result();
+    // Visibility is eventually consistent: the list catches up shortly after the child closes.
+    const listed = await waitFor(async () => {
+      const ids: string[] = [];
+      for await (const w of service.deps.temporal.workflow.list({ query: `MerchantId = '${shop.merchant.id}'` })) ids.push(w.workflowId);
+      return ids.includes(charge.id) && ids;
+    }, 15_000, 'the auto-refund listed by MerchantId');
+    expect(listed).toEqual(expect.arrayContaining([checkout.id, charge.id]));
+    const description = await service.deps.temporal.workflow.getHandle(charge.id).describe();
+    expect(description.type).toBe('refundWorkflow');
+    expect(description.typedSearchAttributes.get(MerchantIdAttribute)).toBe(shop.merchant.id);
+  });
 });

@@ -4,6 +4,7 @@ import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startService, type Service } from './support/harness';
+import { startTracing, workerTracingOptions } from '../src/observability/tracing';
 import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, waitFor } from './support/fixtures';
@@ -28,7 +29,9 @@ describe('recorded workflow histories', () => {
   const replay = recording ? it.skip.each(files) : it.each(files);
   replay('replays %s deterministically', async (file: string) => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(DIR, file), 'utf8')));
-    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! } }, history, file);
+    // The bundle has the OpenTelemetry workflow interceptors, as in production; its span sink is registered too.
+    const { sinks } = workerTracingOptions(startTracing({ serviceName: 'replay', otlpEndpoint: null }));
+    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! }, sinks }, history, file);
   });
 });
 

@@ -5,6 +5,7 @@ import type { RenewalStep, SubscriptionPlan } from '../activities/subscriptions'
 import type { SubscriptionView } from '../src/domain/subscriptions';
 import { advanceClockUpdate, cancelSubscriptionUpdate } from '../workflows/subscription-definitions';
 import { waitFor } from './support/fixtures';
+import { startTracing, workerTracingOptions } from '../src/observability/tracing';
 
 /**
  * The subscription workflow on the real Temporal server with fake activities (the worker takes any
@@ -67,6 +68,8 @@ async function run<T>(fake: Fake, body: (workflowId: string) => Promise<T>): Pro
     activities,
     workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
     maxCachedWorkflows: 0,
+    // The bundle has the OpenTelemetry workflow interceptors; their span sink must exist.
+    sinks: workerTracingOptions(startTracing({ serviceName: 'test', otlpEndpoint: null })).sinks,
   });
   const workflowId = `sub_${randomUUID()}`;
   return worker.runUntil(async () => {

@@ -9,9 +9,11 @@ import {
   sleep,
   allHandlersFinished,
 } from '@temporalio/workflow';
+import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
 import type { Activities } from '../activities';
 import {
   FAILURE_TYPES,
+  MerchantIdAttribute,
   checkoutStatusQuery,
   decideReviewUpdate,
   submitAttemptUpdate,
@@ -33,6 +35,8 @@ const hold = proxyActivities<Activities>(HOLD);
 
 /** Patch marker of the one-activity attempt path (issue 10). */
 const ONE_HOP_ATTEMPT = 'attempt-in-one-activity';
+/** Patch marker: the sandbox auto-refund child carries the merchant's search attribute (issue 9). */
+const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -50,6 +54,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   const maxAttempts = input.maxAttempts ?? Number.POSITIVE_INFINITY;
   const queue: AttemptInput[] = [];
   const answers = new Map<string, AttemptResult>();
+  /**
+   * Each attempt's trace context (its update's span), so the activities the main loop runs for it
+   * join the wallet request's trace rather than the checkout creation's. Headers only, no commands.
+   */
+  const attemptTraces = new Map<string, TraceContext>();
   const refusals = new Map<string, ApplicationFailure>();
   let decision: ReviewDecision | undefined;
   let decided: ReviewSnapshot | undefined;
@@ -62,6 +71,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       inFlight = true; // set before any await, so a second update's validator sees it
       attemptsAccepted += 1;
       queue.push(attempt);
+      attemptTraces.set(attempt.attemptId, traceContext.active());
       await condition(() => answers.has(attempt.attemptId) || refusals.has(attempt.attemptId));
       const refusal = refusals.get(attempt.attemptId);
       if (refusal) throw refusal;
@@ -180,6 +190,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         workflowId: chargeId,
         args: [{ chargeId, source: 'sandbox' }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        // Like refunds the API starts, so filtering by MerchantId shows it; histories before it replay without.
+        ...(patched(AUTO_REFUND_MERCHANT_ATTRIBUTE) ? { typedSearchAttributes: [{ key: MerchantIdAttribute, value: input.merchantId }] } : {}),
       });
     } catch {
       // A refund already started by the merchant, or refused by the processor: nothing to add.
@@ -193,7 +205,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     if (woke) {
       const attempt = queue.shift()!;
       try {
-        await runAttempt(attempt);
+        await traceContext.with(attemptTraces.get(attempt.attemptId) ?? traceContext.active(), () => runAttempt(attempt));
       } catch (error) {
         // Only non-retryable failures reach here (all other activity failures are retried);
         // the checkout stays open and the wallet hears why this attempt could not run. A
@@ -201,6 +213,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         refusals.set(attempt.attemptId, ApplicationFailure.nonRetryable('the attempt could not be processed', failureType(error) ?? 'ATTEMPT_FAILED'));
       } finally {
         inFlight = false;
+        attemptTraces.delete(attempt.attemptId);
       }
       continue;
     }

@@ -2,6 +2,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workflowsPath } from '../worker';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../observability/tracing';
 
 /**
  * Prebuilds the workflow bundle (production and `npm start`), so a worker starts without
@@ -9,7 +10,7 @@ import { workflowsPath } from '../worker';
  */
 async function main(): Promise<void> {
   const out = path.resolve(process.argv[2] ?? 'dist/workflow-bundle.js');
-  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath() });
+  const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES });
   await writeFile(out, code);
   console.log(`workflow bundle written to ${out}`);
 }

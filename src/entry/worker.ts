@@ -12,9 +12,10 @@ async function main(): Promise<void> {
   if (config.temporalMetricsBindAddress) {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporalMetricsBindAddress } } } });
   }
-  const deps = await createRuntime(config);
+  const deps = await createRuntime(config, 'payments-worker');
   const { worker, connection } = await createWorker({
     deps,
+    tracing: deps.tracing,
     workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined,
   });
   const http = await startWorkerHttp(worker, config.workerHttpPort, config.host);

@@ -6,6 +6,7 @@ import type { MerchantRow } from '../storage/merchants';
 import { sendSignedWebhook, type SendResult } from '../webhooks/send';
 import { targetPolicy, type HostResolver } from '../webhooks/target';
 import { recordWebhookAttempt } from '../observability/metrics';
+import { withWebhookSpan } from '../observability/tracing';
 
 export interface DeliveryDeps {
   db: Db;
@@ -34,19 +35,22 @@ export function signingSecrets(sealer: Sealer, merchant: SigningMerchant, now: D
  */
 export async function attemptDelivery(
   deps: DeliveryDeps,
-  event: Pick<EventRow, 'id' | 'body' | 'channel'>,
+  event: Pick<EventRow, 'id' | 'type' | 'body' | 'channel'>,
   merchant: Pick<MerchantRow, 'settings'> & SigningMerchant,
   attempt: number,
 ): Promise<SendResult | null> {
   const url = merchant.settings.webhook_url;
   if (!url) return null;
-  const result = await sendSignedWebhook({
-    url,
-    body: event.body,
-    secrets: signingSecrets(deps.sealer, merchant),
-    policy: targetPolicy(deps.config),
-    resolve: deps.resolveHost,
-  });
+  const result = await withWebhookSpan({ url, eventId: event.id, eventType: event.type, channel: event.channel }, (traceHeaders) =>
+    sendSignedWebhook({
+      url,
+      body: event.body,
+      secrets: signingSecrets(deps.sealer, merchant),
+      policy: targetPolicy(deps.config),
+      resolve: deps.resolveHost,
+      extraHeaders: traceHeaders,
+    }),
+  );
   recordWebhookAttempt(event.channel, result.outcome, result.durationMs);
   await insertAttempt(deps.db, {
     event_id: event.id,

@@ -34,6 +34,11 @@ function rememberRouteTemplate(req: Request): void {
   });
 }
 
+/** The route template of a finished request (metrics and trace span names), if a route matched. */
+export function routeTemplateOf(req: Request): string | undefined {
+  return (req as RoutedRequest)[ROUTE_TEMPLATE];
+}
+
 /** The API process's metrics: HTTP per route, and database-derived gauges. */
 export function createApiMetrics(db: Db) {
   const registry = new Registry();

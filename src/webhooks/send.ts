@@ -31,6 +31,8 @@ export interface SendInput {
   secrets: string[];
   policy: TargetPolicy;
   resolve?: HostResolver;
+  /** Headers outside the signature (the trace context's `traceparent`). */
+  extraHeaders?: Record<string, string>;
   timeoutMs?: number;
   now?: () => number;
 }
@@ -56,7 +58,7 @@ export async function sendSignedWebhook(input: SendInput): Promise<SendResult> {
   }
   const timestamp = Math.floor((input.now ?? Date.now)() / 1000);
   const signature = signPayloadWithSecrets(input.body, input.secrets, timestamp);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'payments-service-webhooks/1' };
+  const headers: Record<string, string> = { ...input.extraHeaders, 'content-type': 'application/json', 'user-agent': 'payments-service-webhooks/1' };
   for (const name of SIGNATURE_HEADERS) headers[name] = signature;
   try {
     const { status, excerpt } = await postPinned(url, target, headers, input.body, timeoutMs);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDb, ensureDatabase, migrateLatest } from '../../src/storage/db';
 import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/observability/tracing';
 
 /**
  * Once per `npm test`: an isolated database (unique name) and an ephemeral Temporal dev server
@@ -25,7 +26,12 @@ export default async function globalSetup(): Promise<void> {
   const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
 
   const bundleDir = mkdtempSync(path.join(tmpdir(), 'payments-bundle-'));
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../../workflows'), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.resolve(__dirname, '../../workflows'),
+    // The same OpenTelemetry workflow interceptors as the production bundle (src/entry/bundle-workflows.ts).
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: quietLogger,
+  });
   const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 

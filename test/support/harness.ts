@@ -13,6 +13,8 @@ import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
 import { startOutboxSweeper } from '../../src/events/sweeper';
 import type { HostResolver } from '../../src/webhooks/target';
+import { startTracing } from '../../src/observability/tracing';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ChildService } from './child-service';
 import { RoundRobinProxy } from './round-robin-proxy';
 
@@ -54,6 +56,10 @@ export interface ServiceOptions {
   replicas?: number;
   /** Resolves webhook hosts for the API and the worker (DNS-rebinding tests control the answers). */
   resolveHost?: HostResolver;
+  /** Collects the spans of the in-process API and worker (tracing tests); tracing is off without it. */
+  spanExporter?: SpanExporter;
+  /** Default 0 (every task replays). The tracing test keeps workflows cached: see test/tracing.test.ts. */
+  maxCachedWorkflows?: number;
 }
 
 export function defaultReplicas(): number {
@@ -82,8 +88,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
   const config = loadConfig(env);
   const db = createDb(config.databaseUrl, { max: 5 });
+  const tracing = startTracing({ serviceName: 'payments-test', otlpEndpoint: null, exporter: options.spanExporter });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
-  const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost };
+  const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost, tracing };
 
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
@@ -125,7 +132,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       deps,
       taskQueue,
       workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
-      maxCachedWorkflows: 0,
+      maxCachedWorkflows: options.maxCachedWorkflows ?? 0,
+      tracing,
     });
     running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startOutboxSweeper(deps, config.outboxSweepMs) };
     await Promise.all(workerChildren.map((child) => child.start()));
@@ -160,6 +168,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       await temporal.connection.close();
       await closeCredentialCache(db);
       await db.destroy();
+      await tracing.shutdown();
     },
   };
 }
