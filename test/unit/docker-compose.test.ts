@@ -24,6 +24,8 @@ const OPTIONAL = {
   WALLET_BASE_URL: 'https://wallet.example.com',
   TEMPORAL_VERSION: '1.29.1',
   TEMPORAL_UI_VERSION: '2.44.0',
+  ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
 };
 
 /** Compose's interpolation of one string: $$, $VAR, ${VAR}, ${VAR:-d}, ${VAR-d}, ${VAR:?e}, ${VAR?e}, ${VAR:+r}, ${VAR+r}. */
