@@ -12,6 +12,7 @@ import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
 import { startOutboxSweeper } from '../../src/events/sweeper';
+import { settleFirstDeliveries } from '../../src/events/first-delivery';
 import type { HostResolver } from '../../src/webhooks/target';
 import { ChildService } from './child-service';
 import { RoundRobinProxy } from './round-robin-proxy';
@@ -55,6 +56,15 @@ export interface ServiceOptions {
   /** Resolves webhook hosts for the API and the worker (DNS-rebinding tests control the answers). */
   resolveHost?: HostResolver;
 }
+
+/**
+ * The service's worker keeps a small workflow cache, not 0: an attempt runs as a local activity
+ * inside its workflow task, and with a zero cache the SDK evicts a run whose local activity is
+ * still running as soon as another checkout's task arrives (many pay at once here), dropping it.
+ * Determinism is still checked on every task where runs are one at a time (the workflow tests
+ * with fake activities keep 0), and by replaying every recorded history (test/replay.test.ts).
+ */
+export const SERVICE_WORKFLOW_CACHE = 20;
 
 export function defaultReplicas(): number {
   return Number(process.env.TEST_REPLICAS ?? (process.env.TEST_TEMPORAL === 'cluster' ? 2 : 1));
@@ -125,7 +135,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       deps,
       taskQueue,
       workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
-      maxCachedWorkflows: 0,
+      maxCachedWorkflows: SERVICE_WORKFLOW_CACHE,
     });
     running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startOutboxSweeper(deps, config.outboxSweepMs) };
     await Promise.all(workerChildren.map((child) => child.start()));
@@ -138,6 +148,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     await current.stopSweeper();
     current.worker.shutdown();
     await current.done;
+    await settleFirstDeliveries();
     await current.close();
   };
   if (options.worker !== false) await startWorker();
