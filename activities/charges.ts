@@ -97,7 +97,7 @@ export function createChargeActivities(deps: ActivityDeps) {
   /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
   async function move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}) {
     const result = await applyChargeMove(db, { chargeId, from, to, changes });
-    deliverAfterCommit(deps, result.eventIds);
+    deliverAfterCommit(deps, result.eventIds, result.recorded);
     await startSubscriptionWorkflows(deps, result.subscriptionIds);
     return result;
   }

@@ -36,7 +36,7 @@ export function createHoldActivities(deps: ActivityDeps) {
 
   async function move(chargeId: string, to: 'held' | 'failed', holdAnswerLost = false): Promise<ChargeSnapshot> {
     const result = await applyChargeMove(db, { chargeId, from: 'created', to, changes: to === 'failed' ? INSUFFICIENT_FUNDS : {}, holdAnswerLost });
-    deliverAfterCommit(deps, result.eventIds);
+    deliverAfterCommit(deps, result.eventIds, result.recorded);
     return snapshotOf(result.charge, !result.moved && result.charge.status !== to);
   }
 

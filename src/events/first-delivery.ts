@@ -6,6 +6,12 @@ import { startDelivery, type DispatchDeps } from './dispatch';
 
 export type FirstDeliveryDeps = DispatchDeps & DeliveryDeps & { logger: Logger };
 
+/** Events as the committing transaction wrote them, with their merchant as it read it. */
+export interface RecordedEvents {
+  events: EventRow[];
+  merchant: MerchantRow;
+}
+
 /** First attempts still running in this process, so a stopping worker can let them finish. */
 const inFlight = new Set<Promise<void>>();
 
@@ -23,9 +29,9 @@ const inFlight = new Set<Promise<void>>();
  * Runs in the background: the activity that committed answers its workflow without waiting for
  * the merchant's endpoint. A failure here is logged; the sweeper dispatches what it left.
  */
-export function deliverAfterCommit(deps: FirstDeliveryDeps, eventIds: string[]): void {
+export function deliverAfterCommit(deps: FirstDeliveryDeps, eventIds: string[], recorded?: RecordedEvents): void {
   if (eventIds.length === 0) return;
-  const work = firstAttempts(deps, eventIds).catch((error: unknown) => {
+  const work = firstAttempts(deps, eventIds, recorded).catch((error: unknown) => {
     deps.logger.warn({ err: error, event_ids: eventIds }, 'first delivery attempt failed; the outbox sweeper will dispatch');
   });
   inFlight.add(work);
@@ -37,10 +43,12 @@ export async function settleFirstDeliveries(): Promise<void> {
   while (inFlight.size > 0) await Promise.all([...inFlight]);
 }
 
-async function firstAttempts(deps: FirstDeliveryDeps, eventIds: string[]): Promise<void> {
-  const events = await findEventsUnscoped(deps.db, eventIds);
+async function firstAttempts(deps: FirstDeliveryDeps, eventIds: string[], recorded?: RecordedEvents): Promise<void> {
+  // The rows the commit wrote, when the caller has them all; read back otherwise.
+  const known = new Map((recorded?.events ?? []).map((e) => [e.id, e]));
+  const events = eventIds.every((id) => known.has(id)) ? eventIds.map((id) => known.get(id)!) : await findEventsUnscoped(deps.db, eventIds);
   // Events recorded by one commit are usually one merchant's: each merchant is read once.
-  const merchants = new Map<string, Promise<MerchantRow | undefined>>();
+  const merchants = new Map<string, Promise<MerchantRow | undefined>>(recorded ? [[recorded.merchant.id, Promise.resolve(recorded.merchant)]] : []);
   for (const event of events) if (!merchants.has(event.merchant_id)) merchants.set(event.merchant_id, findMerchant(deps.db, event.merchant_id));
   await Promise.all(events.map(async (event) => firstAttempt(deps, event, (await merchants.get(event.merchant_id))!)));
 }
