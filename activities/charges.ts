@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
-import { dispatchEvents } from '../src/events/dispatch';
+import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
 import { findChargeByAttemptKey, findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
@@ -97,7 +97,7 @@ export function createChargeActivities(deps: ActivityDeps) {
   /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
   async function move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}) {
     const result = await applyChargeMove(db, { chargeId, from, to, changes });
-    await dispatchEvents(deps, result.eventIds);
+    deliverAfterCommit(deps, result.eventIds, result.recorded);
     await startSubscriptionWorkflows(deps, result.subscriptionIds);
     return result;
   }

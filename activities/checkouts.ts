@@ -3,7 +3,7 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { checkoutEventData, expiredEventData } from '../src/domain/event-catalog';
 import { recordEvent } from '../src/events/record';
-import { dispatchEvents } from '../src/events/dispatch';
+import { deliverAfterCommit } from '../src/events/first-delivery';
 import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS } from '../src/processors';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import type { Db } from '../src/storage/db';
@@ -86,7 +86,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
   /** Records an event for the checkout in its own transaction with `change`, then dispatches it. */
   async function withEvents(work: (trx: Db) => Promise<string[]>): Promise<void> {
     const ids = await db.transaction(work);
-    await dispatchEvents(deps, ids);
+    deliverAfterCommit(deps, ids);
   }
 
   return {

@@ -11,11 +11,12 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      * One delivery attempt of a recorded event: the stored bytes, signed afresh. A non-2xx
      * answer or a timeout throws, and the workflow's retry policy makes the next attempt.
      */
-    async deliverEvent(input: { eventId: string; recordOutcome?: boolean }): Promise<'delivered' | 'no_webhook_url'> {
+    async deliverEvent(input: { eventId: string; recordOutcome?: boolean; attemptsMade?: number }): Promise<'delivered' | 'no_webhook_url'> {
       const event = await findEvent(db, input.eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${input.eventId} does not exist`);
       const merchant = (await findMerchant(db, event.merchant_id))!;
-      const result = await attemptDelivery(deps, event, merchant, Context.current().info.attempt);
+      // Numbered after the attempts made before the workflow started.
+      const result = await attemptDelivery(deps, event, merchant, Context.current().info.attempt + (input.attemptsMade ?? 0));
       if (result && !result.ok) throw ApplicationFailure.retryable(`delivery failed: ${result.error}`, 'WEBHOOK_NOT_ACCEPTED');
       const outcome = result ? 'delivered' : 'no_webhook_url';
       if (input.recordOutcome) await setDeliveryStatus(db, event.id, outcome);

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { chargeEventData, holdDestination } from '../src/domain/event-catalog';
 import { recordEvent } from '../src/events/record';
-import { dispatchEvents } from '../src/events/dispatch';
+import { deliverAfterCommit } from '../src/events/first-delivery';
 import { setDeliveryStatus } from '../src/storage/events';
 import { claimHold, findChargeById, lockCharge, type ChargeRow } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
@@ -36,7 +36,7 @@ export function createHoldActivities(deps: ActivityDeps) {
 
   async function move(chargeId: string, to: 'held' | 'failed', holdAnswerLost = false): Promise<ChargeSnapshot> {
     const result = await applyChargeMove(db, { chargeId, from: 'created', to, changes: to === 'failed' ? INSUFFICIENT_FUNDS : {}, holdAnswerLost });
-    await dispatchEvents(deps, result.eventIds);
+    deliverAfterCommit(deps, result.eventIds, result.recorded);
     return snapshotOf(result.charge, !result.moved && result.charge.status !== to);
   }
 
@@ -54,7 +54,7 @@ export function createHoldActivities(deps: ActivityDeps) {
       const event = await recordEvent(trx, merchant, 'checkout.release_hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id });
       return event.enabled ? [event.id] : [];
     });
-    await dispatchEvents(deps, eventIds);
+    deliverAfterCommit(deps, eventIds);
   }
 
   return {

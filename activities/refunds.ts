@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
-import { dispatchEvents } from '../src/events/dispatch';
+import { deliverAfterCommit } from '../src/events/first-delivery';
 import { getProcessor, type ProcessorName } from '../src/processors';
 import { findChargeById, lockCharge } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
@@ -67,7 +67,7 @@ export function createRefundActivities(deps: ActivityDeps) {
         await markRefundSucceeded(trx, charge.id, input.processorRefundId);
         return (await applyChargeMove(trx, { chargeId: charge.id, from: 'succeeded', to: 'refunded' })).eventIds;
       });
-      await dispatchEvents(deps, eventIds);
+      deliverAfterCommit(deps, eventIds);
     },
   };
 }

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
-import { dispatchEvents } from '../src/events/dispatch';
+import { deliverAfterCommit } from '../src/events/first-delivery';
 import { findChargeById, findLatestChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
 import type { Db } from '../src/storage/db';
 import { findMerchant } from '../src/storage/merchants';
@@ -40,7 +40,7 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
   /** Runs `work` in a transaction and, after the commit, starts delivery of the events it recorded. */
   async function withEvents<T>(work: (trx: Db) => Promise<{ result: T; eventIds: string[] }>): Promise<T> {
     const { result, eventIds } = await db.transaction(work);
-    await dispatchEvents(deps, eventIds);
+    deliverAfterCommit(deps, eventIds);
     return result;
   }
 

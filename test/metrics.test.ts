@@ -107,13 +107,22 @@ describe('/readyz', () => {
 
 describe('search attributes', () => {
   it('delivery and refund workflows carry the MerchantId search attribute', async () => {
-    receiver.responder = () => ({ status: 200 });
+    // A delivery workflow exists only for retries: the worker's own first attempt is refused.
+    let refused = false;
+    let checkoutId: string | undefined;
+    receiver.responder = (r) => {
+      const first = !refused && r.body?.type === 'checkout.succeeded' && r.body?.data?.id === checkoutId;
+      if (first) refused = true;
+      return { status: first ? 503 : 200 };
+    };
     const shop = await openShop(service, { webhook_url: receiver.url });
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
+    checkoutId = checkout.id;
     const charge = (await attempt(service, checkout, { payment_method: CARD() })).body.charge;
     const refunded = await request(service.baseUrl, 'POST', `/api/v1/charges/${charge.id}/refund`, { token: shop.merchant.api_key });
     expect(refunded.status).toBe(200);
     const [event] = await service.deps.db('events').where({ charge_id: charge.id, type: 'checkout.succeeded' });
+    await waitFor(async () => (await service.deps.db('events').where({ id: event.id }).first()).delivery_status === 'delivered', 20_000, 'the retried delivery');
     for (const workflowId of [event.id as string, charge.id as string]) {
       const description = await service.deps.temporal.workflow.getHandle(workflowId).describe();
       expect(description.typedSearchAttributes.get(MerchantIdAttribute)).toBe(shop.merchant.id);

@@ -13,10 +13,13 @@ import { HOUR, plus, subscriptionHelpers } from './support/subscriptions';
 /**
  * Workflow histories recorded from real runs are replayed against the current workflow code,
  * so a change that would break running checkouts (non-determinism) fails CI before it lands.
- * Re-record after an intentional change (behind patched()) with RECORD_HISTORIES=1 npm test -- test/replay.test.ts.
+ * Re-record after an intentional change (behind patched()) with RECORD_HISTORIES=1 npm test -- test/replay.test.ts,
+ * with RECORD_SUFFIX=vN to keep the earlier histories beside the new ones.
  */
 const DIR = path.join(__dirname, 'histories');
 const recording = process.env.RECORD_HISTORIES === '1';
+/** RECORD_SUFFIX=v3 records beside the existing histories (`<type>--<path>--v3.json`) instead of over them. */
+const suffix = process.env.RECORD_SUFFIX ? `--${process.env.RECORD_SUFFIX}` : '';
 
 describe('recorded workflow histories', () => {
   const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
@@ -55,7 +58,7 @@ describe('recorded workflow histories', () => {
     // The CLI's JSON export is the format historyFromJSON reads (and what operators export too).
     const run = runId ? ['--run-id', runId] : [];
     const json = execFileSync(process.env.TEMPORAL_CLI_PATH!, ['workflow', 'show', '--workflow-id', workflowId, ...run, '--address', service.deps.config.temporalAddress, '--output', 'json']);
-    writeFileSync(path.join(DIR, `${type}--${name}.json`), json);
+    writeFileSync(path.join(DIR, `${type}--${name}${suffix}.json`), json);
   }
 
   // Record only these with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t subscription

@@ -5,6 +5,7 @@ import {
   executeChild,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   allHandlersFinished,
@@ -23,7 +24,7 @@ import {
   type ReviewDecision,
   type ReviewSnapshot,
 } from './definitions';
-import { DATABASE, HOLD, PROCESSOR } from './retry-policies';
+import { DATABASE, HOLD, PROCESSOR, PROCESSOR_LOCAL } from './retry-policies';
 import { failureType } from './failures';
 import { refundWorkflow } from './refund';
 import type { ChargeSnapshot } from '../activities/charges';
@@ -32,11 +33,14 @@ import type { HoldAnswer } from '../activities/holds';
 const db = proxyActivities<Activities>(DATABASE);
 const processor = proxyActivities<Activities>(PROCESSOR);
 const hold = proxyActivities<Activities>(HOLD);
+const local = proxyLocalActivities<Activities>(PROCESSOR_LOCAL);
 
 /** Patch marker of the one-activity attempt path (issue 10). */
 const ONE_HOP_ATTEMPT = 'attempt-in-one-activity';
 /** Patch marker: the sandbox auto-refund child carries the merchant's search attribute (issue 9). */
 const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
+/** Patch marker of the same activity run as a local activity, in the update's workflow task (issue 10). */
+const LOCAL_ATTEMPT = 'attempt-as-local-activity';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -109,11 +113,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   /** Runs one attempt to its end; answers the wallet as soon as the first outcome is known. */
   async function runAttempt(attempt: AttemptInput): Promise<void> {
     const request = { checkoutId: input.checkoutId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents };
-    // One hop: plan, charge and (for a deposit) the processor's answer in one activity.
-    // Histories recorded before it ran three activities here, and still replay that way.
-    const begun = patched(ONE_HOP_ATTEMPT)
-      ? await processor.beginAttempt({ ...request, attemptKey: attempt.attemptId })
-      : { plan: await db.planAttempt(request), charge: null };
+    const begun = await beginAttempt(attempt, request);
     const plan = begun.plan;
     if (plan.block) {
       await db.blockCheckout({ checkoutId: input.checkoutId, ...plan.block });
@@ -181,6 +181,19 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       current = await processor.settleCharge({ chargeId: charge.chargeId });
     }
     return current;
+  }
+
+  /**
+   * One hop: plan, charge and (for a deposit) the processor's answer in one local activity, run
+   * by the worker inside the workflow task that accepted the update, so the wallet's answer needs
+   * no activity task round trip. The hold is never part of it: it stays a regular activity.
+   * Histories recorded earlier ran the same activity as a regular one, or three activities before
+   * that, and still replay that way.
+   */
+  async function beginAttempt(attempt: AttemptInput, request: { checkoutId: string; paymentMethodId: string; amountCents: number }) {
+    if (patched(LOCAL_ATTEMPT)) return local.beginAttempt({ ...request, attemptKey: attempt.attemptId });
+    if (patched(ONE_HOP_ATTEMPT)) return processor.beginAttempt({ ...request, attemptKey: attempt.attemptId });
+    return { plan: await db.planAttempt(request), charge: null };
   }
 
   /** Sandbox: a 1.08 USD deposit is refunded through the same refund workflow the API uses. */

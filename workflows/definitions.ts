@@ -92,4 +92,9 @@ export interface DeliveryWorkflowInput {
   eventId: string;
   /** First retry delay; later ones double. From configuration, passed in so replay is deterministic. */
   retryInitialMs: number;
+  /**
+   * Attempts made before the workflow started: the process that committed the event makes the
+   * first one itself and starts this workflow only when it failed. Absent: none (older runs, sweeps).
+   */
+  attemptsMade?: number;
 }

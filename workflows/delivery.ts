@@ -8,13 +8,15 @@ const db = proxyActivities<Activities>(DATABASE);
 /**
  * Delivers one recorded event (workflow id = event id): up to five attempts of ten seconds
  * each with doubling backoff, each signed afresh; the outcome is written to the event log.
+ * Usually started only after the committing process's own first attempt failed (`attemptsMade`).
  */
 export async function deliverEventWorkflow(input: DeliveryWorkflowInput): Promise<'delivered' | 'failed' | 'no_webhook_url'> {
-  const { deliverEvent } = proxyActivities<Activities>(delivery(input.retryInitialMs));
+  const attemptsMade = input.attemptsMade ?? 0;
+  const { deliverEvent } = proxyActivities<Activities>(delivery(input.retryInitialMs, attemptsMade));
   // One activity on the common path: the delivering attempt records the outcome itself.
   if (patched('delivery-records-its-outcome')) {
     try {
-      return await deliverEvent({ eventId: input.eventId, recordOutcome: true });
+      return await deliverEvent({ eventId: input.eventId, recordOutcome: true, ...(attemptsMade > 0 ? { attemptsMade } : {}) });
     } catch {
       await db.finishDelivery({ eventId: input.eventId, status: 'failed' }); // all five attempts failed
       return 'failed';

@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 
 /**
  * Named activity presets, each from the contract or the nature of the work. Written once here
@@ -22,6 +22,16 @@ export const PROCESSOR: ActivityOptions = {
 };
 
 /**
+ * The same rules for the attempt's idempotent steps run as a local activity, inside the workflow
+ * task that accepts the update: no activity task round trip through the server. A crashed
+ * worker's local activity is run again by the next worker, which every step of it allows.
+ */
+export const PROCESSOR_LOCAL: LocalActivityOptions = {
+  startToCloseTimeout: PROCESSOR.startToCloseTimeout,
+  retry: PROCESSOR.retry,
+};
+
+/**
  * The hold handshake: one synchronous call with a 10 s timeout (inside the activity), never
  * retried, because the contract reads any non-2xx or no answer as "insufficient funds".
  */
@@ -30,11 +40,20 @@ export const HOLD: ActivityOptions = {
   retry: { maximumAttempts: 1 },
 };
 
-/** Webhook delivery: 10 s per attempt (inside the activity), at most 5 attempts in all. */
+/**
+ * Webhook delivery: 10 s per attempt (inside the activity), at most 5 attempts in all, each delay
+ * double the last. `attemptsMade` attempts were made before the workflow (the first, by the
+ * committing process): the activity makes the rest, continuing the same doubling.
+ */
 export const DELIVERY_MAX_ATTEMPTS = 5;
-export function delivery(initialIntervalMs: number): ActivityOptions {
+export function delivery(initialIntervalMs: number, attemptsMade = 0): ActivityOptions {
   return {
     startToCloseTimeout: '15 seconds',
-    retry: { maximumAttempts: DELIVERY_MAX_ATTEMPTS, initialInterval: initialIntervalMs, backoffCoefficient: 2, maximumInterval: '10 minutes' },
+    retry: {
+      maximumAttempts: DELIVERY_MAX_ATTEMPTS - attemptsMade,
+      initialInterval: initialIntervalMs * 2 ** attemptsMade,
+      backoffCoefficient: 2,
+      maximumInterval: '10 minutes',
+    },
   };
 }

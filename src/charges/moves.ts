@@ -1,7 +1,9 @@
 import type { Db } from '../storage/db';
+import type { RecordedEvents } from '../events/first-delivery';
 import { ChargeRefundInProgress, IllegalChargeMove, assertMoveFor, eventForMove, type ChargeStatus } from '../domain/charge-states';
 import { chargeEventData, type EventType } from '../domain/event-catalog';
 import type { ChargeChanges, ChargeRow } from '../storage/charges';
+import type { EventRow } from '../storage/events';
 import { lockCharge, moveChargeStatus } from '../storage/charges';
 import { findRefundOfChargeUnscoped } from '../storage/refunds';
 import { recordEvent } from '../events/record';
@@ -27,6 +29,8 @@ export interface MoveResult {
   charge: ChargeRow;
   /** Outbox events written with the move, to dispatch once the transaction has committed. */
   eventIds: string[];
+  /** The move's own events as written, and their merchant: its first delivery attempt needs no re-read. */
+  recorded?: RecordedEvents;
   /** Subscriptions the move created, whose renewal workflow starts once the transaction has committed. */
   subscriptionIds?: string[];
 }
@@ -61,12 +65,12 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
 
     const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
-    const eventIds: string[] = [];
+    const events: EventRow[] = [];
     for (const type of types) {
       const recorded = await recordEvent(trx, merchant, type, data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id });
-      if (recorded.enabled) eventIds.push(recorded.id);
+      if (recorded.enabled) events.push(recorded);
     }
-    return { moved: true, charge: moved, eventIds: [...eventIds, ...sub.eventIds], subscriptionIds: sub.created };
+    return { moved: true, charge: moved, eventIds: [...events.map((e) => e.id), ...sub.eventIds], subscriptionIds: sub.created, recorded: { events, merchant } };
   });
 }
 

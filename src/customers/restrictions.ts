@@ -58,7 +58,7 @@ export async function unrestrictCustomer(deps: AppDeps, customerId: string): Pro
     const event = await recordEvent(trx, merchant, 'customer.unrestricted', data, { customerId: current.id });
     return { customer: cleared, eventIds: event.enabled ? [event.id] : [] };
   });
-  await dispatchCommitted(deps, eventIds);
+  await dispatchCommitted(deps, eventIds, customer.merchant_id);
   return customer;
 }
 

@@ -2,6 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import { closeRuntime, createRuntime, loadConfigOrExit } from '../runtime';
 import { createWorker } from '../worker';
 import { startOutboxSweeper } from '../events/sweeper';
+import { settleFirstDeliveries } from '../events/first-delivery';
 import { startWorkerHttp } from '../observability/worker-http';
 
 /** The Temporal worker: runs checkout, delivery and refund workflows and their activities. */
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   await worker.run();
   http.server.close();
   await stopSweeper();
+  await settleFirstDeliveries(); // first webhook attempts the last activities began
   await connection.close();
   await closeRuntime(deps);
 }

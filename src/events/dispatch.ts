@@ -19,9 +19,11 @@ export interface DispatchDeps {
  * Called after the commit that recorded the events; the outbox sweeper calls it again for any
  * event a crash left undispatched.
  */
-export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Promise<void> {
-  // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI.
-  const merchants = await eventMerchantIds(deps.db, eventIds);
+export async function dispatchEvents(deps: DispatchDeps, eventIds: string[], merchantIds?: string | ReadonlyMap<string, string>): Promise<void> {
+  if (eventIds.length === 0) return;
+  // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI: from the
+  // caller, who has it (one merchant for all, or one per event), else looked up.
+  const merchants = typeof merchantIds === 'string' ? new Map(eventIds.map((id) => [id, merchantIds])) : (merchantIds ?? (await eventMerchantIds(deps.db, eventIds)));
   // In parallel, a bounded number at a time: a sweep of a large backlog is not one start per round trip.
   for (let i = 0; i < eventIds.length; i += DISPATCH_CONCURRENCY) {
     await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId, merchants.get(eventId))));
@@ -31,8 +33,14 @@ export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Pr
 
 const DISPATCH_CONCURRENCY = 32;
 
-async function startDelivery(deps: DispatchDeps, eventId: string, merchantId: string | undefined): Promise<void> {
-  const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
+/**
+ * Starts the delivery workflow of one event (workflow id = event id). `attemptsMade` attempts
+ * were already made without it (the committing process's first one): the workflow makes the rest,
+ * its first after the first retry delay.
+ */
+export async function startDelivery(deps: DispatchDeps, eventId: string, merchantId: string | undefined, attemptsMade = 0): Promise<void> {
+  const retryInitialMs = deps.config.webhookRetryInitialMs;
+  const input: DeliveryWorkflowInput = attemptsMade > 0 ? { eventId, retryInitialMs, attemptsMade } : { eventId, retryInitialMs };
   try {
     await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
       taskQueue: deps.config.taskQueue,
@@ -41,6 +49,7 @@ async function startDelivery(deps: DispatchDeps, eventId: string, merchantId: st
       typedSearchAttributes: merchantSearchAttributes(merchantId),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      ...(attemptsMade > 0 ? { startDelay: retryInitialMs } : {}),
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -52,9 +61,9 @@ async function startDelivery(deps: DispatchDeps, eventId: string, merchantId: st
  * change is committed whatever happens here, so a failed dispatch is logged rather than turned
  * into a 500, and the outbox sweeper starts the delivery later.
  */
-export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger }, eventIds: string[]): Promise<void> {
+export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger }, eventIds: string[], merchantId: string): Promise<void> {
   try {
-    await dispatchEvents(deps, eventIds);
+    await dispatchEvents(deps, eventIds, merchantId);
   } catch (error) {
     deps.logger.warn({ err: error, event_ids: eventIds }, 'event dispatch failed; the outbox sweeper will retry');
   }

@@ -2,9 +2,15 @@ import type { Logger } from '../logger';
 import { findUndispatched } from '../storage/events';
 import { dispatchEvents, type DispatchDeps } from './dispatch';
 import { startLostSubscriptionWorkflows } from '../subscriptions/workflows';
+import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send';
+import { markDispatched } from '../storage/events';
 
-/** How long after its commit an event may wait for its writer to dispatch it before the sweeper does. */
-const GRACE_MS = 2_000;
+/**
+ * How long after its commit an event may wait for its writer to dispatch it before the sweeper
+ * does. The writer first tries to deliver it itself (src/events/first-delivery.ts), which may take
+ * the whole webhook timeout: the grace outlasts that, so the sweeper never delivers alongside it.
+ */
+const GRACE_MS = WEBHOOK_TIMEOUT_MS + 10_000;
 const BATCH = 200;
 
 /**
@@ -16,10 +22,14 @@ export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, inte
   let running: Promise<void> | null = null;
   const tick = async () => {
     try {
-      const ids = await findUndispatched(deps.db, GRACE_MS, BATCH);
-      if (ids.length) {
-        deps.logger.info({ count: ids.length }, 'dispatching events left undispatched');
-        await dispatchEvents(deps, ids);
+      const found = await findUndispatched(deps.db, GRACE_MS, BATCH);
+      // An event whose delivery already ended (its outcome recorded, the dispatch mark lost) needs no workflow.
+      const ended = found.filter((e) => e.delivery_status !== 'pending').map((e) => e.id);
+      const pending = found.filter((e) => e.delivery_status === 'pending');
+      await markDispatched(deps.db, ended);
+      if (pending.length) {
+        deps.logger.info({ count: pending.length }, 'dispatching events left undispatched');
+        await dispatchEvents(deps, pending.map((e) => e.id), new Map(pending.map((e) => [e.id, e.merchant_id])));
       }
       // The same safety net for subscriptions whose renewal workflow a crash left unstarted.
       await startLostSubscriptionWorkflows(deps);

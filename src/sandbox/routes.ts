@@ -77,7 +77,7 @@ export function sandboxAdminRoutes(deps: AppDeps): Router {
         : {};
     const result = await applyChargeMove(deps.db, { chargeId: charge.id, from: charge.status, to: body.to, changes });
     if (!result.moved) throw new ValidationError('The charge moved meanwhile.', `It is now ${result.charge.status}; try again.`);
-    await dispatchCommitted(deps, result.eventIds);
+    await dispatchCommitted(deps, result.eventIds, result.charge.merchant_id);
     // Best effort, like dispatch: the worker's sweeper starts a workflow this start missed.
     await startSubscriptionWorkflows(deps, result.subscriptionIds).catch((err) => deps.logger.warn({ err }, 'subscription workflow start failed'));
     return presentLoaded(deps.db, result.charge);

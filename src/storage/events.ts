@@ -66,16 +66,32 @@ export async function markDispatched(db: Db, ids: string[]): Promise<void> {
   if (ids.length) await db('events').whereIn('id', ids).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
 }
 
+/** Events by id (not merchant-scoped: used after the commit that recorded them, never on a request path). */
+export async function findEventsUnscoped(db: Db, ids: string[]): Promise<EventRow[]> {
+  if (ids.length === 0) return [];
+  return db<EventRow>('events').whereIn('id', ids).orderBy('seq');
+}
+
+/** An event's delivery ended without a workflow (the committing process's first attempt): status and dispatch in one write. */
+export async function recordFirstDeliveryOutcome(db: Db, id: string, status: 'delivered' | 'no_webhook_url'): Promise<void> {
+  await db('events').where({ id }).update({ delivery_status: status, dispatched_at: db.fn.now() });
+}
+
+export interface UndispatchedEvent {
+  id: string;
+  merchant_id: string;
+  delivery_status: EventRow['delivery_status'];
+}
+
 /** Enabled outbox events whose delivery workflow was never started (a crash fell between commit and start). */
-export async function findUndispatched(db: Db, olderThanMs: number, limit: number): Promise<string[]> {
-  const rows = await db('events')
-    .select('id')
+export async function findUndispatched(db: Db, olderThanMs: number, limit: number): Promise<UndispatchedEvent[]> {
+  return db('events')
+    .select('id', 'merchant_id', 'delivery_status')
     .whereNull('dispatched_at')
     .andWhere({ enabled: true, channel: 'outbox' })
     .andWhere('created_at', '<', db.raw(`now() - (? * interval '1 millisecond')`, [olderThanMs]))
     .orderBy('seq')
     .limit(limit);
-  return rows.map((r: { id: string }) => r.id);
 }
 
 /** The merchant of each event, by event id (not merchant-scoped: used by the dispatcher, never on a request path). */

@@ -150,7 +150,7 @@ export async function changePaymentMethod(deps: SubscriptionDeps & Pick<AppDeps,
     const updated = await updateSubscription(trx, sub.id, { payment_method_id: method.id });
     return { row: updated, merchant: owner, eventIds: await recordSubscriptionEvent(trx, owner, ['subscription.updated'], updated, null) };
   });
-  await dispatchCommitted(deps, eventIds);
+  await dispatchCommitted(deps, eventIds, merchant.id);
   return presentAdminSubscription(row, merchant);
 }
 

@@ -12,6 +12,7 @@ import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker } from '../../src/worker';
 import { startOutboxSweeper } from '../../src/events/sweeper';
+import { settleFirstDeliveries } from '../../src/events/first-delivery';
 import type { HostResolver } from '../../src/webhooks/target';
 import { startTracing } from '../../src/observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -58,9 +59,18 @@ export interface ServiceOptions {
   resolveHost?: HostResolver;
   /** Collects the spans of the in-process API and worker (tracing tests); tracing is off without it. */
   spanExporter?: SpanExporter;
-  /** Default 0 (every task replays). The tracing test keeps workflows cached: see test/tracing.test.ts. */
+  /** Default SERVICE_WORKFLOW_CACHE. The tracing test keeps more workflows cached: see test/tracing.test.ts. */
   maxCachedWorkflows?: number;
 }
+
+/**
+ * The service's worker keeps a small workflow cache, not 0: an attempt runs as a local activity
+ * inside its workflow task, and with a zero cache the SDK evicts a run whose local activity is
+ * still running as soon as another checkout's task arrives (many pay at once here), dropping it.
+ * Determinism is still checked on every task where runs are one at a time (the workflow tests
+ * with fake activities keep 0), and by replaying every recorded history (test/replay.test.ts).
+ */
+export const SERVICE_WORKFLOW_CACHE = 20;
 
 export function defaultReplicas(): number {
   return Number(process.env.TEST_REPLICAS ?? (process.env.TEST_TEMPORAL === 'cluster' ? 2 : 1));
@@ -132,7 +142,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       deps,
       taskQueue,
       workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
-      maxCachedWorkflows: options.maxCachedWorkflows ?? 0,
+      maxCachedWorkflows: options.maxCachedWorkflows ?? SERVICE_WORKFLOW_CACHE,
       tracing,
     });
     running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startOutboxSweeper(deps, config.outboxSweepMs) };
@@ -146,6 +156,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     await current.stopSweeper();
     current.worker.shutdown();
     await current.done;
+    await settleFirstDeliveries();
     await current.close();
   };
   if (options.worker !== false) await startWorker();
