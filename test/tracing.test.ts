@@ -50,18 +50,16 @@ describe('OpenTelemetry tracing', () => {
     }, 10_000, 'the whole chain up to the wallet request');
     const names = chain.map((s) => s.name).reverse();
 
-    // Root first: the wallet request, the client's update, the workflow's handler, the activity
-    // that recorded the event and started its delivery, then the delivery workflow and its POST.
+    // Root first: the wallet request, the client's update, the workflow's handler, the (local)
+    // activity that charged the card and recorded the event, then the event's first delivery
+    // attempt, which that activity's worker makes right after the commit (a delivery workflow
+    // only carries the retries of a first attempt that failed).
     const expected = [
       /^POST \/wallet\/v1\/checkouts\/:id\/attempts$/,
       /^StartWorkflowUpdate:submitAttempt$/,
       /^HandleUpdate:submitAttempt$/,
       /^StartActivity:/,
       /^RunActivity:/,
-      /^StartWorkflow:deliverEventWorkflow$/,
-      /^RunWorkflow:deliverEventWorkflow$/,
-      /^StartActivity:deliverEvent$/,
-      /^RunActivity:deliverEvent$/,
       /^POST webhook checkout\.succeeded$/,
     ];
     let at = 0;
@@ -78,6 +76,31 @@ describe('OpenTelemetry tracing', () => {
     // The POST carries the trace context; the signature covers the body only, and still verifies.
     expect(delivered.headers.traceparent).toBe(`00-${traceId}-${webhookSpan.spanContext().spanId}-01`);
     expect(() => verifySignature({ rawBody: delivered.rawBody, header: signatureFromHeaders(delivered.headers), secret: shop.merchant.webhook_signing_secret })).not.toThrow();
+  }, 60_000);
+
+  it('follows a refused first delivery into the delivery workflow that retries it, in the same trace', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2500 });
+    let refused = 0;
+    receiver.responder = (r) => (r.body?.type === 'checkout.succeeded' && r.body?.data?.id === checkout.id && refused++ === 0 ? { status: 500 } : { status: 200 });
+    try {
+      expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(201);
+      const accepted = await waitFor(() => exporter.getFinishedSpans().find((s) => s.name === 'POST webhook checkout.succeeded' && s.attributes['http.response.status_code'] === 200 && receiver.forCheckout(checkout.id).some((r) => r.body.event_id === s.attributes['payments.event.id'])), 30_000, 'the retried webhook span');
+      const traceId = accepted.spanContext().traceId;
+      const chain = await waitFor(() => {
+        const c = ancestry(accepted, exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId));
+        return c[c.length - 1].name === 'POST /wallet/v1/checkouts/:id/attempts' && c;
+      }, 10_000, 'the chain up to the wallet request');
+      const names = chain.map((s) => s.name).reverse();
+      const expected = [/^POST \/wallet/, /^HandleUpdate:submitAttempt$/, /^RunActivity:/, /^StartWorkflow:deliverEventWorkflow$/, /^RunWorkflow:deliverEventWorkflow$/, /^RunActivity:deliverEvent$/, /^POST webhook checkout\.succeeded$/];
+      let at = 0;
+      for (const name of names) if (at < expected.length && expected[at].test(name)) at += 1;
+      expect({ names, matched: at }).toEqual({ names, matched: expected.length });
+      // The refused first attempt is in the same trace too.
+      expect(exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === 'POST webhook checkout.succeeded' && s.attributes['http.response.status_code'] === 500)).toBe(true);
+    } finally {
+      receiver.responder = () => ({ status: 200 });
+    }
   }, 60_000);
 
   it('continues a caller traceparent on the API server span', async () => {
