@@ -16,6 +16,7 @@ export type ErrorKind =
   | 'unsupported'
   | 'refund'
   | 'rate_limited'
+  | 'unavailable'
   | 'route_not_found';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -37,6 +38,8 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   refund: 422,
   // Velocity limits on payment attempts: the standard status, with Retry-After.
   rate_limited: 429,
+  // A dependency (Temporal) refused for a reason that passes: nothing was done, try again later.
+  unavailable: 503,
   route_not_found: 404,
 };
 
@@ -128,6 +131,25 @@ export class RateLimitedError extends ApiError {
     readonly retryAfterSeconds: number,
   ) {
     super('rate_limited', message, hint);
+  }
+
+  override headers(): Record<string, string> {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
+  }
+}
+
+/**
+ * Raised when Temporal refused or lost a request for a reason that passes (a workflow task
+ * being retried, a timeout, a busy server) after our own retries: nothing was changed that the
+ * caller must know of, and the same request can be sent again after Retry-After.
+ */
+export class ServiceUnavailableError extends ApiError {
+  constructor(
+    message: string,
+    hint: string,
+    readonly retryAfterSeconds = 1,
+  ) {
+    super('unavailable', message, hint);
   }
 
   override headers(): Record<string, string> {
