@@ -13,7 +13,7 @@ import type { AppDeps } from './app-deps';
 export async function createRuntime(config: Config = loadConfigOrExit()): Promise<AppDeps> {
   const logger = createLogger(config.logLevel);
   // Migrations run before the processes start (entry/migrate.ts), never concurrently from two of them.
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { max: config.databasePoolMax });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
   return { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger };
 }

@@ -19,9 +19,11 @@ export interface DispatchDeps {
  * Called after the commit that recorded the events; the outbox sweeper calls it again for any
  * event a crash left undispatched.
  */
-export async function dispatchEvents(deps: DispatchDeps, eventIds: string[]): Promise<void> {
-  // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI.
-  const merchants = await eventMerchantIds(deps.db, eventIds);
+export async function dispatchEvents(deps: DispatchDeps, eventIds: string[], merchantId?: string): Promise<void> {
+  if (eventIds.length === 0) return;
+  // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI
+  // (read back unless the caller, who recorded the events for one merchant, says which).
+  const merchants = merchantId ? new Map(eventIds.map((id) => [id, merchantId])) : await eventMerchantIds(deps.db, eventIds);
   // In parallel, a bounded number at a time: a sweep of a large backlog is not one start per round trip.
   for (let i = 0; i < eventIds.length; i += DISPATCH_CONCURRENCY) {
     await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId, merchants.get(eventId))));
