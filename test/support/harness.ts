@@ -99,6 +99,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   config.walletBaseUrl = baseUrl;
   const childEnv: NodeJS.ProcessEnv = {
     ...env,
+    // Each child's pool is small: a test's processes and the cluster share PostgreSQL's 100 connections.
+    DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '5',
     API_BASE_URL: baseUrl,
     WALLET_BASE_URL: baseUrl,
     DATA_ENCRYPTION_KEY: config.dataEncryptionKey,
