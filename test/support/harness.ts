@@ -66,7 +66,9 @@ export function defaultReplicas(): number {
  */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const taskQueue = `test-${randomUUID()}`;
-  const replicas = options.replicas ?? defaultReplicas();
+  // A resolver is a function of this process: child processes would resolve for real, so a test
+  // that controls DNS answers runs one API and one worker.
+  const replicas = options.resolveHost ? 1 : (options.replicas ?? defaultReplicas());
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
