@@ -23,6 +23,12 @@ const WINDOW_S = Number(process.env.OPEN_WINDOW_SECONDS ?? 60);
 const BATCH = 100;
 const log = (line: string) => process.stderr.write(`\x1b[1m[open-checkouts]\x1b[0m ${line}\n`);
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -70,6 +76,7 @@ async function main(): Promise<void> {
     }
     const creationSeconds = (Date.now() - start) / 1000;
     const rssOpen = rssMiB(env.workerPid);
+    const cpuOpen = cpuSeconds(env.workerPid);
     log(`created ${created} in ${creationSeconds.toFixed(1)} s; waiting for the expiries`);
 
     const { rows: range } = (await env.db.raw(
@@ -84,6 +91,8 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 2_000));
     }
     clearInterval(sampler);
+    const cpuExpiry = cpuSeconds(env.workerPid) - cpuOpen;
+    const loadAfter = os.loadavg()[0]!;
     const { rows } = (await env.db.raw(
       `SELECT extract(epoch FROM (e.created_at - c.expires_at)) * 1000 AS late_ms
          FROM events e JOIN checkouts c ON c.id = e.checkout_id
@@ -93,11 +102,12 @@ async function main(): Promise<void> {
     const late = rows.map((r) => Number(r.late_ms)).sort((a, b) => a - b);
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-    console.log(`\n${N} open checkouts (${created} created, ${failures} failed) on ${env.temporalDescription}; ${os.cpus().length} CPUs, load ${loadAverage.toFixed(2)} at start\n`);
+    console.log(`\n${N} open checkouts (${created} created, ${failures} failed) on ${env.temporalDescription}; ${os.cpus().length} CPUs, load ${loadAverage.toFixed(2)} at start, ${loadAfter.toFixed(2)} at the end\n`);
     console.log('| Measure | Value |\n|---|---:|');
     console.log(`| creation rate (c=${CONCURRENCY}) | ${(created / creationSeconds).toFixed(0)} checkouts/s (${creationSeconds.toFixed(0)} s) |`);
     console.log(`| expiries spread over | ${s(range[0]!.last.getTime() - range[0]!.first.getTime())} |`);
     console.log(`| worker RSS: before / all open / peak | ${rssBefore.toFixed(0)} / ${rssOpen.toFixed(0)} / ${Math.max(...rss).toFixed(0)} MiB |`);
+    console.log(`| worker CPU from all open to the last expiry | ${cpuExpiry.toFixed(1)} s (${((cpuExpiry * 1000) / Math.max(1, late.length)).toFixed(1)} ms per expiry) |`);
     console.log(`| expiries recorded | ${late.length} of ${created} |`);
     console.log(`| expiry lateness p50 / p99 / max | ${s(percentile(late, 50))} / ${s(percentile(late, 99))} / ${s(late[late.length - 1] ?? NaN)} |`);
     if (range[0]!.first.getTime() < start + creationSeconds * 1000) log('warning: some checkouts expired while others were still being created (raise OPEN_LEAD_SECONDS)');

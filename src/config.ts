@@ -40,6 +40,17 @@ const EnvSchema = z.object({
   /** OpenTelemetry traces go over OTLP (http/protobuf) to this collector; off when unset or empty (as an unset variable passed through by compose would be). */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Connections of each process's database pool. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  /**
+   * Worker tuning (README, "Open checkouts held by one worker"). Cached workflows cost memory
+   * (about 0.1 MiB each); one that is not cached replays its history when it next wakes.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(100),
+  WORKER_WORKFLOW_POLLERS: z.coerce.number().int().min(1).default(10),
+  WORKER_ACTIVITY_POLLERS: z.coerce.number().int().min(1).default(10),
 });
 
 export interface Config {
@@ -65,6 +76,17 @@ export interface Config {
   otlpEndpoint: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   temporalUiUrl: string;
+  databasePoolMax: number;
+  worker: WorkerTuning;
+}
+
+/** The worker's slots, pollers and workflow cache (SDK defaults where not said otherwise). */
+export interface WorkerTuning {
+  maxCachedWorkflows: number;
+  maxConcurrentWorkflowTaskExecutions: number;
+  maxConcurrentActivityTaskExecutions: number;
+  workflowPollers: number;
+  activityPollers: number;
 }
 
 export class ConfigError extends Error {}
@@ -111,6 +133,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     logLevel: e.LOG_LEVEL,
     temporalUiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:8233/namespaces/${e.TEMPORAL_NAMESPACE}/workflows/{id}`,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    worker: {
+      maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
+      maxConcurrentWorkflowTaskExecutions: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+      maxConcurrentActivityTaskExecutions: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      workflowPollers: e.WORKER_WORKFLOW_POLLERS,
+      activityPollers: e.WORKER_ACTIVITY_POLLERS,
+    },
   };
 }
 

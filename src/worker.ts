@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import path from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { startTracing, workerTracingOptions, type Tracing } from './observability/tracing';
+import type { WorkerTuning } from './config';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
@@ -33,7 +34,22 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker
     taskQueue: setup.taskQueue ?? config.taskQueue,
     activities: setup.activities ?? createActivities(setup.deps),
     ...(setup.workflowBundlePath ? { workflowBundle: { codePath: setup.workflowBundlePath } } : { workflowsPath: workflowsPath() }),
-    ...(setup.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: setup.maxCachedWorkflows } : {}),
+    ...tuningOptions(config.worker, setup.maxCachedWorkflows),
   };
   return { worker: await Worker.create(options), connection };
+}
+
+/**
+ * Slots, pollers and cache from the configuration (README, "Open checkouts held by one worker").
+ * The cache holds at least as many workflows as run tasks at once, as the SDK requires.
+ */
+function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.maxCachedWorkflows): Partial<WorkerOptions> {
+  const workflowTasks = maxCachedWorkflows > 0 ? Math.min(tuning.maxConcurrentWorkflowTaskExecutions, Math.max(2, maxCachedWorkflows)) : tuning.maxConcurrentWorkflowTaskExecutions;
+  return {
+    maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: workflowTasks,
+    maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivityTaskExecutions,
+    workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(tuning.workflowPollers, workflowTasks) },
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(tuning.activityPollers, tuning.maxConcurrentActivityTaskExecutions) },
+  };
 }

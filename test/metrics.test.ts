@@ -8,7 +8,9 @@ import { MerchantIdAttribute } from '../workflows/definitions';
 let service: Service;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  service = await startService();
+  // Metrics are per process (Prometheus scrapes each replica): one API and one worker, so the
+  // requests and activities counted here are the ones this file made.
+  service = await startService({ replicas: 1 });
   receiver = await new WebhookReceiver().start();
 });
 afterAll(async () => {

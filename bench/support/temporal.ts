@@ -11,6 +11,13 @@ import { runClosedLoop } from './samples';
  */
 export const FAST_SQLITE_ARGS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
 
+/**
+ * Eager activity dispatch, as `npm start` and the cluster turn it on: an activity scheduled by a
+ * workflow task comes back in that task's completion to the same worker, skipping a trip through
+ * matching (the expiry of a checkout is one such activity). BENCH_EAGER_ACTIVITIES=0 leaves it off.
+ */
+export const EAGER_ACTIVITY_ARGS = process.env.BENCH_EAGER_ACTIVITIES === '0' ? [] : ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
+
 /** Which Temporal a benchmark runs against (BENCH_TEMPORAL). */
 export type TemporalKind =
   /** A file-backed dev server started as `npm start` starts it (WAL pragmas): the default. */
@@ -45,7 +52,7 @@ export async function startTemporal(kind: TemporalKind, executable: string, data
       searchAttributes: SEARCH_ATTRIBUTES,
       log: { format: 'pretty', level: 'error' },
       ...(dbFilename ? { dbFilename } : {}),
-      ...(kind.kind === 'dev-file' ? { extraArgs: FAST_SQLITE_ARGS } : {}),
+      extraArgs: [...(kind.kind === 'dev-file' ? FAST_SQLITE_ARGS : []), ...EAGER_ACTIVITY_ARGS],
     },
   });
   const describe = {

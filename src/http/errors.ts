@@ -38,7 +38,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   refund: 422,
   // Velocity limits on payment attempts: the standard status, with Retry-After.
   rate_limited: 429,
-  // Temporal or PostgreSQL could not be reached for a moment: nothing was decided, try again.
+  // A dependency (Temporal, PostgreSQL) refused or could not be reached for a moment: nothing was decided, try again.
   unavailable: 503,
   route_not_found: 404,
 };
@@ -139,12 +139,18 @@ export class RateLimitedError extends ApiError {
 }
 
 /**
- * A dependency (Temporal, PostgreSQL) could not be reached or answered in time. Nothing this
- * request asked for was decided, so the caller retries (with its idempotency key for a create).
+ * A dependency (Temporal, PostgreSQL) refused, lost or could not take a request for a reason
+ * that passes (a workflow task being retried, a timeout, a busy server, a refused connection),
+ * after our own retries where there are any: nothing was decided that the caller must know of,
+ * and the same request can be sent again after Retry-After (with its idempotency key for a create).
  */
 export class ServiceUnavailableError extends ApiError {
-  constructor(readonly retryAfterSeconds = 1) {
-    super('unavailable', 'The service is briefly unavailable.', 'Retry the request in a moment; with an Idempotency-Key a retried create is made once.');
+  constructor(
+    message = 'The service is briefly unavailable.',
+    hint = 'Retry the request in a moment; with an Idempotency-Key a retried create is made once.',
+    readonly retryAfterSeconds = 1,
+  ) {
+    super('unavailable', message, hint);
   }
 
   override headers(): Record<string, string> {

@@ -7,6 +7,7 @@ import { parseOrThrow } from '../http/validate';
 import { findReview, listReviews, presentReview } from '../storage/reviews';
 import { setReviewDecider } from '../storage/evidence';
 import { reviewDetails } from '../admin/service';
+import { executeUpdateRetrying } from '../temporal/updates';
 import { decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
 
 const ReviewListQuery = z.object({
@@ -32,7 +33,11 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     if (!review) throw new AdminNotFoundError('Review not found.', `No review ${req.params.id}.`);
     if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
     try {
-      const decided = await temporal.workflow.getHandle(review.checkout_id).executeUpdate(decideReviewUpdate, { args: [decision] });
+      // One update id per review: a retry after a transient refusal reaches the same decision.
+      const decided = await executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, {
+        args: [decision],
+        updateId: `${review.id}-decision`,
+      });
       if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
       await setReviewDecider(db, review.id, req.operator ?? 'admin API');
       res.json({ ...decided, decided_by: req.operator ?? 'admin API' });

@@ -8,6 +8,8 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Logger } from '../logger';
+import { ServiceUnavailableError } from '../http/errors';
+import { isTransientTemporalError } from '../temporal/updates';
 import type { Db } from '../storage/db';
 import { findSubscriptionById, findUnstartedSubscriptions, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
 import { CustomerIdAttribute, MerchantIdAttribute } from '../../workflows/definitions';
@@ -89,7 +91,11 @@ export async function updateSubscriptionWorkflow<T>(
       if (refusal === SUBSCRIPTION_FAILURES.invalidClock) throw error;
       const current = await findSubscriptionById(deps.db, subscriptionId);
       if (!current || current.status === 'cancelled' || refusal === SUBSCRIPTION_FAILURES.cancelled) throw new SubscriptionEndedError(subscriptionId);
-      if (attempt >= UPDATE_ATTEMPTS || !(error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError || isRunClosing(error))) throw error;
+      const transient = isTransientTemporalError(error);
+      if (transient && attempt >= UPDATE_ATTEMPTS) {
+        throw new ServiceUnavailableError('The subscription service is briefly unavailable.', 'Nothing was changed by the workflow: send the same request again after Retry-After seconds.', 1);
+      }
+      if (attempt >= UPDATE_ATTEMPTS || !(transient || error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError || isRunClosing(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, UPDATE_RETRY_MS));
     }
   }

@@ -4,11 +4,12 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
 import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
-import { RateLimitedError, ValidationError } from '../http/errors';
+import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
 import { logAttempt } from '../storage/attempt-log';
+import { executeUpdateRetrying } from '../temporal/updates';
 import { findChargeById } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
@@ -80,14 +81,20 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     if (refusal) throw admissionError(refusal, checkout);
     let result;
     let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
+    // The update id is the attempt id: a retry after a transient refusal reaches the same update.
+    const attemptId = idempotentAttemptId(req) ?? randomUUID();
     try {
       stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
-      result = await temporal.workflow
-        .getHandle(checkout.id)
-        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: idempotentAttemptId(req) ?? randomUUID(), paymentMethodId: stored.method.id, amountCents }] });
+      result = await executeUpdateRetrying(temporal.workflow.getHandle(checkout.id), submitAttemptUpdate, {
+        args: [{ attemptId, paymentMethodId: stored.method.id, amountCents }],
+        updateId: attemptId,
+      });
     } catch (error) {
       // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
-      if (stored?.created) await deleteUnusedPaymentMethod(db, merchant.id, stored.method.id).catch((err) => deps.logger.warn({ err }, 'could not remove an unused payment method'));
+      // After a transient failure (503) the update may still run, so its method stays.
+      if (stored?.created && !(error instanceof ServiceUnavailableError)) {
+        await deleteUnusedPaymentMethod(db, merchant.id, stored.method.id).catch((err) => deps.logger.warn({ err }, 'could not remove an unused payment method'));
+      }
       throw attemptRefusal(error, merchant, checkout);
     } finally {
       await releaseAttemptSlot(db, checkout.id);

@@ -48,7 +48,7 @@ operation({
     201: ['The charge', z.object({ charge: ChargeResponse })],
     202: ['The withdrawal paused for review', z.object({ review: z.object({ id: z.string(), status: z.string(), amount_cents: z.number().int(), created_at: z.string().datetime() }) })],
   },
-  errors: { 400: 'Body is not JSON.' },
+  errors: { 400: 'Body is not JSON.', 503: 'Temporal briefly refused the attempt (nothing was charged for it): send it again after Retry-After seconds.' },
 });
 operation({
   method: 'post', path: '/wallet/v1/checkouts/{id}/device_pings', id: 'walletDevicePing', tag, security, summary: "The customer device's location, from the hosted page",

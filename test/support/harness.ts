@@ -82,7 +82,9 @@ export function defaultReplicas(): number {
  */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const taskQueue = `test-${randomUUID()}`;
-  const replicas = options.replicas ?? defaultReplicas();
+  // A resolver is a function of this process: child processes would resolve for real, so a test
+  // that controls DNS answers runs one API and one worker.
+  const replicas = options.resolveHost ? 1 : (options.replicas ?? defaultReplicas());
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
@@ -116,6 +118,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   config.walletBaseUrl = baseUrl;
   const childEnv: NodeJS.ProcessEnv = {
     ...env,
+    // Each child's pool is small: a test's processes and the cluster share PostgreSQL's 100 connections.
+    DATABASE_POOL_MAX: env.DATABASE_POOL_MAX ?? '5',
     API_BASE_URL: baseUrl,
     WALLET_BASE_URL: baseUrl,
     DATA_ENCRYPTION_KEY: config.dataEncryptionKey,
