@@ -24,7 +24,8 @@ COPY workflows ./workflows
 COPY activities ./activities
 RUN npx tsc -p tsconfig.build.json
 # Bundle the workflows once at build time, so the worker starts without webpack
-# (the worker reads WORKFLOW_BUNDLE_PATH; without it, it bundles dist/workflows at start-up).
+# (the worker reads WORKFLOW_BUNDLE_PATH, or its .traced.js twin when tracing is on; without it,
+# it bundles dist/workflows at start-up).
 RUN node dist/src/entry/bundle-workflows.js dist/workflow-bundle.js
 RUN npm prune --omit=dev --no-audit --no-fund --loglevel=error
 

@@ -1,12 +1,16 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type WorkerOptions } from '@temporalio/worker';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
-import { startTracing, workerTracingOptions, type Tracing } from './observability/tracing';
+import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type Tracing } from './observability/tracing';
 import type { WorkerTuning } from './config';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
-  /** A prebuilt bundle (production, tests); without it the worker bundles workflows/ itself. */
+  /**
+   * A prebuilt bundle (production, tests), written by writeWorkflowBundles; with tracing on the
+   * worker runs its traced twin. Without it the worker bundles workflows/ itself.
+   */
   workflowBundlePath?: string;
   taskQueue?: string;
   /** Tests set 0 so every workflow task replays its history and non-determinism shows up. */
@@ -14,26 +18,44 @@ export interface WorkerSetup {
   /** Workflow tests run the real workflows against fake activities (slow, failing, racing). */
   activities?: object;
   /** The process's tracing; without it the workflow spans' sink still exists and drops them. */
-  tracing?: Pick<Tracing, 'spanProcessor' | 'resource'>;
+  tracing?: Pick<Tracing, 'enabled' | 'spanProcessor' | 'resource'>;
 }
 
 export function workflowsPath(): string {
   return path.resolve(__dirname, '../workflows');
 }
 
+/** The traced twin of a prebuilt bundle: the same workflows with Temporal's OpenTelemetry interceptors. */
+export function tracedBundlePath(bundlePath: string): string {
+  return bundlePath.replace(/\.js$/, '') + '.traced.js';
+}
+
+/**
+ * Prebuilds the workflow bundle and its traced twin (tracedBundlePath), so a worker starts
+ * without running webpack and every worker of a deployment runs byte-identical workflow code.
+ */
+export async function writeWorkflowBundles(bundlePath: string, logger?: Logger): Promise<void> {
+  for (const [out, workflowInterceptorModules] of [[bundlePath, []], [tracedBundlePath(bundlePath), WORKFLOW_INTERCEPTOR_MODULES]] as const) {
+    const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: [...workflowInterceptorModules], logger });
+    await writeFile(out, code);
+  }
+}
+
 export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
   const { config } = setup.deps;
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const tracing = workerTracingOptions(setup.tracing ?? startTracing({ serviceName: 'payments-worker', otlpEndpoint: null }), { bundled: Boolean(setup.workflowBundlePath) });
+  const processTracing = setup.tracing ?? startTracing({ serviceName: 'payments-worker', otlpEndpoint: null });
+  const bundlePath = setup.workflowBundlePath && (processTracing.enabled ? tracedBundlePath(setup.workflowBundlePath) : setup.workflowBundlePath);
+  const tracing = workerTracingOptions(processTracing, { bundled: Boolean(bundlePath) });
   const options: WorkerOptions = {
     connection,
-    // Temporal's OpenTelemetry interceptors; a prebuilt bundle has the workflow one built in (bundle-workflows.ts).
+    // Temporal's OpenTelemetry interceptors; the traced bundle has the workflow one built in.
     interceptors: tracing.interceptors,
     sinks: tracing.sinks,
     namespace: config.temporalNamespace,
     taskQueue: setup.taskQueue ?? config.taskQueue,
     activities: setup.activities ?? createActivities(setup.deps),
-    ...(setup.workflowBundlePath ? { workflowBundle: { codePath: setup.workflowBundlePath } } : { workflowsPath: workflowsPath() }),
+    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: workflowsPath() }),
     ...tuningOptions(config.worker, setup.maxCachedWorkflows),
   };
   return { worker: await Worker.create(options), connection };

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startService, type Service } from './support/harness';
 import { startTracing, workerTracingOptions } from '../src/observability/tracing';
+import { tracedBundlePath } from '../src/worker';
 import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, waitFor } from './support/fixtures';
@@ -29,12 +30,16 @@ describe('recorded workflow histories', () => {
     expect([...types].sort()).toEqual(['checkoutWorkflow', 'deliverEventWorkflow', 'refundWorkflow', 'subscriptionWorkflow']);
   });
 
-  const replay = recording ? it.skip.each(files) : it.each(files);
-  replay('replays %s deterministically', async (file: string) => {
+  // Both production bundles replay every history: a worker restarted with tracing switched on or
+  // off picks up the other one mid-workflow (the interceptors add headers, never commands).
+  const cases = files.flatMap((file) => [[file, 'plain'], [file, 'traced']] as const);
+  const replay = recording ? it.skip.each(cases) : it.each(cases);
+  replay('replays %s deterministically with the %s bundle', async (file, bundle) => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(DIR, file), 'utf8')));
-    // The bundle has the OpenTelemetry workflow interceptors, as in production; its span sink is registered too.
+    const plain = process.env.WORKFLOW_BUNDLE_PATH!;
+    // The traced bundle calls the span sink; it is registered for both.
     const { sinks } = workerTracingOptions(startTracing({ serviceName: 'replay', otlpEndpoint: null }));
-    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! }, sinks }, history, file);
+    await Worker.runReplayHistory({ workflowBundle: { codePath: bundle === 'traced' ? tracedBundlePath(plain) : plain }, sinks }, history, file);
   });
 });
 

@@ -32,6 +32,16 @@ export const PROCESSOR_LOCAL: LocalActivityOptions = {
 };
 
 /**
+ * Database work run as a local activity, in the workflow task its timer or signal woke: the same
+ * rules as DATABASE without the activity task's two extra trips through the server. For steps
+ * that are one short transaction and safe to run again (a crashed worker's is).
+ */
+export const DATABASE_LOCAL: LocalActivityOptions = {
+  startToCloseTimeout: DATABASE.startToCloseTimeout,
+  retry: DATABASE.retry,
+};
+
+/**
  * The hold handshake: one synchronous call with a 10 s timeout (inside the activity), never
  * retried, because the contract reads any non-2xx or no answer as "insufficient funds".
  */

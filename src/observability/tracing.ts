@@ -20,9 +20,11 @@ export const TRACER_NAME = 'payments-service';
 
 /**
  * The workflow-side interceptors (spans for the workflow, its activities and child workflows,
- * headers carrying the trace). A module path, because it runs inside the workflow sandbox: every
- * workflow bundle includes it (`bundleWorkflowCode({workflowInterceptorModules})`), so the same
- * bundle runs whether tracing is on or off. It only adds headers, never commands.
+ * headers carrying the trace). A module path, because it runs inside the workflow sandbox. Only
+ * the traced bundle has it: the SDK instantiates every module a workflow imports once per
+ * workflow (its module cache is per workflow, even in a reused V8 context), and this module
+ * brings OpenTelemetry's trace SDK, about 350 modules, into each open checkout's memory and each
+ * replay's CPU. It only adds headers, never commands, so either bundle replays any history.
  */
 export const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
@@ -84,17 +86,17 @@ export function tracingOptionsFrom(config: Pick<Config, 'otlpEndpoint'>, service
 
 /**
  * What the worker adds for tracing: Temporal's activity interceptors (a RunActivity span under
- * the workflow's StartActivity span), the workflow interceptor module when the worker bundles
- * workflows itself (a prebuilt bundle has it built in; the SDK warns if given both) and the sink
- * that exports workflow spans.
+ * the workflow's StartActivity span), the sink that exports workflow spans, and, with tracing on
+ * and no prebuilt bundle, the workflow interceptor module (a prebuilt traced bundle has it built
+ * in; the SDK warns if given both).
  */
 export function workerTracingOptions(
-  tracing: Pick<Tracing, 'spanProcessor' | 'resource'>,
+  tracing: Pick<Tracing, 'enabled' | 'spanProcessor' | 'resource'>,
   options: { bundled: boolean } = { bundled: true },
 ): { interceptors: WorkerInterceptors; sinks: InjectedSinks<OpenTelemetrySinks> } {
   return {
     interceptors: {
-      ...(options.bundled ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+      ...(tracing.enabled && !options.bundled ? { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } : {}),
       activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },

@@ -1,12 +1,11 @@
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDb, ensureDatabase, migrateLatest } from '../../src/storage/db';
 import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/observability/tracing';
+import { writeWorkflowBundles } from '../../src/worker';
 
 /**
  * Once per `npm test`: an isolated database (unique name) and an ephemeral Temporal dev server
@@ -26,14 +25,9 @@ export default async function globalSetup(): Promise<void> {
   const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
 
   const bundleDir = mkdtempSync(path.join(tmpdir(), 'payments-bundle-'));
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: path.resolve(__dirname, '../../workflows'),
-    // The same OpenTelemetry workflow interceptors as the production bundle (src/entry/bundle-workflows.ts).
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    logger: quietLogger,
-  });
+  // The production bundles (src/entry/bundle-workflows.ts): plain, and traced for workers with tracing on.
   const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
-  writeFileSync(bundlePath, code);
+  await writeWorkflowBundles(bundlePath, quietLogger);
 
   // Against the cluster (`npm run test:cluster`), TEMPORAL_ADDRESS is the one scripts/temporal-cluster.sh started.
   const address = env ? env.connection.options.address : clusterAddress();
