@@ -181,12 +181,22 @@ async function start(
   return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, db, merchant, settings, onboard, request, stop };
 }
 
+/**
+ * BENCH_CPU_PROFILE=worker (or api, or api,worker): V8 CPU profiles of those children, written to
+ * BENCH_CPU_PROFILE_DIR (default /tmp/payments-bench-profiles) when they stop; open them in Chrome DevTools.
+ */
+function cpuProfileArgs(role: ServiceRole): string[] {
+  const roles = (process.env.BENCH_CPU_PROFILE ?? '').split(',');
+  if (!roles.includes(role)) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR || '/tmp/payments-bench-profiles'}`];
+}
+
 /** Forks service-process.ts under tsx and waits (bounded) for it to report ready. */
 async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ port?: number; pid: number }> {
   const child = fork(path.join(__dirname, 'service-process.ts'), [role], {
     cwd: path.resolve(__dirname, '../..'),
     env,
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...cpuProfileArgs(role)],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   cleanups.push(() => stopChild(child));
