@@ -1,4 +1,5 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
 import { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from './support/fixtures';
@@ -6,14 +7,7 @@ import { checkoutStatusQuery } from '../workflows/definitions';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await receiver.stop();
-  await service.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 const admin = (method: string, path: string, body?: unknown) => request(service.baseUrl, method, path, { token: service.adminToken, body });
 const NYC = { latitude: 40.7128, longitude: -74.006 };

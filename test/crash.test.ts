@@ -1,23 +1,21 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { WorkerProcess } from './support/worker-process';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { request } from './support/http';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor } from './support/fixtures';
 
 let service: Service;
 let worker: WorkerProcess;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
+useServiceWithReceiver((env) => ({ service, receiver } = env), {
   // Retries start at 1 s here, so deliveries are still being retried when the worker is killed.
-  service = await startService({ worker: false, env: { WEBHOOK_RETRY_INITIAL_MS: '1000' } });
-  receiver = await new WebhookReceiver().start();
-  worker = new WorkerProcess(service, { SANDBOX_LATENCY_MS: '1500' });
-  await worker.start();
-});
-afterAll(async () => {
-  await worker.stop();
-  await receiver.stop();
-  await service.stop();
+  service: { worker: false, env: { WEBHOOK_RETRY_INITIAL_MS: '1000' } },
+  afterStart: async () => {
+    worker = new WorkerProcess(service, { SANDBOX_LATENCY_MS: '1500' });
+    await worker.start();
+  },
+  beforeStop: () => worker.stop(),
 });
 
 describe('a worker crash in the middle of a payment attempt', () => {

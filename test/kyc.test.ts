@@ -1,14 +1,15 @@
 import pino from 'pino';
 import { KYC_PROVIDERS } from '../src/kyc/schemas';
 import { latestKycRecord } from '../src/storage/kyc-records';
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { waitFor } from './support/fixtures';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 
 let service: Service;
 let merchant: MerchantCredentials;
-const receiver = new WebhookReceiver();
+let receiver: WebhookReceiver;
 /** Every line the service logs (at debug level), kept in memory instead of printed. */
 const logLines: string[] = [];
 
@@ -41,18 +42,15 @@ const RECORD_KEYS = [
   'address_line_2', 'city', 'state', 'postal_code', 'country', 'provider', 'verified',
 ].sort();
 
-beforeAll(async () => {
-  await receiver.start();
+useServiceWithReceiver((env) => ({ service, receiver } = env), {
   // Debug level, so the log test sees every line the service writes.
-  service = await startService({ env: { LOG_LEVEL: 'debug' } });
-  // The logger's destination, swapped for the whole file: every line the service writes (the
-  // error handler's and the worker's included) is captured here instead of reaching stdout.
-  (service.deps.logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = { write: (line: string) => void logLines.push(line) };
-  merchant = await onboard(service);
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
+  service: { env: { LOG_LEVEL: 'debug' } },
+  afterStart: async () => {
+    // The logger's destination, swapped for the whole file: every line the service writes (the
+    // error handler's and the worker's included) is captured here instead of reaching stdout.
+    (service.deps.logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = { write: (line: string) => void logLines.push(line) };
+    merchant = await onboard(service);
+  },
 });
 
 describe('POST /api/v1/kyc/upsert: fields', () => {

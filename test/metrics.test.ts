@@ -1,22 +1,16 @@
 import { startService, type Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { startWorkerHttp } from '../src/observability/worker-http';
 import { MerchantIdAttribute } from '../workflows/definitions';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  // Metrics are per process (Prometheus scrapes each replica): one API and one worker, so the
-  // requests and activities counted here are the ones this file made.
-  service = await startService({ replicas: 1 });
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+// Metrics are per process (Prometheus scrapes each replica): one API and one worker, so the
+// requests and activities counted here are the ones this file made.
+useServiceWithReceiver((env) => ({ service, receiver } = env), { service: { replicas: 1 } });
 
 /** The value of one Prometheus sample, found by its exact name and labels (as prom-client prints them). */
 function sample(text: string, series: string): number {

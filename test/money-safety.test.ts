@@ -1,20 +1,14 @@
 // Money rules under sequences no single-flow test walks (issue 8): each test fails on the code
 // before the fix it names.
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type CreatedCheckout, type Shop } from './support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 beforeEach(() => {
   receiver.responder = () => ({ status: 200 });
 });

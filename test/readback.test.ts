@@ -1,18 +1,12 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from './support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await receiver.stop();
-  await service.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 const get = (shop: Shop, path: string) => request(service.baseUrl, 'GET', path, { token: shop.merchant.api_key });
 

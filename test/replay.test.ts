@@ -3,11 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { startTracing, workerTracingOptions } from '../src/observability/tracing';
 import { tracedBundlePath } from '../src/worker';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, waitFor } from './support/fixtures';
 import { HOUR, plus, subscriptionHelpers } from './support/subscriptions';
 
@@ -46,14 +47,7 @@ describe('recorded workflow histories', () => {
 (recording ? describe : describe.skip)('recording histories (RECORD_HISTORIES=1)', () => {
   let service: Service;
   let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    service = await startService({ env: { WEBHOOK_RETRY_INITIAL_MS: '200' } });
-    receiver = await new WebhookReceiver().start();
-  });
-  afterAll(async () => {
-    await service.stop();
-    await receiver.stop();
-  });
+  useServiceWithReceiver((env) => ({ service, receiver } = env), { service: { env: { WEBHOOK_RETRY_INITIAL_MS: '200' } } });
 
   /** Saves the history of a closed run: the last run, or `runId` (one run of a workflow that continued as new). */
   async function save(name: string, workflowId: string, runId?: string) {

@@ -1,5 +1,6 @@
-import { startService, type Service } from './support/harness';
-import { WebhookReceiver } from './support/receiver';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from './support/fixtures';
 
 /**
@@ -13,14 +14,7 @@ const CHECKOUTS = 8;
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService({ replicas: 2 });
-  receiver = await new WebhookReceiver().start();
-}, 120_000);
-afterAll(async () => {
-  await service?.stop();
-  await receiver?.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env), { service: { replicas: 2 }, timeoutMs: 120_000 });
 
 function deliveriesByEvent(): Map<string, number> {
   const counts = new Map<string, number>();

@@ -1,24 +1,21 @@
 import { CHARGE_STATUSES, CHARGE_TRANSITIONS, allowedMoves, moveRefusalFor, type ChargeStatus } from '../src/domain/charge-states';
 import { newId } from '../src/domain/ids';
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { createCheckout, openShop, recordedEvents, type Shop } from './support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
 let shop: Shop;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-  shop = await openShop(service, {
-    webhook_url: receiver.url,
-    enabled_events: ['checkout.pending', 'checkout.failed', 'checkout.voided', 'checkout.refunded', 'checkout.cancelled'],
-  });
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
+useServiceWithReceiver((env) => ({ service, receiver } = env), {
+  afterStart: async () => {
+    shop = await openShop(service, {
+      webhook_url: receiver.url,
+      enabled_events: ['checkout.pending', 'checkout.failed', 'checkout.voided', 'checkout.refunded', 'checkout.cancelled'],
+    });
+  },
 });
 
 /** A charge row placed directly in a given status (a real row in the real database). */

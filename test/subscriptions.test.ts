@@ -1,24 +1,18 @@
 import { applyChargeMove } from '../src/charges/moves';
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView } from './support/fixtures';
 import { DAY, HOUR, plus, subscriptionHelpers } from './support/subscriptions';
 import { subscriptionViolations } from './support/subscription-invariants';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 afterEach(async () => {
   // Whatever a test did, the money invariants of every subscription hold.
   expect(await subscriptionViolations(service.deps.db)).toEqual([]);
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
 });
 
 const { admin, setClock, subscribe, read, advance, until } = subscriptionHelpers(() => service);

@@ -1,25 +1,19 @@
 // Issue 9 point 7: one OpenTelemetry trace follows a wallet attempt from the API through the
 // checkout workflow and its activities to the merchant's webhook, collected in memory.
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { startService, type Service } from './support/harness';
-import { WebhookReceiver } from './support/receiver';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { signatureFromHeaders, verifySignature } from '../src/webhooks/signature';
 
 let service: Service;
 let receiver: WebhookReceiver;
 const exporter = new InMemorySpanExporter();
-beforeAll(async () => {
-  // Workflows stay cached here. A workflow's span ids come from its seeded random; a replay from
-  // scratch skips the update validators (and their ValidateUpdate spans), so spans re-created after
-  // a replay get other ids than the parents already sent in activity headers. The trace id holds.
-  service = await startService({ spanExporter: exporter, maxCachedWorkflows: 100 });
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+// Workflows stay cached here. A workflow's span ids come from its seeded random; a replay from
+// scratch skips the update validators (and their ValidateUpdate spans), so spans re-created after
+// a replay get other ids than the parents already sent in activity headers. The trace id holds.
+useServiceWithReceiver((env) => ({ service, receiver } = env), { service: { spanExporter: exporter, maxCachedWorkflows: 100 } });
 
 /** The span's ancestors, itself first, up to the trace's root (spans are linked by parent id). */
 function ancestry(span: ReadableSpan, spans: ReadableSpan[]): ReadableSpan[] {

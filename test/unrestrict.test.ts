@@ -2,13 +2,14 @@ import { KYC_NAME_MISMATCH, restrictCustomer } from '../src/customers/restrictio
 import { dispatchEvents } from '../src/events/dispatch';
 import type { CustomerRow } from '../src/storage/customers';
 import { findMerchant } from '../src/storage/merchants';
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { waitFor } from './support/fixtures';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 
 let service: Service;
-const receiver = new WebhookReceiver();
+let receiver: WebhookReceiver;
 
 const unrestrict = (customerId: string, token = service.adminToken) =>
   request(service.baseUrl, 'POST', `/admin/v1/customers/${customerId}/unrestrict`, { token });
@@ -31,14 +32,7 @@ const customerRow = (id: string): Promise<CustomerRow> => service.deps.db('custo
 const customerEvents = (id: string) => service.deps.db('events').where({ customer_id: id }).orderBy('seq');
 const enabledBoth = () => ({ webhook_url: receiver.url, enabled_events: ['customer.restricted', 'customer.unrestricted'] });
 
-beforeAll(async () => {
-  await receiver.start();
-  service = await startService();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 describe('restrictCustomer (for the KYC gate)', () => {
   it('sets the restriction and records customer.restricted in the caller\'s transaction', async () => {

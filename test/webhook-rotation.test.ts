@@ -1,19 +1,13 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver, type ReceivedRequest } from './support/receiver';
+import type { ReceivedRequest, WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from './support/fixtures';
 import { verifySignature, WebhookSignatureError } from '../src/webhooks/signature';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 const roll = (merchantId: string, body: unknown) =>
   request(service.baseUrl, 'POST', `/admin/v1/merchants/${merchantId}/webhook_secret/roll`, { token: service.adminToken, body });

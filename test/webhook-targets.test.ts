@@ -1,6 +1,7 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { sendSignedWebhook } from '../src/webhooks/send';
 import type { HostResolver, ResolvedAddress } from '../src/webhooks/target';
@@ -19,16 +20,8 @@ const resolver: HostResolver = async (hostname) => {
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await new WebhookReceiver().start();
-  service = await startService({
-    env: { NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_URLS: 'false', WEBHOOK_RETRY_INITIAL_MS: '100' },
-    resolveHost: resolver,
-  });
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
+useServiceWithReceiver((env) => ({ service, receiver } = env), {
+  service: { env: { NODE_ENV: 'production', ALLOW_PRIVATE_WEBHOOK_URLS: 'false', WEBHOOK_RETRY_INITIAL_MS: '100' }, resolveHost: resolver },
 });
 
 const PUBLIC = '93.184.216.34';

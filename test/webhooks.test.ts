@@ -1,20 +1,14 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { verifySignature } from '../src/webhooks/signature';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  // One-second first retry, so consecutive attempts fall in different seconds (fresh timestamps).
-  service = await startService({ env: { WEBHOOK_RETRY_INITIAL_MS: '1000' } });
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+// One-second first retry, so consecutive attempts fall in different seconds (fresh timestamps).
+useServiceWithReceiver((env) => ({ service, receiver } = env), { service: { env: { WEBHOOK_RETRY_INITIAL_MS: '1000' } } });
 
 const admin = (method: string, path: string) => request(service.baseUrl, method, `/admin/v1${path}`, { token: service.adminToken });
 

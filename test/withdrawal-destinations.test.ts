@@ -1,18 +1,12 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, type Shop } from './support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 const MASTERCARD = '5555555555554444';
 

@@ -1,19 +1,13 @@
-import { startService, type Service } from './support/harness';
+import type { Service } from './support/harness';
+import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
-import { WebhookReceiver } from './support/receiver';
+import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from './support/fixtures';
 import { verifySignature } from '../src/webhooks/signature';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 async function withdrawalShop(settings: Record<string, unknown> = {}): Promise<Shop> {
   return openShop(service, { webhook_url: receiver.url, sandbox_settlement_seconds: 1, ...settings });

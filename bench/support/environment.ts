@@ -4,14 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb, dropDatabase, ensureDatabase, migrateLatest, type Db } from '../../src/storage/db';
+import { createDb, createScratchDatabase, dropDatabase, type Db } from '../../src/storage/db';
 import { startFloorServer } from './floors';
 import { startTemporal, temporalKindFromEnv } from './temporal';
 import type { ServiceMessage, ServiceRole } from './service-process';
 
 /**
  * An isolated environment per `npm run bench`, like the test global setup: a fresh database
- * (payments_bench_<random>), an ephemeral Temporal dev server on free loopback ports, and the
+ * (payments_bench_<random>, by the same createScratchDatabase as the tests), an ephemeral Temporal dev server on free loopback ports, and the
  * real API and worker, each in a child process so the load generator (this process) never
  * shares their event loop. Everything listens on 127.0.0.1 only.
  */
@@ -100,15 +100,12 @@ async function start(
   stop: () => Promise<void>,
   options: StartOptions,
 ): Promise<BenchEnvironment> {
-  const adminUrl = new URL(process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  adminUrl.pathname = `/payments_bench_${randomBytes(6).toString('hex')}`;
-  const databaseUrl = adminUrl.toString();
-  log(`creating database ${adminUrl.pathname.slice(1)}`);
-  await ensureDatabase(databaseUrl);
+  log('creating the database');
+  const databaseUrl = await createScratchDatabase('payments_bench');
+  log(`created database ${new URL(databaseUrl).pathname.slice(1)}`);
   cleanups.push(() => (process.env.KEEP_BENCH_DATABASE ? Promise.resolve() : dropDatabase(databaseUrl)));
   const db = createDb(databaseUrl, { max: 4 });
   cleanups.push(() => db.destroy());
-  await migrateLatest(db);
 
   const executable = process.env.TEMPORAL_CLI_PATH;
   if (!executable) throw new Error('TEMPORAL_CLI_PATH is not set: run the benchmark with `npm run bench`');

@@ -1,3 +1,5 @@
+import { isTransientTemporalFailure } from '../temporal/transient-errors';
+
 /**
  * The one error family of the HTTP layer. Every error a handler raises is one of these; the
  * error handler maps each kind to its status through STATUS_BY_KIND, so no handler picks a
@@ -158,17 +160,19 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
-/** gRPC codes of a Temporal call that failed for a transient reason: DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, UNAVAILABLE. */
-const TRANSIENT_GRPC_CODES = new Set([4, 8, 14]);
 /** Socket errors and pool time-outs of the database driver. */
 const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03']);
 
-/** Whether an error (or one of its causes) is a dependency that is down or overloaded for a moment. */
+/**
+ * Whether an error is a dependency that is down or overloaded for a moment: a transient Temporal
+ * failure (src/temporal/transient-errors.ts decides which), or the database refusing, dropping or
+ * timing out (in the error or one of its causes).
+ */
 export function isTransientDependencyFailure(error: unknown): boolean {
+  if (isTransientTemporalFailure(error)) return true;
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
-    const e = current as { name?: unknown; code?: unknown; cause?: unknown; metadata?: unknown };
-    if (typeof e.code === 'number' && e.metadata !== undefined && TRANSIENT_GRPC_CODES.has(e.code)) return true;
+    const e = current as { name?: unknown; code?: unknown; cause?: unknown };
     if (typeof e.code === 'string' && TRANSIENT_SOCKET_CODES.has(e.code)) return true;
     if (e.name === 'KnexTimeoutError') return true;
     current = e.cause;

@@ -1,4 +1,5 @@
 import knex, { type Knex } from 'knex';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrationSource } from './migrations';
 
@@ -53,6 +54,31 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** The server's maintenance database, where test and benchmark runs create databases of their own. */
+export const DEFAULT_ADMIN_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * A database of its own for one test or benchmark run, migrated: `<prefix>_<random>` on the
+ * server of `adminUrl`, so two runs never collide. A failed migration drops it again; otherwise
+ * the caller drops it (dropDatabase) when the run ends. Returns its URL.
+ */
+export async function createScratchDatabase(prefix: string, adminUrl = process.env.DATABASE_ADMIN_URL ?? DEFAULT_ADMIN_DATABASE_URL): Promise<string> {
+  const url = new URL(adminUrl);
+  url.pathname = `/${prefix}_${randomBytes(6).toString('hex')}`;
+  const databaseUrl = url.toString();
+  await ensureDatabase(databaseUrl);
+  const db = createDb(databaseUrl);
+  try {
+    await migrateLatest(db);
+  } catch (error) {
+    await db.destroy();
+    await dropDatabase(databaseUrl);
+    throw error;
+  }
+  await db.destroy();
+  return databaseUrl;
 }
 
 /** Postgres unique_violation, with the constraint that fired (storage turns it into an API error). */

@@ -9,7 +9,7 @@ import {
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Logger } from '../logger';
 import { ServiceUnavailableError } from '../http/errors';
-import { isTransientTemporalError } from '../temporal/updates';
+import { isRetryableUpdateFailure } from '../temporal/transient-errors';
 import type { Db } from '../storage/db';
 import { findSubscriptionById, findUnstartedSubscriptions, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
 import { CustomerIdAttribute, MerchantIdAttribute } from '../../workflows/definitions';
@@ -91,7 +91,7 @@ export async function updateSubscriptionWorkflow<T>(
       if (refusal === SUBSCRIPTION_FAILURES.invalidClock) throw error;
       const current = await findSubscriptionById(deps.db, subscriptionId);
       if (!current || current.status === 'cancelled' || refusal === SUBSCRIPTION_FAILURES.cancelled) throw new SubscriptionEndedError(subscriptionId);
-      const transient = isTransientTemporalError(error);
+      const transient = isRetryableUpdateFailure(error);
       if (transient && attempt >= UPDATE_ATTEMPTS) {
         throw new ServiceUnavailableError('The subscription service is briefly unavailable.', 'Nothing was changed by the workflow: send the same request again after Retry-After seconds.', 1);
       }

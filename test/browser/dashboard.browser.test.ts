@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { startService, type Service } from '../support/harness';
+import type { Service } from '../support/harness';
+import { useServiceWithReceiver } from '../support/file-environment';
 import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
 import { collectErrors, launchChromium } from '../support/browser';
@@ -21,17 +22,13 @@ const REVIEWER = 'Grace Reviewer';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 const TIMEOUT = 30_000;
 
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.stop();
-  await service?.stop();
+useServiceWithReceiver((env) => ({ service, receiver } = env), {
+  afterStart: async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchChromium();
+  },
+  beforeStop: async () => browser?.close(),
+  timeoutMs: 120_000,
 });
 
 beforeEach(async () => {

@@ -3,22 +3,16 @@
  * before issue 8, shrunk and written out as plain tests of the behaviour issue 8 decided
  * (/DECISIONS-8 in the README). Each test names the invariant or prediction that caught it.
  */
-import { startService, type Service } from '../support/harness';
+import type { Service } from '../support/harness';
+import { useServiceWithReceiver } from '../support/file-environment';
 import { request } from '../support/http';
-import { WebhookReceiver } from '../support/receiver';
+import type { WebhookReceiver } from '../support/receiver';
 import { createActivities } from '../../activities';
 import { attempt, BANK, CARD, CRYPTO, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from '../support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
-beforeAll(async () => {
-  service = await startService();
-  receiver = await new WebhookReceiver().start();
-});
-afterAll(async () => {
-  await service.stop();
-  await receiver.stop();
-});
+useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 const admin = (method: string, path: string, body?: unknown) => request(service.baseUrl, method, `/admin/v1${path}`, { token: service.adminToken, ...(body === undefined ? {} : { body }) });
 const transition = (chargeId: string, to: string) => admin('POST', `/sandbox/charges/${chargeId}/transition`, { to });

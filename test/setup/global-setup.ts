@@ -1,26 +1,19 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDb, ensureDatabase, migrateLatest } from '../../src/storage/db';
+import { createScratchDatabase } from '../../src/storage/db';
 import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 import { writeWorkflowBundles } from '../../src/worker';
 
 /**
- * Once per `npm test`: an isolated database (unique name) and an ephemeral Temporal dev server
- * on free ports, so two runs never collide; and the workflow bundle, built once for every file.
+ * Once per `npm test`: an isolated database (createScratchDatabase, as the benchmarks make theirs)
+ * and an ephemeral Temporal dev server on free ports, so two runs never collide; and the workflow
+ * bundle, built once for every file.
  * With TEST_TEMPORAL=cluster (`npm run test:cluster`), Temporal's server on PostgreSQL instead.
  */
 export default async function globalSetup(): Promise<void> {
-  const adminUrl = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const url = new URL(adminUrl);
-  url.pathname = `/payments_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = url.toString();
-  await ensureDatabase(databaseUrl);
-  const db = createDb(databaseUrl);
-  await migrateLatest(db);
-  await db.destroy();
+  const databaseUrl = await createScratchDatabase(`payments_test_${process.pid}`);
 
   const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
 

@@ -4,8 +4,10 @@
  */
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { ServiceError } from '@temporalio/client';
+import { ServiceError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { errorHandler } from '../../src/http/error-handler';
+import { ServiceUnavailableError } from '../../src/http/errors';
 import { accessLog } from '../../src/http/request-context';
 import { createLogger } from '../../src/logger';
 
@@ -56,5 +58,55 @@ describe('dependency failures', () => {
     const plain = await answer(new Error('SELECT secret FROM somewhere'));
     expect(plain.status).toBe(500);
     expect(JSON.stringify(plain.body)).not.toContain('SELECT');
+  });
+});
+
+describe('the mapping of every gRPC status code of a Temporal call', () => {
+  // Written out rather than taken from TRANSIENT_GRPC_CODES, so a change to the list or to the
+  // handler's use of it fails here: unavailable, deadline exceeded, resource exhausted, and the
+  // update refusals the update paths retry (a workflow task in failed state, an aborted update).
+  const UNAVAILABLE_CODES = [4, 8, 9, 10, 14];
+
+  it.each(Array.from({ length: 17 }, (_, code) => code))('code %i', async (code) => {
+    const res = await answer(new ServiceError('Workflow Update failed', { cause: grpcError(code) }));
+    if (UNAVAILABLE_CODES.includes(code)) {
+      expect(res.status).toBe(503);
+      expect(res.retryAfter).toBe('1');
+      expect(res.body).toEqual({ error: 'The service is briefly unavailable.', hint: expect.any(String), request_id: expect.any(String) });
+    } else {
+      expect(res.status).toBe(500);
+      expect(res.retryAfter).toBeNull();
+      expect(res.body).toEqual({ error: 'Internal server error.', hint: expect.any(String), request_id: expect.any(String) });
+    }
+  });
+
+  it('a workflow task in failed state (WorkflowNotReady) met outside the update paths is 503', async () => {
+    const notReady = grpcError(9);
+    notReady.message = '9 FAILED_PRECONDITION: Unable to perform workflow execution update due to Workflow Task in failed state.';
+    expect((await answer(new ServiceError('Workflow Query failed', { cause: notReady }))).status).toBe(503);
+  });
+
+  it("a cancelled call (the caller's own cancel) is not a 503", async () => {
+    expect((await answer(new ServiceError('x', { cause: grpcError(1) }))).status).toBe(500);
+    expect((await answer(new WorkflowUpdateRPCTimeoutOrCancelledError('cancelled', { cause: grpcError(1) }))).status).toBe(500);
+  });
+
+  it('an update call that timed out is 503', async () => {
+    const res = await answer(new WorkflowUpdateRPCTimeoutOrCancelledError('timeout', { cause: grpcError(4) }));
+    expect(res.status).toBe(503);
+    expect(res.retryAfter).toBe('1');
+  });
+
+  it('a refusal by the workflow that reached the handler unconverted is a 500, never a 503', async () => {
+    const res = await answer(new WorkflowUpdateFailedError('refused', ApplicationFailure.nonRetryable('no', 'CHECKOUT_NOT_OPEN')));
+    expect(res.status).toBe(500);
+    expect(res.retryAfter).toBeNull();
+  });
+
+  it("the update paths' own 503 (retries spent) keeps its message, hint and Retry-After", async () => {
+    const res = await answer(new ServiceUnavailableError('The payment service is briefly unavailable.', 'Send it again.', 1));
+    expect(res.status).toBe(503);
+    expect(res.retryAfter).toBe('1');
+    expect(res.body).toEqual({ error: 'The payment service is briefly unavailable.', hint: 'Send it again.', request_id: expect.any(String) });
   });
 });

@@ -1,7 +1,8 @@
 import { ServiceError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { ServiceUnavailableError } from '../../src/http/errors';
-import { executeUpdateRetrying, isTransientTemporalError } from '../../src/temporal/updates';
+import { executeUpdateRetrying } from '../../src/temporal/updates';
+import { isRetryableUpdateFailure } from '../../src/temporal/transient-errors';
 
 /** A gRPC error as the client raises it (code, details, metadata). */
 function grpcError(code: number, details: string): Error {
@@ -25,11 +26,11 @@ function handleFailing(times: number, error: () => Error): { handle: WorkflowHan
 
 describe('transient Temporal refusals of an update', () => {
   it('are a failing workflow task, a busy or unreachable server, or a timeout; never a refusal by the workflow', () => {
-    expect(isTransientTemporalError(NOT_READY())).toBe(true);
-    expect(isTransientTemporalError(new ServiceError('x', { cause: grpcError(14, 'unavailable') }))).toBe(true);
-    expect(isTransientTemporalError(new ServiceError('x', { cause: grpcError(3, 'invalid argument') }))).toBe(false);
-    expect(isTransientTemporalError(new WorkflowUpdateFailedError('refused', ApplicationFailure.nonRetryable('no', 'CHECKOUT_NOT_OPEN')))).toBe(false);
-    expect(isTransientTemporalError(new Error('boom'))).toBe(false);
+    expect(isRetryableUpdateFailure(NOT_READY())).toBe(true);
+    expect(isRetryableUpdateFailure(new ServiceError('x', { cause: grpcError(14, 'unavailable') }))).toBe(true);
+    expect(isRetryableUpdateFailure(new ServiceError('x', { cause: grpcError(3, 'invalid argument') }))).toBe(false);
+    expect(isRetryableUpdateFailure(new WorkflowUpdateFailedError('refused', ApplicationFailure.nonRetryable('no', 'CHECKOUT_NOT_OPEN')))).toBe(false);
+    expect(isRetryableUpdateFailure(new Error('boom'))).toBe(false);
   });
 
   it('are retried under the same update id until one is answered', async () => {
