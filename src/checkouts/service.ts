@@ -61,28 +61,31 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
   }).catch((error: unknown) => {
     throw error instanceof WorkflowExecutionAlreadyStartedError && given.id ? idempotentCheckoutTaken(id) : error;
   });
+  const insert = (db: Db, lineItems: StoredLineItem[]) =>
+    insertCheckout(db, {
+      id,
+      merchant_id: merchant.id,
+      customer_id: customer.id,
+      type: body.type,
+      flow,
+      client_secret_hash: hashSecret(clientSecret),
+      fixed_amount_cents: body.fixed_amount_cents ?? null,
+      balance_amount_cents: body.balance_amount_cents ?? null,
+      line_items: lineItems,
+      line_items_total_amount_cents: total,
+      subscription: body.subscription_data ?? null,
+      experience: body.experience ?? null,
+      payment_options: options.paymentOptions,
+      return_url: body.return_url ?? null,
+      currency: 'USD',
+      max_attempts: merchant.settings.max_attempts_per_checkout,
+      expires_at: expiresAt,
+    });
   try {
-    const checkout = await deps.db.transaction(async (trx) =>
-      insertCheckout(trx, {
-        id,
-        merchant_id: merchant.id,
-        customer_id: customer.id,
-        type: body.type,
-        flow,
-        client_secret_hash: hashSecret(clientSecret),
-        fixed_amount_cents: body.fixed_amount_cents ?? null,
-        balance_amount_cents: body.balance_amount_cents ?? null,
-        line_items: await recordLines(trx, merchant.id, lines),
-        line_items_total_amount_cents: total,
-        subscription: body.subscription_data ?? null,
-        experience: body.experience ?? null,
-        payment_options: options.paymentOptions,
-        return_url: body.return_url ?? null,
-        currency: 'USD',
-        max_attempts: merchant.settings.max_attempts_per_checkout,
-        expires_at: expiresAt,
-      }),
-    );
+    // Line items may add products first, in the same commit; without them one statement is the commit.
+    const checkout = lines.length
+      ? await deps.db.transaction(async (trx) => insert(trx, await recordLines(trx, merchant.id, lines)))
+      : await insert(deps.db, []);
     return { checkout, clientSecret };
   } catch (error) {
     await abandonCheckoutWorkflow(deps.temporal, id);
