@@ -2,7 +2,8 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import type { Request, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
-import { presentLoaded } from '../charges/load';
+import { presentCharge } from '../charges/present';
+import { findCustomer } from '../storage/customers';
 import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { idempotentAttemptId } from '../http/idempotency';
@@ -70,14 +71,15 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     const body = parseOrThrow(AttemptBody, req.body);
     const stateError = refusedState(checkout);
     if (stateError) throw stateError;
-    const merchant = (await findMerchant(db, checkout.merchant_id))!;
+    // Each row once per attempt: the merchant and the customer the answer shows, read together.
+    const [merchant, customer] = await Promise.all([findMerchant(db, checkout.merchant_id), findCustomer(db, checkout.merchant_id, checkout.customer_id)]);
+    if (!merchant || !customer) throw new Error(`checkout ${checkout.id} references missing rows`);
     const amountCents = attemptAmount(checkout, body.amount_cents);
     await assertReviewAvailable(deps, merchant, checkout, amountCents);
     const method = await checkPaymentMethod(deps, merchant, checkout, body);
     await assertWithdrawalDestination(db, merchant, checkout, method);
-    await enforceVelocity(deps, merchant, checkout, method.fingerprint, req);
 
-    const refusal = await admitAttempt(db, checkout.id);
+    const refusal = await logAndAdmit(deps, merchant, checkout, method.fingerprint, req);
     if (refusal) throw admissionError(refusal, checkout);
     let result;
     let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
@@ -97,7 +99,9 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       }
       throw attemptRefusal(error, merchant, checkout);
     } finally {
-      await releaseAttemptSlot(db, checkout.id);
+      // The charge's insert freed the slot in its own commit (the charge, created, holds the
+      // checkout from then on); any other outcome frees it here.
+      if (result?.kind !== 'charge') await releaseAttemptSlot(db, checkout.id);
     }
     if (result.kind === 'review') {
       const review = (await findReview(db, result.reviewId))!;
@@ -105,7 +109,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       return;
     }
     const charge = (await findChargeById(db, result.chargeId))!;
-    res.status(201).json({ charge: await presentLoaded(db, charge) });
+    res.status(201).json({ charge: presentCharge(charge, customer, stored.method) });
   };
 }
 
@@ -121,23 +125,24 @@ async function assertReviewAvailable(deps: AppDeps, merchant: MerchantRow, check
 }
 
 /**
- * Card testing stops here: every attempt is logged with its card fingerprint and client IP, and
- * with the merchant's velocity limits on, a card or an IP over its hourly limit is answered 429.
+ * Logs the attempt and admits it in one commit. Card testing stops here: every attempt is logged
+ * with its card fingerprint and client IP, and with the merchant's velocity limits on, a card or
+ * an IP over its hourly limit is answered 429 (its line and nothing else rolled back).
  */
-async function enforceVelocity(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, fingerprint: string, req: Request): Promise<void> {
+async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, fingerprint: string, req: Request): Promise<AdmissionRefusal | null> {
+  const entry = { merchant_id: merchant.id, checkout_id: checkout.id, fingerprint, client_ip: req.ip ?? null };
   const velocity = merchant.settings.velocity_limits;
-  const refusal = await logAttempt(
-    deps.db,
-    { merchant_id: merchant.id, checkout_id: checkout.id, fingerprint, client_ip: req.ip ?? null },
-    velocity.enabled ? velocity : null,
-  );
-  if (!refusal) return;
-  const what = refusal.limit === 'card' ? 'this payment method' : 'this network address';
-  throw new RateLimitedError(
-    `Too many payment attempts with ${what}.`,
-    `Try again in ${refusal.retryAfterSeconds} seconds, or use another payment method.`,
-    refusal.retryAfterSeconds,
-  );
+  if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, entry);
+  return deps.db.transaction(async (trx) => {
+    const refusal = await logAttempt(trx, entry, velocity);
+    if (!refusal) return admitAttempt(trx, checkout.id);
+    const what = refusal.limit === 'card' ? 'this payment method' : 'this network address';
+    throw new RateLimitedError(
+      `Too many payment attempts with ${what}.`,
+      `Try again in ${refusal.retryAfterSeconds} seconds, or use another payment method.`,
+      refusal.retryAfterSeconds,
+    );
+  });
 }
 
 /** The workflow's refusals become the wallet's 422s; anything else stays an internal error. */
