@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  CancellationScope,
   ParentClosePolicy,
   condition,
   executeChild,
@@ -41,6 +42,11 @@ const ONE_HOP_ATTEMPT = 'attempt-in-one-activity';
 const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
 /** Patch marker of the same activity run as a local activity, in the update's workflow task (issue 10). */
 const LOCAL_ATTEMPT = 'attempt-as-local-activity';
+/**
+ * Patch marker: one expiry timer per deadline, kept while attempts come and go, instead of a timer
+ * started and cancelled around every attempt (two history events and a timer task per attempt).
+ */
+const ONE_EXPIRY_TIMER = 'one-expiry-timer';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -211,11 +217,37 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     }
   }
 
+  /** The running expiry timer and the deadline it is for; replaced when a review moves the deadline. */
+  let expiry: { deadline: number; fired: boolean; scope: CancellationScope } | undefined;
+  function expiryTimer(deadline: number): { fired: boolean } {
+    if (expiry?.deadline === deadline) return expiry;
+    expiry?.scope.cancel();
+    const timer = { deadline, fired: false, scope: new CancellationScope() };
+    const remaining = deadline - Date.now();
+    if (remaining > 0) {
+      timer.scope.run(() => sleep(remaining)).then(
+        () => void (timer.fired = true),
+        () => undefined, // cancelled: the deadline moved
+      );
+    } else timer.fired = true;
+    expiry = timer;
+    return timer;
+  }
+
+  /** Waits for the next attempt or the expiry; true when an attempt is queued. */
+  async function nextAttemptBeforeExpiry(): Promise<boolean> {
+    if (patched(ONE_EXPIRY_TIMER)) {
+      const timer = expiryTimer(expiresAt);
+      await condition(() => queue.length > 0 || timer.fired);
+      return queue.length > 0;
+    }
+    const remaining = expiresAt - Date.now();
+    return remaining > 0 ? condition(() => queue.length > 0, remaining) : queue.length > 0;
+  }
+
   let expiresAt = Date.parse(input.expiresAt);
   while (state === 'open') {
-    const remaining = expiresAt - Date.now();
-    const woke = remaining > 0 ? await condition(() => queue.length > 0, remaining) : queue.length > 0;
-    if (woke) {
+    if (await nextAttemptBeforeExpiry()) {
       const attempt = queue.shift()!;
       try {
         await traceContext.with(attemptTraces.get(attempt.attemptId) ?? traceContext.active(), () => runAttempt(attempt));
