@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
+import { chargeAnswer, type ChargeAnswer } from '../src/charges/present';
 import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
@@ -28,10 +29,12 @@ export interface ChargeSnapshot {
    * voided, returned, refunded or failed still completed its checkout. Absent in older histories.
    */
   checkoutCompleted?: boolean;
+  /** The charge as the wallet answers it, so the API need not read it back. Absent in older histories. */
+  answer?: ChargeAnswer;
 }
 
 export function snapshot(charge: ChargeRow, paymentType: string): ChargeSnapshot {
-  return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType, amountCents: charge.amount_cents };
+  return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType, amountCents: charge.amount_cents, answer: chargeAnswer(charge) };
 }
 
 /** Statuses a charge reaches only after it succeeded (voided, returned, refunded). */

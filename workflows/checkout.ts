@@ -43,10 +43,11 @@ const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
 /** Patch marker of the same activity run as a local activity, in the update's workflow task (issue 10). */
 const LOCAL_ATTEMPT = 'attempt-as-local-activity';
 /**
- * Patch marker: one expiry timer per deadline, kept while attempts come and go, instead of a timer
- * started and cancelled around every attempt (two history events and a timer task per attempt).
+ * Patch marker (issue 10): one expiry timer per deadline, kept while attempts come and go, instead
+ * of a timer started and cancelled around every attempt (two history events and a timer task per
+ * attempt); and the attempt's answer carries the charge as the wallet shows it (no read-back).
  */
-const ONE_EXPIRY_TIMER = 'one-expiry-timer';
+const ONE_HOP_ANSWER = 'one-hop-answer';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -115,6 +116,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   );
 
   const answer = (attempt: AttemptInput, result: AttemptResult) => answers.set(attempt.attemptId, result);
+  /** The wallet's answer for a charge: with the charge itself when its activity gave it (not in older histories). */
+  const charged = (current: ChargeSnapshot): AttemptResult =>
+    patched(ONE_HOP_ANSWER) && current.answer ? { kind: 'charge', chargeId: current.chargeId, charge: current.answer } : { kind: 'charge', chargeId: current.chargeId };
 
   /** Runs one attempt to its end; answers the wallet as soon as the first outcome is known. */
   async function runAttempt(attempt: AttemptInput): Promise<void> {
@@ -156,7 +160,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
   async function runDeposit(attempt: AttemptInput, charge: ChargeSnapshot, settlementMs: number): Promise<ChargeSnapshot> {
     let current = charge.status === 'created' ? await processor.chargeDeposit({ chargeId: charge.chargeId }) : charge;
-    answer(attempt, { kind: 'charge', chargeId: charge.chargeId });
+    answer(attempt, charged(current));
     if (current.status === 'pending') {
       await sleep(settlementMs);
       current = await processor.settleCharge({ chargeId: charge.chargeId });
@@ -178,7 +182,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       answered: holdAnswer !== undefined && holdAnswer.sent !== false,
       sentByOther: holdAnswer?.sent === false,
     });
-    answer(attempt, { kind: 'charge', chargeId: charge.chargeId });
+    answer(attempt, charged(current));
     if (current.status !== 'held') return current;
     await sleep(plan.holdMs);
     current = await processor.payoutCharge({ chargeId: charge.chargeId });
@@ -236,7 +240,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
   /** Waits for the next attempt or the expiry; true when an attempt is queued. */
   async function nextAttemptBeforeExpiry(): Promise<boolean> {
-    if (patched(ONE_EXPIRY_TIMER)) {
+    if (patched(ONE_HOP_ANSWER)) {
       const timer = expiryTimer(expiresAt);
       await condition(() => queue.length > 0 || timer.fired);
       return queue.length > 0;

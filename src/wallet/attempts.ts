@@ -108,7 +108,8 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       res.status(202).json({ review: { id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() } });
       return;
     }
-    const charge = (await findChargeById(db, result.chargeId))!;
+    // Workflows started before the answer carried the charge: read it back.
+    const charge = result.charge ?? (await findChargeById(db, result.chargeId))!;
     res.status(201).json({ charge: presentCharge(charge, customer, stored.method) });
   };
 }
