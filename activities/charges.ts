@@ -114,16 +114,25 @@ export function createChargeActivities(deps: ActivityDeps) {
 
   type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow; gateRows: GateRows };
   type AttemptCharge = { attemptKey: string; amountCents: number; reviewId?: string };
+  /** The checkout's merchant and customer, as its workflow knows them (absent in older runs). */
+  type CheckoutOwner = { merchantId?: string; customerId?: string };
 
-  /** Every row an attempt reads, each once: the checkout, then the rest at once. */
-  async function loadAttempt(checkoutId: string, paymentMethodId: string): Promise<AttemptRows> {
+  /**
+   * Every row an attempt reads, each once and at once when the workflow names the checkout's
+   * merchant and customer (older runs do not: the checkout is read first, then the rest).
+   */
+  async function loadAttempt(checkoutId: string, paymentMethodId: string, owner: CheckoutOwner = {}): Promise<AttemptRows> {
+    const load = (merchantId: string, customerId: string) =>
+      Promise.all([findMerchant(db, merchantId), findPaymentMethod(db, merchantId, paymentMethodId), loadGateRows(db, merchantId, customerId)]);
+    const early = owner.merchantId && owner.customerId ? load(owner.merchantId, owner.customerId) : undefined;
+    // Settled at once, so a failed early read is never an unhandled rejection while the checkout loads.
+    early?.catch(() => undefined);
     const checkout = await findCheckoutById(db, checkoutId);
     if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-    const [merchant, pm, gateRows] = await Promise.all([
-      findMerchant(db, checkout.merchant_id),
-      findPaymentMethod(db, checkout.merchant_id, paymentMethodId),
-      loadGateRows(db, checkout.merchant_id, checkout.customer_id),
-    ]);
+    if (early && (checkout.merchant_id !== owner.merchantId || checkout.customer_id !== owner.customerId)) {
+      throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
+    }
+    const [merchant, pm, gateRows] = await (early ?? load(checkout.merchant_id, checkout.customer_id));
     if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
     return { checkout, merchant: merchant!, pm, gateRows };
   }
@@ -185,8 +194,8 @@ export function createChargeActivities(deps: ActivityDeps) {
      * and for a deposit the processor's answer. Every step is idempotent (the attempt key, the
      * charge id at the processor, the move's compare-and-set), so a retry repeats none of them.
      */
-    async beginAttempt(input: AttemptCharge & { checkoutId: string; paymentMethodId: string }): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
-      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId);
+    async beginAttempt(input: AttemptCharge & CheckoutOwner & { checkoutId: string; paymentMethodId: string }): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
+      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId, input);
       const plan = await planFor(db, { ...rows, paymentType: rows.pm.payment_type, amountCents: input.amountCents });
       if (plan.block || plan.needsReview) return { plan, charge: null };
       const charge = await insertCharge(rows, input);

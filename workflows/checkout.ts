@@ -201,7 +201,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
    * that, and still replay that way.
    */
   async function beginAttempt(attempt: AttemptInput, request: { checkoutId: string; paymentMethodId: string; amountCents: number }) {
-    if (patched(LOCAL_ATTEMPT)) return local.beginAttempt({ ...request, attemptKey: attempt.attemptId });
+    if (patched(LOCAL_ATTEMPT)) {
+      // The checkout's merchant and customer let the activity read all its rows at once.
+      const owner = patched(ONE_HOP_ANSWER) ? { merchantId: input.merchantId, customerId: input.customerId } : {};
+      return local.beginAttempt({ ...request, ...owner, attemptKey: attempt.attemptId });
+    }
     if (patched(ONE_HOP_ATTEMPT)) return processor.beginAttempt({ ...request, attemptKey: attempt.attemptId });
     return { plan: await db.planAttempt(request), charge: null };
   }
