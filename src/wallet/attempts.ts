@@ -6,6 +6,7 @@ import { presentCharge } from '../charges/present';
 import { findCustomer } from '../storage/customers';
 import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
+import { credentialCacheFor } from '../http/credential-cache';
 import { idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
@@ -66,14 +67,17 @@ function admissionError(refusal: AdmissionRefusal, checkout: CheckoutRow): Valid
  */
 export function postAttempt(deps: AppDeps): RequestHandler {
   const { db, temporal } = deps;
+  const merchants = credentialCacheFor(db);
   return async (req, res) => {
     const checkout = checkoutOf(req);
     const body = parseOrThrow(AttemptBody, req.body);
     const stateError = refusedState(checkout);
     if (stateError) throw stateError;
-    // Each row once per attempt: the merchant and the customer the answer shows, read together.
-    const [merchant, customer] = await Promise.all([findMerchant(db, checkout.merchant_id), findCustomer(db, checkout.merchant_id, checkout.customer_id)]);
-    if (!merchant || !customer) throw new Error(`checkout ${checkout.id} references missing rows`);
+    // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
+    const customerRead = findCustomer(db, checkout.merchant_id, checkout.customer_id);
+    customerRead.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+    const merchant = await merchants.getMerchant(checkout.merchant_id, () => findMerchant(db, checkout.merchant_id));
+    if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
     const amountCents = attemptAmount(checkout, body.amount_cents);
     await assertReviewAvailable(deps, merchant, checkout, amountCents);
     const method = await checkPaymentMethod(deps, merchant, checkout, body);
@@ -110,6 +114,8 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     }
     // Workflows started before the answer carried the charge: read it back.
     const charge = result.charge ?? (await findChargeById(db, result.chargeId))!;
+    const customer = await customerRead;
+    if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
     res.status(201).json({ charge: presentCharge(charge, customer, stored.method) });
   };
 }
