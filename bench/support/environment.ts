@@ -186,7 +186,8 @@ async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: A
   const child = fork(path.join(__dirname, 'service-process.ts'), [role], {
     cwd: path.resolve(__dirname, '../..'),
     env,
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF=<dir>: each child writes a V8 CPU profile there when it stops.
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   cleanups.push(() => stopChild(child));
