@@ -2,14 +2,16 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
+import { chargeAnswer, type ChargeAnswer } from '../src/charges/present';
+import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
-import { findChargeByAttemptKey, findChargeById, insertChargeOnce, type ChargeRow } from '../src/storage/charges';
-import { findCheckoutById, lockLiveCheckout, type CheckoutRow } from '../src/storage/checkouts';
+import { findChargeById, insertChargeWhileLive, type ChargeRow } from '../src/storage/charges';
+import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
-import { planFor, type AttemptPlan } from './checkouts';
+import { loadGateRows, planFor, type AttemptPlan, type GateRows } from './checkouts';
 import { spendReview } from '../src/storage/reviews';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import type { Db } from '../src/storage/db';
@@ -27,10 +29,12 @@ export interface ChargeSnapshot {
    * voided, returned, refunded or failed still completed its checkout. Absent in older histories.
    */
   checkoutCompleted?: boolean;
+  /** The charge as the wallet answers it, so the API need not read it back. Absent in older histories. */
+  answer?: ChargeAnswer;
 }
 
 export function snapshot(charge: ChargeRow, paymentType: string): ChargeSnapshot {
-  return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType, amountCents: charge.amount_cents };
+  return { chargeId: charge.id, status: charge.status, transactionType: charge.transaction_type, paymentType, amountCents: charge.amount_cents, answer: chargeAnswer(charge) };
 }
 
 /** Statuses a charge reaches only after it succeeded (voided, returned, refunded). */
@@ -95,28 +99,42 @@ export function createChargeActivities(deps: ActivityDeps) {
   }
 
   /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
-  async function move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}) {
-    const result = await applyChargeMove(db, { chargeId, from, to, changes });
+  async function move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}, known?: KnownChargeRows) {
+    const result = await applyChargeMove(db, { chargeId, from, to, changes, known });
     deliverAfterCommit(deps, result.eventIds, result.recorded);
     await startSubscriptionWorkflows(deps, result.subscriptionIds);
     return result;
   }
 
   /** The snapshot after our own move, or after finding the charge moved on by someone else. */
-  async function afterMove(chargeId: string, from: ChargeStatus, to: ChargeStatus, paymentType: string, changes = {}): Promise<ChargeSnapshot> {
-    const result = await move(chargeId, from, to, changes);
+  async function afterMove(chargeId: string, from: ChargeStatus, to: ChargeStatus, paymentType: string, changes = {}, known?: KnownChargeRows): Promise<ChargeSnapshot> {
+    const result = await move(chargeId, from, to, changes, known);
     return result.moved || result.charge.status === to ? snapshot(result.charge, paymentType) : snapshotMovedByOther(db, result.charge, paymentType);
   }
 
-  type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow };
+  type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow; gateRows: GateRows };
   type AttemptCharge = { attemptKey: string; amountCents: number; reviewId?: string };
+  /** The checkout's merchant and customer, as its workflow knows them (absent in older runs). */
+  type CheckoutOwner = { merchantId?: string; customerId?: string };
 
-  async function loadAttempt(checkoutId: string, paymentMethodId: string): Promise<AttemptRows> {
+  /**
+   * Every row an attempt reads, each once and at once when the workflow names the checkout's
+   * merchant and customer (older runs do not: the checkout is read first, then the rest).
+   */
+  async function loadAttempt(checkoutId: string, paymentMethodId: string, owner: CheckoutOwner = {}): Promise<AttemptRows> {
+    const load = (merchantId: string, customerId: string) =>
+      Promise.all([findMerchant(db, merchantId), findPaymentMethod(db, merchantId, paymentMethodId), loadGateRows(db, merchantId, customerId)]);
+    const early = owner.merchantId && owner.customerId ? load(owner.merchantId, owner.customerId) : undefined;
+    // Settled at once, so a failed early read is never an unhandled rejection while the checkout loads.
+    early?.catch(() => undefined);
     const checkout = await findCheckoutById(db, checkoutId);
     if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-    const [merchant, pm] = await Promise.all([findMerchant(db, checkout.merchant_id), findPaymentMethod(db, checkout.merchant_id, paymentMethodId)]);
+    if (early && (checkout.merchant_id !== owner.merchantId || checkout.customer_id !== owner.customerId)) {
+      throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
+    }
+    const [merchant, pm, gateRows] = await (early ?? load(checkout.merchant_id, checkout.customer_id));
     if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
-    return { checkout, merchant: merchant!, pm };
+    return { checkout, merchant: merchant!, pm, gateRows };
   }
 
   /**
@@ -125,15 +143,11 @@ export function createChargeActivities(deps: ActivityDeps) {
    * exactly one charge, never a later attempt.
    */
   async function insertCharge({ checkout, merchant, pm }: AttemptRows, input: AttemptCharge): Promise<ChargeRow> {
-    return db.transaction(async (trx) => {
+    // A reviewed attempt's insert and the approval it spends commit together; any other is one statement.
+    const insert = async (trx: Db) => {
       // A retry finds its own charge; a new charge needs the checkout still open and unexpired
       // by the database's clock (an attempt admitted just before the deadline may run after it).
-      const existing = await findChargeByAttemptKey(trx, input.attemptKey);
-      if (existing) return existing;
-      if (!(await lockLiveCheckout(trx, checkout.id))) {
-        throw ApplicationFailure.nonRetryable('the checkout closed before the charge could be created', FAILURE_TYPES.checkoutClosed);
-      }
-      const row = await insertChargeOnce(trx, {
+      const row = await insertChargeWhileLive(trx, {
         id: newId('charge'),
         merchant_id: checkout.merchant_id,
         checkout_id: checkout.id,
@@ -145,15 +159,17 @@ export function createChargeActivities(deps: ActivityDeps) {
         transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
         processor: merchant.settings.card_processor,
       });
+      if (!row) throw ApplicationFailure.nonRetryable('the checkout closed before the charge could be created', FAILURE_TYPES.checkoutClosed);
       if (input.reviewId && !(await spendReview(trx, input.reviewId, row.id))) {
         throw ApplicationFailure.nonRetryable('the approval was already spent by another charge', FAILURE_TYPES.reviewSpent);
       }
       return row;
-    });
+    };
+    return input.reviewId ? db.transaction(insert) : insert(db);
   }
 
   /** Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). */
-  async function chargeAtProcessor(charge: ChargeRow, pm: PaymentMethodRow): Promise<ChargeSnapshot> {
+  async function chargeAtProcessor(charge: ChargeRow, pm: PaymentMethodRow, known?: KnownChargeRows): Promise<ChargeSnapshot> {
     if (charge.status !== 'created') return snapshotMovedByOther(db, charge, pm.payment_type);
     const outcome = await processorFor(charge).charge({
       token: pm.processor_token,
@@ -163,7 +179,7 @@ export function createChargeActivities(deps: ActivityDeps) {
       idempotency_key: charge.id,
       merchant_initiated: (charge.subscription_period ?? 0) > 0, // a subscription renewal
     });
-    return afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome));
+    return afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome), known);
   }
 
   return {
@@ -178,13 +194,13 @@ export function createChargeActivities(deps: ActivityDeps) {
      * and for a deposit the processor's answer. Every step is idempotent (the attempt key, the
      * charge id at the processor, the move's compare-and-set), so a retry repeats none of them.
      */
-    async beginAttempt(input: AttemptCharge & { checkoutId: string; paymentMethodId: string }): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
-      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId);
-      const plan = await planFor(db, { checkout: rows.checkout, merchant: rows.merchant, paymentType: rows.pm.payment_type, amountCents: input.amountCents });
+    async beginAttempt(input: AttemptCharge & CheckoutOwner & { checkoutId: string; paymentMethodId: string }): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
+      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId, input);
+      const plan = await planFor(db, { ...rows, paymentType: rows.pm.payment_type, amountCents: input.amountCents });
       if (plan.block || plan.needsReview) return { plan, charge: null };
       const charge = await insertCharge(rows, input);
       if (rows.checkout.type !== 'deposit') return { plan, charge: snapshot(charge, rows.pm.payment_type) };
-      return { plan, charge: await chargeAtProcessor(charge, rows.pm) };
+      return { plan, charge: await chargeAtProcessor(charge, rows.pm, { customer: rows.gateRows.customer, merchant: rows.merchant }) };
     },
 
     async chargeDeposit(input: { chargeId: string }): Promise<ChargeSnapshot> {

@@ -45,25 +45,29 @@ async function loadCheckout(db: Db, checkoutId: string) {
  * approval can never be reused by a later attempt of another amount or method), and the
  * sandbox's timings.
  */
+/** The rows the geo and KYC gates read: the customer, its latest KYC record and geo check. */
+export async function loadGateRows(db: Db, merchantId: string, customerId: string) {
+  const [customer, latestKyc, latest] = await Promise.all([
+    findCustomer(db, merchantId, customerId),
+    latestKycRecord(db, merchantId, customerId),
+    latestGeoCheck(db, merchantId, customerId),
+  ]);
+  return { customer: customer!, latestKyc, latestGeoCheck: latest };
+}
+export type GateRows = Awaited<ReturnType<typeof loadGateRows>>;
+
 export async function planFor(
   db: Db,
-  input: { checkout: CheckoutRow; merchant: MerchantRow; paymentType: string | undefined; amountCents: number },
+  input: { checkout: CheckoutRow; merchant: MerchantRow; gateRows: GateRows; paymentType: string | undefined; amountCents: number },
 ): Promise<AttemptPlan> {
   const { checkout, merchant } = input;
   const s = merchant.settings;
   const sandbox = merchant.environment === 'sandbox';
-  const [customer, latestKyc, latest] = await Promise.all([
-    findCustomer(db, merchant.id, checkout.customer_id),
-    latestKycRecord(db, merchant.id, checkout.customer_id),
-    latestGeoCheck(db, merchant.id, checkout.customer_id),
-  ]);
   const gate = evaluateGates({
     checkoutType: checkout.type,
     environment: merchant.environment,
     settings: s,
-    customer: customer!,
-    latestKyc,
-    latestGeoCheck: latest,
+    ...input.gateRows,
     geoMaxAgeMs: GEO_CHECK_MAX_AGE_MS,
     now: new Date(),
   });
@@ -93,8 +97,11 @@ export function createCheckoutActivities(deps: ActivityDeps) {
     async planAttempt(input: { checkoutId: string; paymentMethodId: string; amountCents: number }): Promise<AttemptPlan> {
       const loaded = await loadCheckout(db, input.checkoutId);
       if (!loaded) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-      const pm = await findPaymentMethod(db, loaded.merchant.id, input.paymentMethodId);
-      return planFor(db, { ...loaded, paymentType: pm?.payment_type, amountCents: input.amountCents });
+      const [pm, gateRows] = await Promise.all([
+        findPaymentMethod(db, loaded.merchant.id, input.paymentMethodId),
+        loadGateRows(db, loaded.merchant.id, loaded.checkout.customer_id),
+      ]);
+      return planFor(db, { ...loaded, gateRows, paymentType: pm?.payment_type, amountCents: input.amountCents });
     },
 
     /**

@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  CancellationScope,
   ParentClosePolicy,
   condition,
   executeChild,
@@ -44,6 +45,12 @@ const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
 const LOCAL_ATTEMPT = 'attempt-as-local-activity';
 /** Patch marker: expiry runs as a local activity in the timer's workflow task (issue 10). */
 const LOCAL_EXPIRY = 'expiry-as-local-activity';
+/**
+ * Patch marker (issue 10): one expiry timer per deadline, kept while attempts come and go, instead
+ * of a timer started and cancelled around every attempt (two history events and a timer task per
+ * attempt); and the attempt's answer carries the charge as the wallet shows it (no read-back).
+ */
+const ONE_HOP_ANSWER = 'one-hop-answer';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -112,6 +119,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   );
 
   const answer = (attempt: AttemptInput, result: AttemptResult) => answers.set(attempt.attemptId, result);
+  /** The wallet's answer for a charge: with the charge itself when its activity gave it (not in older histories). */
+  const charged = (current: ChargeSnapshot): AttemptResult =>
+    patched(ONE_HOP_ANSWER) && current.answer ? { kind: 'charge', chargeId: current.chargeId, charge: current.answer } : { kind: 'charge', chargeId: current.chargeId };
 
   /** Runs one attempt to its end; answers the wallet as soon as the first outcome is known. */
   async function runAttempt(attempt: AttemptInput): Promise<void> {
@@ -153,7 +163,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
   async function runDeposit(attempt: AttemptInput, charge: ChargeSnapshot, settlementMs: number): Promise<ChargeSnapshot> {
     let current = charge.status === 'created' ? await processor.chargeDeposit({ chargeId: charge.chargeId }) : charge;
-    answer(attempt, { kind: 'charge', chargeId: charge.chargeId });
+    answer(attempt, charged(current));
     if (current.status === 'pending') {
       await sleep(settlementMs);
       current = await processor.settleCharge({ chargeId: charge.chargeId });
@@ -175,7 +185,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       answered: holdAnswer !== undefined && holdAnswer.sent !== false,
       sentByOther: holdAnswer?.sent === false,
     });
-    answer(attempt, { kind: 'charge', chargeId: charge.chargeId });
+    answer(attempt, charged(current));
     if (current.status !== 'held') return current;
     await sleep(plan.holdMs);
     current = await processor.payoutCharge({ chargeId: charge.chargeId });
@@ -194,7 +204,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
    * that, and still replay that way.
    */
   async function beginAttempt(attempt: AttemptInput, request: { checkoutId: string; paymentMethodId: string; amountCents: number }) {
-    if (patched(LOCAL_ATTEMPT)) return local.beginAttempt({ ...request, attemptKey: attempt.attemptId });
+    if (patched(LOCAL_ATTEMPT)) {
+      // The checkout's merchant and customer let the activity read all its rows at once.
+      const owner = patched(ONE_HOP_ANSWER) ? { merchantId: input.merchantId, customerId: input.customerId } : {};
+      return local.beginAttempt({ ...request, ...owner, attemptKey: attempt.attemptId });
+    }
     if (patched(ONE_HOP_ATTEMPT)) return processor.beginAttempt({ ...request, attemptKey: attempt.attemptId });
     return { plan: await db.planAttempt(request), charge: null };
   }
@@ -214,11 +228,37 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     }
   }
 
+  /** The running expiry timer and the deadline it is for; replaced when a review moves the deadline. */
+  let expiry: { deadline: number; fired: boolean; scope: CancellationScope } | undefined;
+  function expiryTimer(deadline: number): { fired: boolean } {
+    if (expiry?.deadline === deadline) return expiry;
+    expiry?.scope.cancel();
+    const timer = { deadline, fired: false, scope: new CancellationScope() };
+    const remaining = deadline - Date.now();
+    if (remaining > 0) {
+      timer.scope.run(() => sleep(remaining)).then(
+        () => void (timer.fired = true),
+        () => undefined, // cancelled: the deadline moved
+      );
+    } else timer.fired = true;
+    expiry = timer;
+    return timer;
+  }
+
+  /** Waits for the next attempt or the expiry; true when an attempt is queued. */
+  async function nextAttemptBeforeExpiry(): Promise<boolean> {
+    if (patched(ONE_HOP_ANSWER)) {
+      const timer = expiryTimer(expiresAt);
+      await condition(() => queue.length > 0 || timer.fired);
+      return queue.length > 0;
+    }
+    const remaining = expiresAt - Date.now();
+    return remaining > 0 ? condition(() => queue.length > 0, remaining) : queue.length > 0;
+  }
+
   let expiresAt = Date.parse(input.expiresAt);
   while (state === 'open') {
-    const remaining = expiresAt - Date.now();
-    const woke = remaining > 0 ? await condition(() => queue.length > 0, remaining) : queue.length > 0;
-    if (woke) {
+    if (await nextAttemptBeforeExpiry()) {
       const attempt = queue.shift()!;
       try {
         await traceContext.with(attemptTraces.get(attempt.attemptId) ?? traceContext.active(), () => runAttempt(attempt));

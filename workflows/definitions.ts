@@ -4,6 +4,7 @@
  * This file must stay free of Node built-ins: it is bundled into the workflow sandbox.
  */
 import { defineSearchAttributeKey } from '@temporalio/common';
+import type { ChargeAnswer } from '../src/charges/present';
 
 export const DEFAULT_TASK_QUEUE = 'payments';
 
@@ -34,7 +35,8 @@ export interface AttemptInput {
   amountCents: number;
 }
 
-export type AttemptResult = { kind: 'charge'; chargeId: string } | { kind: 'review'; reviewId: string };
+/** `charge`: the charge as the wallet answers it, when the workflow has it (absent in older runs: read it back). */
+export type AttemptResult = { kind: 'charge'; chargeId: string; charge?: ChargeAnswer } | { kind: 'review'; reviewId: string };
 
 export type ReviewDecision = 'approved' | 'declined';
 

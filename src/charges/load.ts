@@ -1,8 +1,8 @@
 import type { Db } from '../storage/db';
 import { findCharge, type ChargeRow } from '../storage/charges';
-import { findCustomer } from '../storage/customers';
+import { findCustomer, type CustomerRow } from '../storage/customers';
 import { findCheckoutById } from '../storage/checkouts';
-import { findMerchant } from '../storage/merchants';
+import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { NotFoundError } from '../http/errors';
 import { presentCharge, type PresentedCharge } from './present';
@@ -32,16 +32,23 @@ export function chargeNotFound(chargeId: string): NotFoundError {
   return new NotFoundError('Charge not found.', `No charge ${chargeId} exists for this business.`);
 }
 
+/** The charge's customer and merchant when the caller already read them (an attempt reads each once). */
+export interface KnownChargeRows {
+  customer: CustomerRow;
+  merchant: MerchantRow;
+}
+
 /**
  * What a charge's events describe: its checkout, customer and merchant. Sequential reads, so it
- * runs inside a transaction (one connection) as well as on the pool.
+ * runs inside a transaction (one connection) as well as on the pool. The checkout is always read
+ * here (the move may just have completed it); the customer and merchant only when not `known`.
  */
-export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkout_id' | 'customer_id' | 'merchant_id'>) {
+export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkout_id' | 'customer_id' | 'merchant_id'>, known?: KnownChargeRows) {
   const row = (await findCheckoutById(db, charge.checkout_id))!;
   // Events of a subscription checkout describe the subscription as it is after the move.
   const live = row.subscription ? await findCheckoutSubscription(db, row.id) : undefined;
   const checkout = { ...row, live_subscription: live ? presentSubscription(live) : null };
-  const customer = (await findCustomer(db, charge.merchant_id, charge.customer_id))!;
-  const merchant = (await findMerchant(db, charge.merchant_id))!;
+  const customer = known?.customer ?? (await findCustomer(db, charge.merchant_id, charge.customer_id))!;
+  const merchant = known?.merchant ?? (await findMerchant(db, charge.merchant_id))!;
   return { checkout, customer, merchant };
 }

@@ -7,7 +7,7 @@ import type { EventRow } from '../storage/events';
 import { lockCharge, moveChargeStatus } from '../storage/charges';
 import { findRefundOfChargeUnscoped } from '../storage/refunds';
 import { recordEvent } from '../events/record';
-import { loadChargeContext } from './load';
+import { loadChargeContext, type KnownChargeRows } from './load';
 import { updateCheckoutState } from '../storage/checkouts';
 import { applySubscriptionEffects } from '../subscriptions/effects';
 
@@ -22,6 +22,8 @@ export interface MoveRequest {
    * answer was lost with a crashed activity): the failure then also releases the hold.
    */
   holdAnswerLost?: boolean;
+  /** The charge's customer and merchant, when the caller already read them: its events need no re-read. */
+  known?: KnownChargeRows;
 }
 
 export interface MoveResult {
@@ -63,7 +65,7 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
     const types = eventsForMove(charge, request);
     if (types.length === 0) return { moved: true, charge: moved, eventIds: sub.eventIds, subscriptionIds: sub.created };
 
-    const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
+    const { checkout, customer, merchant } = await loadChargeContext(trx, charge, request.known);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
     const events: EventRow[] = [];
     for (const type of types) {

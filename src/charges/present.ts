@@ -42,7 +42,25 @@ export function presentChargeCustomer(c: CustomerRow) {
  * on card charges; on bank and crypto charges the `threeds` key is omitted entirely and the
  * other card-only fields are null.
  */
-export function presentCharge(charge: ChargeRow, customer: CustomerRow, paymentMethod: PaymentMethodRow) {
+/** The charge's own fields its API shape shows; dates as rows hold them, or as ISO strings (a workflow's answer). */
+export type PresentableCharge = Pick<ChargeRow, (typeof PRESENTED_CHARGE_FIELDS)[number]> & { created_at: Date | string; updated_at: Date | string };
+
+export const PRESENTED_CHARGE_FIELDS = [
+  'id', 'amount_cents', 'transaction_type', 'currency', 'status', 'failure_code', 'failure_message', 'checkout_id',
+  'avs_result', 'cvv_result', 'network_authorization_code', 'processor_charge_id', 'threeds',
+] as const;
+
+const iso = (date: Date | string): string => (typeof date === 'string' ? date : date.toISOString());
+
+/** A charge's presentable fields as a workflow carries them (JSON: dates as ISO strings). */
+export type ChargeAnswer = PresentableCharge & { created_at: string; updated_at: string };
+
+export function chargeAnswer(charge: ChargeRow): ChargeAnswer {
+  const fields = Object.fromEntries(PRESENTED_CHARGE_FIELDS.map((f) => [f, charge[f]])) as Pick<ChargeRow, (typeof PRESENTED_CHARGE_FIELDS)[number]>;
+  return { ...fields, created_at: iso(charge.created_at), updated_at: iso(charge.updated_at) };
+}
+
+export function presentCharge(charge: PresentableCharge, customer: CustomerRow, paymentMethod: PaymentMethodRow) {
   const cardLike = isCardLike(paymentMethod.payment_type);
   return {
     id: charge.id,
@@ -52,8 +70,8 @@ export function presentCharge(charge: ChargeRow, customer: CustomerRow, paymentM
     status: charge.status,
     failure_code: charge.failure_code,
     failure_message: charge.failure_message,
-    created_at: charge.created_at.toISOString(),
-    updated_at: charge.updated_at.toISOString(),
+    created_at: iso(charge.created_at),
+    updated_at: iso(charge.updated_at),
     checkout_id: charge.checkout_id,
     customer: presentChargeCustomer(customer),
     payment_method: presentPaymentMethod(paymentMethod),

@@ -39,8 +39,19 @@ export class CredentialCache {
 
   /** The cached merchant of a credential hash, or the result of `load` (cached when the listener is up). */
   async get(hash: Buffer, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
+    return this.lookup(hash.toString('base64'), load);
+  }
+
+  /**
+   * A merchant by id, for the wallet (whose credential, a checkout's client secret, is checked
+   * against the checkout row itself): cached and forgotten exactly like a credential's merchant.
+   */
+  async getMerchant(merchantId: string, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
+    return this.lookup(`merchant:${merchantId}`, load); // ':' never occurs in a base64 hash key
+  }
+
+  private async lookup(key: string, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
     this.start();
-    const key = hash.toString('base64');
     if (this.entries.has(key)) {
       // A change announced before this request arrived may sit unread on the listener's socket
       // (ready in the same poll): let it be read before trusting the entry.

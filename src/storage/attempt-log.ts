@@ -18,14 +18,18 @@ export interface VelocityLimits {
 export type VelocityRefusal = { limit: 'card' | 'ip'; retryAfterSeconds: number };
 
 /**
- * Logs one payment attempt of the merchant and, when limits are given, checks that neither its
- * card (fingerprint) nor its client IP went over its hourly limit, counting only attempts logged
- * before this one, so of N concurrent attempts exactly the first ones within the limit pass. A
- * refused attempt is removed from the log, so refusals do not extend the block.
+ * Logs one payment attempt of the merchant and checks that neither its card (fingerprint) nor its
+ * client IP went over its hourly limit, counting only attempts logged before this one. Run it in
+ * a transaction: it first takes transaction-scoped locks on the card and the IP, so concurrent
+ * attempts of one card or IP are counted one after the other and of N exactly the first ones
+ * within the limit pass, although each line commits only with the transaction. A refused attempt
+ * is removed from the log, so refusals do not extend the block.
  */
-export async function logAttempt(db: Db, entry: AttemptLogEntry, limits: VelocityLimits | null): Promise<VelocityRefusal | null> {
+export async function logAttempt(db: Db, entry: AttemptLogEntry, limits: VelocityLimits): Promise<VelocityRefusal | null> {
+  // Always in the same order (by lock key), so two attempts never wait for each other's second lock.
+  const keys = [`${entry.merchant_id}:card:${entry.fingerprint}`, ...(entry.client_ip === null ? [] : [`${entry.merchant_id}:ip:${entry.client_ip}`])];
+  await db.raw('SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended(key, 0) AS k FROM unnest(?::text[]) AS key ORDER BY k) AS locks', [keys]);
   const [row] = await db('attempt_log').insert(entry).returning(['id']);
-  if (!limits) return null;
   const checks = [
     { limit: 'card' as const, column: 'fingerprint', value: entry.fingerprint, max: limits.card_attempts_per_hour },
     { limit: 'ip' as const, column: 'client_ip', value: entry.client_ip, max: limits.ip_attempts_per_hour },

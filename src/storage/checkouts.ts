@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import type { AttemptLogEntry } from './attempt-log';
 import type { WebhookLineItem } from '../domain/event-catalog';
 import type { CheckoutFlow, CheckoutType, PaymentMethodId } from '../domain/settings';
 
@@ -119,18 +120,21 @@ export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attem
  * while the checkout is open and unexpired, no other admitted attempt holds it, none of its charges
  * is created, pending or held, and the attempt limit is not reached. Nothing is tokenized or
  * written for an attempt before this, so concurrent attempts make one payment method and one charge.
+ * With `log`, the attempt's attempt_log line is written by the same statement (one commit),
+ * whether or not it is admitted, as an attempt logged first and then refused.
  * Answers null when admitted, otherwise why not.
  */
-export async function admitAttempt(db: Db, id: string): Promise<AdmissionRefusal | null> {
+export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | null = null): Promise<AdmissionRefusal | null> {
+  const logged = log ? 'WITH logged AS (INSERT INTO attempt_log (merchant_id, checkout_id, fingerprint, client_ip) VALUES (?, ?, ?, ?)) ' : '';
   const admitted = await db.raw(
-    `UPDATE checkouts SET attempts_count = attempts_count + 1,
+    `${logged}UPDATE checkouts SET attempts_count = attempts_count + 1,
             attempt_slot_until = now() + make_interval(secs => ?), updated_at = now()
       WHERE id = ? AND state = 'open' AND expires_at > now()
         AND (attempt_slot_until IS NULL OR attempt_slot_until < now())
         AND (max_attempts IS NULL OR attempts_count < max_attempts)
         AND NOT EXISTS (SELECT 1 FROM charges WHERE checkout_id = ? AND status = ANY(?))
       RETURNING id`,
-    [ATTEMPT_SLOT_SECONDS, id, id, IN_PROGRESS_CHARGE_STATUSES],
+    [...(log ? [log.merchant_id, log.checkout_id, log.fingerprint, log.client_ip] : []), ATTEMPT_SLOT_SECONDS, id, id, IN_PROGRESS_CHARGE_STATUSES],
   );
   if (admitted.rows.length > 0) return null;
   const row = await findCheckoutById(db, id);
@@ -140,16 +144,7 @@ export async function admitAttempt(db: Db, id: string): Promise<AdmissionRefusal
   return 'attempt_in_flight';
 }
 
-/**
- * Locks an open, unexpired checkout against expiry (FOR SHARE, so expiring it waits for the
- * caller's commit) and answers whether it is one, by the database's clock.
- */
-export async function lockLiveCheckout(db: Db, id: string): Promise<boolean> {
-  const row = await db('checkouts').where({ id, state: 'open' }).where('expires_at', '>', db.fn.now()).forShare().first('id');
-  return row !== undefined;
-}
-
-/** Frees the checkout for the next attempt once the workflow has answered this one. */
+/** Frees the checkout for the next attempt once the workflow has answered this one without a charge. */
 export async function releaseAttemptSlot(db: Db, id: string): Promise<void> {
   await db('checkouts').where({ id }).update({ attempt_slot_until: null });
 }

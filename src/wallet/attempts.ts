@@ -2,9 +2,11 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import type { Request, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
-import { presentLoaded } from '../charges/load';
+import { presentCharge } from '../charges/present';
+import { findCustomer } from '../storage/customers';
 import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
+import { credentialCacheFor } from '../http/credential-cache';
 import { idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
@@ -65,19 +67,23 @@ function admissionError(refusal: AdmissionRefusal, checkout: CheckoutRow): Valid
  */
 export function postAttempt(deps: AppDeps): RequestHandler {
   const { db, temporal } = deps;
+  const merchants = credentialCacheFor(db);
   return async (req, res) => {
     const checkout = checkoutOf(req);
     const body = parseOrThrow(AttemptBody, req.body);
     const stateError = refusedState(checkout);
     if (stateError) throw stateError;
-    const merchant = (await findMerchant(db, checkout.merchant_id))!;
+    // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
+    const customerRead = findCustomer(db, checkout.merchant_id, checkout.customer_id);
+    customerRead.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+    const merchant = await merchants.getMerchant(checkout.merchant_id, () => findMerchant(db, checkout.merchant_id));
+    if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
     const amountCents = attemptAmount(checkout, body.amount_cents);
     await assertReviewAvailable(deps, merchant, checkout, amountCents);
     const method = await checkPaymentMethod(deps, merchant, checkout, body);
     await assertWithdrawalDestination(db, merchant, checkout, method);
-    await enforceVelocity(deps, merchant, checkout, method.fingerprint, req);
 
-    const refusal = await admitAttempt(db, checkout.id);
+    const refusal = await logAndAdmit(deps, merchant, checkout, method.fingerprint, req);
     if (refusal) throw admissionError(refusal, checkout);
     let result;
     let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
@@ -97,15 +103,20 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       }
       throw attemptRefusal(error, merchant, checkout);
     } finally {
-      await releaseAttemptSlot(db, checkout.id);
+      // The charge's insert freed the slot in its own commit (the charge, created, holds the
+      // checkout from then on); any other outcome frees it here.
+      if (result?.kind !== 'charge') await releaseAttemptSlot(db, checkout.id);
     }
     if (result.kind === 'review') {
       const review = (await findReview(db, result.reviewId))!;
       res.status(202).json({ review: { id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() } });
       return;
     }
-    const charge = (await findChargeById(db, result.chargeId))!;
-    res.status(201).json({ charge: await presentLoaded(db, charge) });
+    // Workflows started before the answer carried the charge: read it back.
+    const charge = result.charge ?? (await findChargeById(db, result.chargeId))!;
+    const customer = await customerRead;
+    if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
+    res.status(201).json({ charge: presentCharge(charge, customer, stored.method) });
   };
 }
 
@@ -121,23 +132,24 @@ async function assertReviewAvailable(deps: AppDeps, merchant: MerchantRow, check
 }
 
 /**
- * Card testing stops here: every attempt is logged with its card fingerprint and client IP, and
- * with the merchant's velocity limits on, a card or an IP over its hourly limit is answered 429.
+ * Logs the attempt and admits it in one commit. Card testing stops here: every attempt is logged
+ * with its card fingerprint and client IP, and with the merchant's velocity limits on, a card or
+ * an IP over its hourly limit is answered 429 (its line and nothing else rolled back).
  */
-async function enforceVelocity(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, fingerprint: string, req: Request): Promise<void> {
+async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, fingerprint: string, req: Request): Promise<AdmissionRefusal | null> {
+  const entry = { merchant_id: merchant.id, checkout_id: checkout.id, fingerprint, client_ip: req.ip ?? null };
   const velocity = merchant.settings.velocity_limits;
-  const refusal = await logAttempt(
-    deps.db,
-    { merchant_id: merchant.id, checkout_id: checkout.id, fingerprint, client_ip: req.ip ?? null },
-    velocity.enabled ? velocity : null,
-  );
-  if (!refusal) return;
-  const what = refusal.limit === 'card' ? 'this payment method' : 'this network address';
-  throw new RateLimitedError(
-    `Too many payment attempts with ${what}.`,
-    `Try again in ${refusal.retryAfterSeconds} seconds, or use another payment method.`,
-    refusal.retryAfterSeconds,
-  );
+  if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, entry);
+  return deps.db.transaction(async (trx) => {
+    const refusal = await logAttempt(trx, entry, velocity);
+    if (!refusal) return admitAttempt(trx, checkout.id);
+    const what = refusal.limit === 'card' ? 'this payment method' : 'this network address';
+    throw new RateLimitedError(
+      `Too many payment attempts with ${what}.`,
+      `Try again in ${refusal.retryAfterSeconds} seconds, or use another payment method.`,
+      refusal.retryAfterSeconds,
+    );
+  });
 }
 
 /** The workflow's refusals become the wallet's 422s; anything else stays an internal error. */
