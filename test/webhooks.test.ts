@@ -4,6 +4,8 @@ import { request } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { verifySignature } from '../src/webhooks/signature';
+import { recordEvent } from '../src/events/record';
+import { findMerchant } from '../src/storage/merchants';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -115,6 +117,17 @@ describe('off-by-default events', () => {
     await attempt(service, checkout, { payment_method: CARD() });
     await waitFor(async () => (await service.deps.db('events').where({ checkout_id: checkout.id }).first())?.delivery_status === 'no_webhook_url');
     expect(await service.deps.db('event_delivery_attempts').join('events', 'events.id', 'event_delivery_attempts.event_id').where('events.checkout_id', checkout.id)).toHaveLength(0);
+  });
+
+  it('writes an event of a merchant without webhook_url already settled, so no later write or sweep takes it', async () => {
+    const shop = await openShop(service);
+    const merchant = (await findMerchant(service.deps.db, shop.merchant.id))!;
+    const event = await service.deps.db.transaction((trx) => recordEvent(trx, merchant, 'checkout.succeeded', {}, {}));
+    expect(event).toMatchObject({ enabled: true, delivery_status: 'no_webhook_url', dispatched_at: expect.any(Date) });
+    const withUrl = { ...merchant, settings: { ...merchant.settings, webhook_url: receiver.url } };
+    const pending = await service.deps.db.transaction((trx) => recordEvent(trx, withUrl, 'checkout.succeeded', {}, {}));
+    expect(pending).toMatchObject({ enabled: true, delivery_status: 'pending', dispatched_at: null });
+    await service.deps.db('events').whereIn('id', [event.id, pending.id]).delete();
   });
 });
 

@@ -28,7 +28,10 @@ export interface DeliveryAttemptRow {
   response_excerpt: string | null;
 }
 
-export async function insertEvent(db: Db, row: Omit<EventRow, 'seq' | 'created_at' | 'dispatched_at' | 'delivery_status'> & { delivery_status?: EventRow['delivery_status'] }): Promise<EventRow> {
+export async function insertEvent(
+  db: Db,
+  row: Omit<EventRow, 'seq' | 'created_at' | 'dispatched_at' | 'delivery_status'> & Partial<Pick<EventRow, 'delivery_status' | 'dispatched_at'>>,
+): Promise<EventRow> {
   const [inserted] = await db<EventRow>('events').insert(row).returning('*');
   return inserted as EventRow;
 }
