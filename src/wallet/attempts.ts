@@ -17,7 +17,7 @@ import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutR
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReview } from '../storage/reviews';
 import { deleteUnusedPaymentMethod } from '../storage/payment-methods';
-import { submitAttemptUpdate, FAILURE_TYPES } from '../../workflows/definitions';
+import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod } from './attempt-rules';
@@ -103,9 +103,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       }
       throw attemptRefusal(error, merchant, checkout);
     } finally {
-      // The charge's insert freed the slot in its own commit (the charge, created, holds the
-      // checkout from then on); any other outcome frees it here.
-      if (result?.kind !== 'charge') await releaseAttemptSlot(db, checkout.id);
+      if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id);
     }
     if (result.kind === 'review') {
       const review = (await findReview(db, result.reviewId))!;
@@ -118,6 +116,16 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
     res.status(201).json({ charge: presentCharge(charge, customer, stored.method) });
   };
+}
+
+/**
+ * Whether the attempt's slot is already free. An answer carrying the charge comes from the
+ * activity whose charge insert freed the slot in its own commit (the charge, created, holds the
+ * checkout from then on). Any other outcome, and a charge answered by a worker or workflow from
+ * before that (a rolling deploy: an old worker's insert leaves the slot held), needs the release.
+ */
+export function slotFreedByAnswer(result: AttemptResult | undefined): boolean {
+  return result?.kind === 'charge' && result.charge !== undefined;
 }
 
 /**
