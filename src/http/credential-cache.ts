@@ -17,9 +17,9 @@ interface Entry {
  * Authenticated credentials (by the hash of the presented secret) and their merchant, for a few
  * seconds, so a request does not pay two lookups before its own work. A key revoked or a
  * merchant's settings changed anywhere (any API process) is forgotten at once: every process
- * LISTENs on the channel storage NOTIFYs on such changes (PostgreSQL relays it at commit, before
- * the caller has its answer). While that listener is not connected, nothing is cached, so a
- * missed notification can never keep a revoked key alive; the TTL bounds anything else.
+ * LISTENs on the channel storage NOTIFYs on such changes, and reads what is pending on that
+ * connection before trusting an entry (caughtUp). While that listener is not connected, nothing
+ * is cached, so a missed notification can never keep a revoked key alive; the TTL bounds anything else.
  */
 export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
@@ -29,6 +29,9 @@ export class CredentialCache {
   private listening = false;
   private closed = false;
   private reconnect: NodeJS.Timeout | null = null;
+  /** The listener round trip in flight, and the one every hit since then waits for (caughtUp). */
+  private roundTrip: Promise<boolean> | null = null;
+  private nextRoundTrip: Promise<boolean> | null = null;
 
   constructor(private readonly connection: string | pg.ClientConfig, private readonly now: () => number = Date.now) {}
 
@@ -52,10 +55,7 @@ export class CredentialCache {
 
   private async lookup(key: string, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
     this.start();
-    if (this.entries.has(key)) {
-      // A change announced before this request arrived may sit unread on the listener's socket
-      // (ready in the same poll): let it be read before trusting the entry.
-      await new Promise((resolve) => setImmediate(resolve));
+    if (this.entries.has(key) && (await this.caughtUp())) {
       const hit = this.entries.get(key);
       if (hit && hit.expiresAt > this.now()) return hit.merchant;
       if (hit) this.entries.delete(key);
@@ -67,6 +67,38 @@ export class CredentialCache {
       this.entries.set(key, { merchant, expiresAt: this.now() + CREDENTIAL_TTL_MS });
     }
     return merchant;
+  }
+
+  /**
+   * Reads every change announced before this call: a round trip on the listener's connection sent
+   * after it. A NOTIFY committed before the request arrived may not have reached this process yet
+   * (the listening backend sends it when it is next scheduled; another API answered the revocation
+   * meanwhile), but PostgreSQL sends a session its pending notifications before the result of its
+   * next query. Concurrent hits share one: a round trip already on the wire may predate them, so
+   * they join the next, sent as it returns; at most one is in flight, however busy the API.
+   * False when the listener is down (then nothing cached is trusted).
+   */
+  private caughtUp(): Promise<boolean> {
+    if (!this.roundTrip) return this.sendRoundTrip();
+    this.nextRoundTrip ??= this.roundTrip.then(() => {
+      this.nextRoundTrip = null;
+      return this.sendRoundTrip();
+    });
+    return this.nextRoundTrip;
+  }
+
+  private sendRoundTrip(): Promise<boolean> {
+    const listener = this.listener;
+    if (!listener || !this.listening) return Promise.resolve(false);
+    const sent = listener.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    this.roundTrip = sent;
+    void sent.then(() => {
+      if (this.roundTrip === sent) this.roundTrip = null;
+    });
+    return sent;
   }
 
   /** Forgets every credential of the merchant (a revocation, a settings change). */

@@ -7,8 +7,8 @@ const localSubscribers = new WeakMap<Db, Set<(merchantId: string) => void>>();
 
 /**
  * Tells every API process to forget what it cached about the merchant's credentials
- * (src/http/credential-cache.ts): this process's caches at once, the others by a NOTIFY that
- * PostgreSQL delivers at commit, before the caller has its answer.
+ * (src/http/credential-cache.ts): this process's caches at once, the others by a NOTIFY, which
+ * each reads on its listener's connection before it trusts a cached entry again.
  */
 export async function announceCredentialsChanged(db: Db, merchantId: string): Promise<void> {
   for (const subscriber of localSubscribers.get(db) ?? []) subscriber(merchantId);

@@ -57,7 +57,7 @@ export interface ServiceOptions {
   replicas?: number;
   /** Resolves webhook hosts for the API and the worker (DNS-rebinding tests control the answers). */
   resolveHost?: HostResolver;
-  /** Collects the spans of the in-process API and worker (tracing tests); tracing is off without it. */
+  /** Collects the spans of the in-process API and worker (tracing tests; one replica); tracing is off without it. */
   spanExporter?: SpanExporter;
   /** Default SERVICE_WORKFLOW_CACHE. The tracing test keeps more workflows cached: see test/tracing.test.ts. */
   maxCachedWorkflows?: number;
@@ -82,9 +82,10 @@ export function defaultReplicas(): number {
  */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const taskQueue = `test-${randomUUID()}`;
-  // A resolver is a function of this process: child processes would resolve for real, so a test
-  // that controls DNS answers runs one API and one worker.
-  const replicas = options.resolveHost ? 1 : (options.replicas ?? defaultReplicas());
+  // A resolver and a span exporter are objects of this process: child processes would resolve for
+  // real and keep their spans to themselves, so a test that controls DNS answers or collects the
+  // trace runs one API and one worker.
+  const replicas = options.resolveHost || options.spanExporter ? 1 : (options.replicas ?? defaultReplicas());
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
