@@ -39,12 +39,6 @@ async function loadCheckout(db: Db, checkoutId: string) {
   return { checkout, merchant };
 }
 
-/**
- * What one attempt needs, from rows the caller already loaded: the geo and KYC gates, the review
- * rule (one review per checkout: an attempt that would need a second one is refused, so an
- * approval can never be reused by a later attempt of another amount or method), and the
- * sandbox's timings.
- */
 /** The rows the geo and KYC gates read: the customer, its latest KYC record and geo check. */
 export async function loadGateRows(db: Db, merchantId: string, customerId: string) {
   const [customer, latestKyc, latest] = await Promise.all([
@@ -56,6 +50,12 @@ export async function loadGateRows(db: Db, merchantId: string, customerId: strin
 }
 export type GateRows = Awaited<ReturnType<typeof loadGateRows>>;
 
+/**
+ * What one attempt needs, from rows the caller already loaded: the geo and KYC gates, the review
+ * rule (one review per checkout: an attempt that would need a second one is refused, so an
+ * approval can never be reused by a later attempt of another amount or method), and the
+ * sandbox's timings.
+ */
 export async function planFor(
   db: Db,
   input: { checkout: CheckoutRow; merchant: MerchantRow; gateRows: GateRows; paymentType: string | undefined; amountCents: number },

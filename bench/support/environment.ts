@@ -11,9 +11,9 @@ import type { ServiceMessage, ServiceRole } from './service-process';
 
 /**
  * An isolated environment per `npm run bench`, like the test global setup: a fresh database
- * (payments_bench_<random>, by the same createScratchDatabase as the tests), an ephemeral Temporal dev server on free loopback ports, and the
- * real API and worker, each in a child process so the load generator (this process) never
- * shares their event loop. Everything listens on 127.0.0.1 only.
+ * (payments_bench_<random>, made by the tests' createScratchDatabase), an ephemeral Temporal dev
+ * server on free loopback ports, and the real API and worker, each in a child process so the load
+ * generator (this process) never shares their event loop. Everything listens on 127.0.0.1 only.
  */
 
 export interface Merchant {

@@ -37,11 +37,6 @@ export function presentChargeCustomer(c: CustomerRow) {
   };
 }
 
-/**
- * The charge as GET /api/v1/charges/{id} shows it. Card-only fields are present (maybe null)
- * on card charges; on bank and crypto charges the `threeds` key is omitted entirely and the
- * other card-only fields are null.
- */
 /** The charge's own fields its API shape shows; dates as rows hold them, or as ISO strings (a workflow's answer). */
 export type PresentableCharge = Pick<ChargeRow, (typeof PRESENTED_CHARGE_FIELDS)[number]> & { created_at: Date | string; updated_at: Date | string };
 
@@ -55,11 +50,17 @@ const iso = (date: Date | string): string => (typeof date === 'string' ? date : 
 /** A charge's presentable fields as a workflow carries them (JSON: dates as ISO strings). */
 export type ChargeAnswer = PresentableCharge & { created_at: string; updated_at: string };
 
+/** The charge's presentable fields, for an activity's answer to its workflow (and on to the wallet). */
 export function chargeAnswer(charge: ChargeRow): ChargeAnswer {
   const fields = Object.fromEntries(PRESENTED_CHARGE_FIELDS.map((f) => [f, charge[f]])) as Pick<ChargeRow, (typeof PRESENTED_CHARGE_FIELDS)[number]>;
   return { ...fields, created_at: iso(charge.created_at), updated_at: iso(charge.updated_at) };
 }
 
+/**
+ * The charge as GET /api/v1/charges/{id} shows it. Card-only fields are present (maybe null)
+ * on card charges; on bank and crypto charges the `threeds` key is omitted entirely and the
+ * other card-only fields are null.
+ */
 export function presentCharge(charge: PresentableCharge, customer: CustomerRow, paymentMethod: PaymentMethodRow) {
   const cardLike = isCardLike(paymentMethod.payment_type);
   return {
