@@ -10,7 +10,7 @@
  * merchant's checkout_expiry_seconds is set (admin API) so that creation time + expiry lands there.
  * LEAD must exceed the creation time, or the earliest expiries fall inside creation (reported).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { startEnvironment } from './support/environment';
 import { percentile } from './support/samples';
@@ -27,6 +27,37 @@ const log = (line: string) => process.stderr.write(`\x1b[1m[open-checkouts]\x1b[
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** CPU seconds per thread of a process, keyed by thread id, with the thread's name. */
+function threadCpu(pid: number): Map<string, { name: string; seconds: number }> {
+  const threads = new Map<string, { name: string; seconds: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      threads.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // the thread ended between listing and reading
+    }
+  }
+  return threads;
+}
+
+/**
+ * Where the worker's CPU went between two samples: its main thread (activities, local activities,
+ * the SDK's bridge), Temporal's Rust core (tokio runtime and workflow-processing threads), and the
+ * other threads node names after itself: the workflow sandbox thread and V8's GC helpers.
+ */
+function cpuByThreadKind(pid: number, before: Map<string, { name: string; seconds: number }>, after: Map<string, { name: string; seconds: number }>): Record<'main' | 'core' | 'sandboxAndGc', number> {
+  const kinds = { main: 0, core: 0, sandboxAndGc: 0 };
+  for (const [tid, { name, seconds }] of after) {
+    const used = seconds - (before.get(tid)?.seconds ?? 0);
+    if (tid === String(pid)) kinds.main += used;
+    else if (/^(tokio|workflow-proces)/.test(name)) kinds.core += used;
+    else kinds.sandboxAndGc += used;
+  }
+  return kinds;
 }
 
 function rssMiB(pid: number): number {
@@ -75,14 +106,21 @@ async function main(): Promise<void> {
       if ((batch / BATCH) % 10 === 0) log(`${created} created (${(created / ((Date.now() - start) / 1000)).toFixed(0)}/s), worker RSS ${rssMiB(env.workerPid).toFixed(0)} MiB`);
     }
     const creationSeconds = (Date.now() - start) / 1000;
-    const rssOpen = rssMiB(env.workerPid);
-    const cpuOpen = cpuSeconds(env.workerPid);
+    const rssCreated = rssMiB(env.workerPid);
     log(`created ${created} in ${creationSeconds.toFixed(1)} s; waiting for the expiries`);
 
     const { rows: range } = (await env.db.raw(
       `SELECT min(expires_at) AS first, max(expires_at) AS last FROM checkouts WHERE merchant_id = ?`,
       [env.merchant.id],
     )) as { rows: Array<{ first: Date; last: Date }> };
+    // The API answers once a workflow is started; the worker runs each one's first task later, and
+    // under creation load it falls behind. "All open" is sampled just before the first expiry, when
+    // it has caught up, so the CPU figures below count the expiries alone.
+    const openAt = range[0]!.first.getTime() - 1_000;
+    if (openAt > Date.now()) await new Promise((r) => setTimeout(r, openAt - Date.now()));
+    const rssOpen = rssMiB(env.workerPid);
+    const cpuOpen = cpuSeconds(env.workerPid);
+    const threadsOpen = threadCpu(env.workerPid);
     const deadline = range[0]!.last.getTime() + 300_000;
     let expired = 0;
     while (Date.now() < deadline) {
@@ -92,6 +130,8 @@ async function main(): Promise<void> {
     }
     clearInterval(sampler);
     const cpuExpiry = cpuSeconds(env.workerPid) - cpuOpen;
+    const byThread = cpuByThreadKind(env.workerPid, threadsOpen, threadCpu(env.workerPid));
+    const cached = Math.min(created, Number(process.env.WORKER_MAX_CACHED_WORKFLOWS ?? 1000));
     const loadAfter = os.loadavg()[0]!;
     const { rows } = (await env.db.raw(
       `SELECT extract(epoch FROM (e.created_at - c.expires_at)) * 1000 AS late_ms
@@ -106,8 +146,11 @@ async function main(): Promise<void> {
     console.log('| Measure | Value |\n|---|---:|');
     console.log(`| creation rate (c=${CONCURRENCY}) | ${(created / creationSeconds).toFixed(0)} checkouts/s (${creationSeconds.toFixed(0)} s) |`);
     console.log(`| expiries spread over | ${s(range[0]!.last.getTime() - range[0]!.first.getTime())} |`);
-    console.log(`| worker RSS: before / all open / peak | ${rssBefore.toFixed(0)} / ${rssOpen.toFixed(0)} / ${Math.max(...rss).toFixed(0)} MiB |`);
-    console.log(`| worker CPU from all open to the last expiry | ${cpuExpiry.toFixed(1)} s (${((cpuExpiry * 1000) / Math.max(1, late.length)).toFixed(1)} ms per expiry) |`);
+    const perExpiry = (seconds: number) => `${((seconds * 1000) / Math.max(1, late.length)).toFixed(1)} ms`;
+    console.log(`| worker RSS: before / creation done / all open / peak | ${rssBefore.toFixed(0)} / ${rssCreated.toFixed(0)} / ${rssOpen.toFixed(0)} / ${Math.max(...rss).toFixed(0)} MiB |`);
+    console.log(`| worker RSS per cached workflow (${cached} cached) | ${(((rssOpen - rssBefore) * 1024) / Math.max(1, cached)).toFixed(0)} KiB |`);
+    console.log(`| worker CPU from all open to the last expiry | ${cpuExpiry.toFixed(1)} s (${perExpiry(cpuExpiry)} per expiry) |`);
+    console.log(`| … per expiry by thread: main / Temporal core / sandbox and GC | ${perExpiry(byThread.main)} / ${perExpiry(byThread.core)} / ${perExpiry(byThread.sandboxAndGc)} |`);
     console.log(`| expiries recorded | ${late.length} of ${created} |`);
     console.log(`| expiry lateness p50 / p99 / max | ${s(percentile(late, 50))} / ${s(percentile(late, 99))} / ${s(late[late.length - 1] ?? NaN)} |`);
     if (range[0]!.first.getTime() < start + creationSeconds * 1000) log('warning: some checkouts expired while others were still being created (raise OPEN_LEAD_SECONDS)');

@@ -16,7 +16,6 @@ import express from 'express';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { CustomerCreateBody } from '../../src/customers/schemas';
 import { newId } from '../../src/domain/ids';
 import { createDb } from '../../src/storage/db';
@@ -42,7 +41,7 @@ async function main(): Promise<void> {
     connection,
     namespace: 'default',
     taskQueue,
-    workflowsPath: path.join(__dirname, 'workflows.ts'),
+    workflowsPath: require.resolve('./workflows'), // workflows.js beside the compiled server, workflows.ts under tsx
     activities: createFloorActivities(db),
   });
   const running = worker.run();

@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, createScratchDatabase, dropDatabase, type Db } from '../../src/storage/db';
@@ -188,12 +188,20 @@ function cpuProfileArgs(role: ServiceRole): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR || '/tmp/payments-bench-profiles'}`];
 }
 
-/** Forks service-process.ts under tsx and waits (bounded) for it to report ready. */
+/**
+ * The compiled service process, run by plain node as `npm start` runs the service: under tsx,
+ * source maps are on and every stack trace the workflow sandbox captures (one per promise) is
+ * mapped, which made the worker measurably slower than in production. bench/run.sh compiles first.
+ */
+const SERVICE_PROCESS = path.resolve(__dirname, '../../dist/bench/support/service-process.js');
+
+/** Forks the compiled service process and waits (bounded) for it to report ready. */
 async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ port?: number; pid: number }> {
-  const child = fork(path.join(__dirname, 'service-process.ts'), [role], {
+  if (!existsSync(SERVICE_PROCESS)) throw new Error(`${SERVICE_PROCESS} is missing: run the benchmarks with npm run bench, which compiles first`);
+  const child = fork(SERVICE_PROCESS, [role], {
     cwd: path.resolve(__dirname, '../..'),
     env,
-    execArgv: ['--import', 'tsx', ...cpuProfileArgs(role)],
+    execArgv: cpuProfileArgs(role),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   cleanups.push(() => stopChild(child));

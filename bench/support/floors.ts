@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import type { FloorMessage } from '../floors/server';
 import { fromSamples } from './samples';
 import type { BenchEnvironment } from './environment';
@@ -55,12 +56,13 @@ export async function alternateWithFloor(
   return { ...row, floor: { requestsPerSecond: measured.requestsPerSecond, latencyMs: measured.latencyMs, requests: measured.requests, failures: f.failures + (f.errors ?? 0) } };
 }
 
-/** The floor server (bench/floors/server.ts) as a child process, like the API under test. */
+/** The floor server (bench/floors/server.ts), compiled and run by plain node like the API under test. */
 export async function startFloorServer(env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ url: string }> {
-  const child: ChildProcess = fork(path.join(__dirname, '../floors/server.ts'), [], {
+  const server = path.resolve(__dirname, '../../dist/bench/floors/server.js');
+  if (!existsSync(server)) throw new Error(`${server} is missing: run the benchmarks with npm run bench, which compiles first`);
+  const child: ChildProcess = fork(server, [], {
     cwd: path.resolve(__dirname, '../..'),
     env,
-    execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   cleanups.push(async () => {

@@ -3,7 +3,7 @@
  * src/entry/api.ts and src/entry/worker.ts build them (createRuntime with the env it is given),
  * except that the API binds 127.0.0.1 on a free port and both report readiness over IPC.
  *
- *   fork('bench/support/service-process.ts', ['api' | 'worker'], { execArgv: ['--import', 'tsx'] })
+ *   fork('dist/bench/support/service-process.js', ['api' | 'worker'])   (compiled by bench/run.sh)
  *
  * The load generator runs in the parent, so it never shares an event loop with the server.
  */
