@@ -44,7 +44,8 @@ const EnvSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   /**
    * Worker tuning (README, "Open checkouts held by one worker"). Cached workflows cost memory
-   * (about 0.1 MiB each); one that is not cached replays its history when it next wakes.
+   * (0.3–0.5 MiB each, measured; most of it native, outside V8's heap); one that is not cached
+   * replays its history when it next wakes.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
