@@ -3,12 +3,15 @@
  * (RSS) while it holds them, and how late each expiry is recorded, with every checkout set to
  * expire within one minute. Against the Temporal `npm start` runs (BENCH_TEMPORAL, as bench/main.ts).
  *
- *   npx tsx bench/open-checkouts.ts     (after `npm run bench` has found the Temporal CLI; or TEMPORAL_CLI_PATH=…)
+ *   BENCH_SCRIPT=bench/open-checkouts.ts npm run bench     (compiles, bundles, finds the Temporal CLI)
  *   OPEN_CHECKOUTS=10000  OPEN_CONCURRENCY=10  OPEN_LEAD_SECONDS=300  OPEN_WINDOW_SECONDS=60
  *
  * The k-th checkout is made to expire at start + LEAD + WINDOW × k/N: before each batch the
  * merchant's checkout_expiry_seconds is set (admin API) so that creation time + expiry lands there.
  * LEAD must exceed the creation time, or the earliest expiries fall inside creation (reported).
+ * Reports RSS before, when creation is done, with all open (just before the first expiry, once the
+ * worker has run every first task), per cached workflow and at peak, and the worker's CPU per
+ * expiry split by thread (main, Temporal's core, the sandbox thread with V8's GC helpers).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
