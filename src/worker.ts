@@ -33,12 +33,12 @@ export function workflowsPath(): string {
  * Per workflow this saves instantiating our modules and what they import (@temporalio/workflow's
  * index, OpenTelemetry's API): memory per cached workflow, CPU per replay.
  *
- * Only without tracing: the traced bundle's OpenTelemetry interceptor loads the rest of
+ * None with tracing: the traced bundle's OpenTelemetry interceptor loads the rest of
  * OpenTelemetry's API per workflow, and that API's lazily set singletons cannot live in frozen
  * shared modules, so the traced twin keeps the SDK's default.
  */
-export function preloadedWorkflowModules(): string[] {
-  return [workflowsPath()];
+export function preloadedWorkflowModules(traced: boolean): string[] {
+  return traced ? [] : [workflowsPath()];
 }
 
 /** The traced twin of a prebuilt bundle: the same workflows with Temporal's OpenTelemetry interceptors. */
@@ -52,14 +52,14 @@ export function tracedBundlePath(bundlePath: string): string {
  */
 export async function writeWorkflowBundles(bundlePath: string, logger?: Logger): Promise<void> {
   const bundles = [
-    { out: bundlePath, workflowInterceptorModules: [], preloadModules: preloadedWorkflowModules() },
-    { out: tracedBundlePath(bundlePath), workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, preloadModules: [] },
+    { out: bundlePath, traced: false, workflowInterceptorModules: [] },
+    { out: tracedBundlePath(bundlePath), traced: true, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES },
   ];
-  for (const { out, workflowInterceptorModules, preloadModules } of bundles) {
+  for (const { out, traced, workflowInterceptorModules } of bundles) {
     const { code } = await bundleWorkflowCode({
       workflowsPath: workflowsPath(),
       workflowInterceptorModules: [...workflowInterceptorModules],
-      preloadModules,
+      preloadModules: preloadedWorkflowModules(traced),
       logger,
     });
     await writeFile(out, code);
@@ -80,7 +80,9 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker
     namespace: config.temporalNamespace,
     taskQueue: setup.taskQueue ?? config.taskQueue,
     activities: setup.activities ?? createActivities(setup.deps),
-    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: processTracing.enabled ? [] : preloadedWorkflowModules() } }),
+    ...(bundlePath
+      ? { workflowBundle: { codePath: bundlePath } }
+      : { workflowsPath: workflowsPath(), bundlerOptions: { preloadModules: preloadedWorkflowModules(processTracing.enabled) } }),
     ...tuningOptions(config.worker, setup.maxCachedWorkflows),
   };
   return { worker: await Worker.create(options), connection };

@@ -45,7 +45,8 @@ describe('the workflow bundles', () => {
   });
 
   it('load our workflow modules once per V8 context in the plain bundle, once per workflow in the traced twin', () => {
-    expect(preloadedWorkflowModules()).toEqual([workflowsPath()]);
+    expect(preloadedWorkflowModules(false)).toEqual([workflowsPath()]);
+    expect(preloadedWorkflowModules(true)).toEqual([]);
     const preloaded = (bundle: string) => /exports\.preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(bundle)?.[1] ?? 'no preload hook';
     expect(preloaded(plain)).toMatch(/__webpack_require__\(.*"\.\/(dist\/)?workflows\/index\.[jt]s"\)/);
     expect(preloaded(traced).trim()).toBe('');

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { FloorMessage } from '../floors/server';
 import { fromSamples } from './samples';
 import type { BenchEnvironment } from './environment';
