@@ -26,10 +26,14 @@ const WINDOW_S = Number(process.env.OPEN_WINDOW_SECONDS ?? 60);
 const BATCH = 100;
 const log = (line: string) => process.stderr.write(`\x1b[1m[open-checkouts]\x1b[0m ${line}\n`);
 
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU seconds (user + system) so far of a process (`/proc/<pid>/stat`) or a thread (`/proc/<pid>/task/<tid>/stat`). */
+function statCpuSeconds(statPath: string): number {
+  const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+function cpuSeconds(pid: number): number {
+  return statCpuSeconds(`/proc/${pid}/stat`);
 }
 
 /** CPU seconds per thread of a process, keyed by thread id, with the thread's name. */
@@ -38,8 +42,7 @@ function threadCpu(pid: number): Map<string, { name: string; seconds: number }> 
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      threads.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+      threads.set(tid, { name, seconds: statCpuSeconds(`/proc/${pid}/task/${tid}/stat`) });
     } catch {
       // the thread ended between listing and reading
     }
@@ -134,7 +137,7 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     const cpuExpiry = cpuSeconds(env.workerPid) - cpuOpen;
     const byThread = cpuByThreadKind(env.workerPid, threadsOpen, threadCpu(env.workerPid));
-    const cached = Math.min(created, Number(process.env.WORKER_MAX_CACHED_WORKFLOWS ?? 1000));
+    const cached = Math.min(created, env.workerCacheSize);
     const loadAfter = os.loadavg()[0]!;
     const { rows } = (await env.db.raw(
       `SELECT extract(epoch FROM (e.created_at - c.expires_at)) * 1000 AS late_ms

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/config';
 import { createDb, createScratchDatabase, dropDatabase, type Db } from '../../src/storage/db';
 import { startFloorServer } from './floors';
 import { startTemporal, temporalKindFromEnv } from './temporal';
@@ -47,6 +48,8 @@ export interface BenchEnvironment {
   floorUrl: string;
   /** The worker child's process id (its memory is measured by bench/open-checkouts.ts). */
   workerPid: number;
+  /** The worker child's workflow cache (`WORKER_MAX_CACHED_WORKFLOWS`), as its configuration reads it. */
+  workerCacheSize: number;
   /** A direct pool on the benchmark database, for seeding and inspection (not for the measured path). */
   db: Db;
   /** The merchant onboarded through the admin API at start-up. */
@@ -175,7 +178,7 @@ async function start(
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
 }
 
 /**
