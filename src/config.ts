@@ -52,6 +52,13 @@ const EnvSchema = z.object({
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(100),
   WORKER_WORKFLOW_POLLERS: z.coerce.number().int().min(1).default(10),
   WORKER_ACTIVITY_POLLERS: z.coerce.number().int().min(1).default(10),
+  /** Threads that run workflow code (each its own V8 isolate, holding its share of the cache). */
+  WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * How long a workflow task waits on this worker's sticky queue before the server hands it to any
+   * worker (and replays it there): the wait for a task of a worker that died.
+   */
+  WORKER_STICKY_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(10),
 });
 
 export interface Config {
@@ -88,6 +95,8 @@ export interface WorkerTuning {
   maxConcurrentActivityTaskExecutions: number;
   workflowPollers: number;
   activityPollers: number;
+  workflowThreads: number;
+  stickyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -141,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConcurrentActivityTaskExecutions: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       workflowPollers: e.WORKER_WORKFLOW_POLLERS,
       activityPollers: e.WORKER_ACTIVITY_POLLERS,
+      workflowThreads: e.WORKER_WORKFLOW_THREADS,
+      stickyTimeoutMs: e.WORKER_STICKY_TIMEOUT_SECONDS * 1000,
     },
   };
 }

@@ -89,10 +89,11 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker
 }
 
 /**
- * Slots, pollers and cache from the configuration (README, "Open checkouts held by one worker").
+ * Slots, pollers, cache, workflow threads and the sticky timeout from the configuration (README,
+ * "Open checkouts held by one worker").
  * The cache holds at least as many workflows as run tasks at once, as the SDK requires.
  */
-function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.maxCachedWorkflows): Partial<WorkerOptions> {
+export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.maxCachedWorkflows): Partial<WorkerOptions> {
   const workflowTasks = maxCachedWorkflows > 0 ? Math.min(tuning.maxConcurrentWorkflowTaskExecutions, Math.max(2, maxCachedWorkflows)) : tuning.maxConcurrentWorkflowTaskExecutions;
   return {
     maxCachedWorkflows,
@@ -100,5 +101,7 @@ function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.maxCach
     maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivityTaskExecutions,
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(tuning.workflowPollers, workflowTasks) },
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(tuning.activityPollers, tuning.maxConcurrentActivityTaskExecutions) },
+    workflowThreadPoolSize: tuning.workflowThreads,
+    stickyQueueScheduleToStartTimeout: tuning.stickyTimeoutMs,
   };
 }

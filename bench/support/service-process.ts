@@ -54,8 +54,11 @@ async function startWorker(deps: AppDeps): Promise<() => Promise<void>> {
 async function main(): Promise<void> {
   if (role !== 'api' && role !== 'worker') throw new Error(`unknown role ${String(role)} (expected api or worker)`);
   // The SDK's own state-change logs would drown the benchmark output; warnings still show.
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
-  const deps = await createRuntime(loadConfigOrExit());
+  const config = loadConfigOrExit();
+  // The worker serves the SDK's own metrics where configured, as src/entry/worker.ts does.
+  const metrics = role === 'worker' && config.temporalMetricsBindAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporalMetricsBindAddress } } } } : {};
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [], ...metrics });
+  const deps = await createRuntime(config);
   const stopRole = role === 'api' ? await startApi(deps) : await startWorker(deps);
 
   const stop = () => {

@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
 import type { AppDeps } from '../../src/app-deps';
@@ -18,6 +18,7 @@ import { startTracing } from '../../src/observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ChildService } from './child-service';
 import { RoundRobinProxy } from './round-robin-proxy';
+import { freePort } from './free-port';
 
 // The SDK's own worker logs (state changes) would drown test output; errors still show.
 try {
@@ -189,10 +190,3 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   };
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}

@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from '../../src/config';
+import { tuningOptions } from '../../src/worker';
 
 describe('configuration', () => {
   it('defaults to development with the dev admin token, and says so', () => {
@@ -21,6 +22,8 @@ describe('configuration', () => {
     [{ NODE_ENV: 'production' }, 'ADMIN_TOKEN'],
     [{ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123' }, 'DATA_ENCRYPTION_KEY'],
     [{ NODE_ENV: 'test', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' }, 'ADMIN_TOKEN'],
+    [{ WORKER_WORKFLOW_THREADS: '0' }, 'WORKER_WORKFLOW_THREADS'],
+    [{ WORKER_STICKY_TIMEOUT_SECONDS: '0.5' }, 'WORKER_STICKY_TIMEOUT_SECONDS'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));
@@ -56,5 +59,16 @@ describe('configuration', () => {
       apiBaseUrl: 'https://api.example.com',
       walletBaseUrl: 'https://pay.example.com',
     });
+  });
+
+  it('gives the worker its tuning: the SDK defaults for workflow threads and the sticky timeout, or what is set', () => {
+    expect(tuningOptions(loadConfig({}).worker)).toMatchObject({
+      maxCachedWorkflows: 1000,
+      maxConcurrentWorkflowTaskExecutions: 40,
+      workflowThreadPoolSize: 1,
+      stickyQueueScheduleToStartTimeout: 10_000,
+    });
+    const tuned = loadConfig({ WORKER_WORKFLOW_THREADS: '2', WORKER_STICKY_TIMEOUT_SECONDS: '60', WORKER_MAX_CACHED_WORKFLOWS: '20' }).worker;
+    expect(tuningOptions(tuned)).toMatchObject({ maxCachedWorkflows: 20, maxConcurrentWorkflowTaskExecutions: 20, workflowThreadPoolSize: 2, stickyQueueScheduleToStartTimeout: 60_000 });
   });
 });
