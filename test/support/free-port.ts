@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (for a child process to bind). */
 export async function freePort(): Promise<number> {
