@@ -1,9 +1,9 @@
-import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type RuntimeOptions, type WorkerOptions } from '@temporalio/worker';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type Tracing } from './observability/tracing';
-import type { WorkerTuning } from './config';
+import type { Config, WorkerTuning } from './config';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
@@ -39,6 +39,14 @@ export function workflowsPath(): string {
  */
 export function preloadedWorkflowModules(traced: boolean): string[] {
   return traced ? [] : [workflowsPath()];
+}
+
+/**
+ * Temporal's own worker metrics (task latencies, slots, pollers), the SDK's way: its Core runtime
+ * serves Prometheus on `TEMPORAL_METRICS_BIND_ADDRESS`. For `Runtime.install`, before any connection.
+ */
+export function temporalMetricsRuntimeOptions(config: Pick<Config, 'temporalMetricsBindAddress'>): Pick<RuntimeOptions, 'telemetryOptions'> {
+  return config.temporalMetricsBindAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporalMetricsBindAddress } } } } : {};
 }
 
 /** The traced twin of a prebuilt bundle: the same workflows with Temporal's OpenTelemetry interceptors. */

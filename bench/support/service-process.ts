@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import type { AppDeps } from '../../src/app-deps';
 import { closeRuntime, createRuntime, loadConfigOrExit } from '../../src/runtime';
-import { createWorker } from '../../src/worker';
+import { createWorker, temporalMetricsRuntimeOptions } from '../../src/worker';
 
 export type ServiceRole = 'api' | 'worker';
 export type ServiceMessage = { type: 'ready'; role: ServiceRole; port?: number } | { type: 'failed'; role: ServiceRole; error: string };
@@ -56,8 +56,7 @@ async function main(): Promise<void> {
   // The SDK's own state-change logs would drown the benchmark output; warnings still show.
   const config = loadConfigOrExit();
   // The worker serves the SDK's own metrics where configured, as src/entry/worker.ts does.
-  const metrics = role === 'worker' && config.temporalMetricsBindAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporalMetricsBindAddress } } } } : {};
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [], ...metrics });
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [], ...(role === 'worker' ? temporalMetricsRuntimeOptions(config) : {}) });
   const deps = await createRuntime(config);
   const stopRole = role === 'api' ? await startApi(deps) : await startWorker(deps);
 

@@ -1,6 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { closeRuntime, createRuntime, loadConfigOrExit } from '../runtime';
-import { createWorker } from '../worker';
+import { createWorker, temporalMetricsRuntimeOptions } from '../worker';
 import { startOutboxSweeper } from '../events/sweeper';
 import { settleFirstDeliveries } from '../events/first-delivery';
 import { startWorkerHttp } from '../observability/worker-http';
@@ -8,11 +8,8 @@ import { startWorkerHttp } from '../observability/worker-http';
 /** The Temporal worker: runs checkout, delivery and refund workflows and their activities. */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  // Temporal's own worker metrics (task latencies, slots, pollers), the SDK's way: its Core
-  // runtime serves Prometheus on this address. Installed before any connection is made.
-  if (config.temporalMetricsBindAddress) {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporalMetricsBindAddress } } } });
-  }
+  // Temporal's own worker metrics, where configured: installed before any connection is made.
+  if (config.temporalMetricsBindAddress) Runtime.install(temporalMetricsRuntimeOptions(config));
   const deps = await createRuntime(config, 'payments-worker');
   const { worker, connection } = await createWorker({
     deps,

@@ -1,5 +1,5 @@
 import { loadConfig, ConfigError } from '../../src/config';
-import { tuningOptions } from '../../src/worker';
+import { temporalMetricsRuntimeOptions, tuningOptions } from '../../src/worker';
 
 describe('configuration', () => {
   it('defaults to development with the dev admin token, and says so', () => {
@@ -70,5 +70,12 @@ describe('configuration', () => {
     });
     const tuned = loadConfig({ WORKER_WORKFLOW_THREADS: '2', WORKER_STICKY_TIMEOUT_SECONDS: '60', WORKER_MAX_CACHED_WORKFLOWS: '20' }).worker;
     expect(tuningOptions(tuned)).toMatchObject({ maxCachedWorkflows: 20, maxConcurrentWorkflowTaskExecutions: 20, workflowThreadPoolSize: 2, stickyQueueScheduleToStartTimeout: 60_000 });
+  });
+
+  it('has the worker serve the Temporal SDK metrics only where TEMPORAL_METRICS_BIND_ADDRESS says', () => {
+    expect(temporalMetricsRuntimeOptions(loadConfig({}))).toEqual({});
+    expect(temporalMetricsRuntimeOptions(loadConfig({ TEMPORAL_METRICS_BIND_ADDRESS: '0.0.0.0:9464' }))).toEqual({
+      telemetryOptions: { metrics: { prometheus: { bindAddress: '0.0.0.0:9464' } } },
+    });
   });
 });
