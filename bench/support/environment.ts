@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { createDb, createScratchDatabase, dropDatabase, type Db } from '../../src/storage/db';
+import { waitFor } from '../../test/support/fixtures';
 import { startFloorServer } from './floors';
 import { startTemporal, temporalKindFromEnv } from './temporal';
 import type { ServiceMessage, ServiceRole } from './service-process';
@@ -172,8 +173,15 @@ async function start(
     if (res.status !== 201) throw new Error(`onboarding failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
-  const ready = await request<{ status: string }>('GET', '/readyz');
-  if (ready.status !== 200) throw new Error(`the API is not ready: ${JSON.stringify(ready.body)}`);
+  // The worker reports ready before its first polls reach the server, which /readyz checks.
+  let readiness: unknown;
+  await waitFor(async () => {
+    const ready = await request<{ status: string }>('GET', '/readyz');
+    readiness = ready.body;
+    return ready.status === 200;
+  }, 15_000, 'the API to be ready').catch(() => {
+    throw new Error(`the API is not ready: ${JSON.stringify(readiness)}`);
+  });
   const merchant = await onboard('Bench merchant');
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
