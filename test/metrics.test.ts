@@ -129,7 +129,10 @@ describe('search attributes', () => {
     const shop = await openShop(service, { webhook_url: receiver.url });
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 108 });
     const charge = (await attempt(service, checkout, { payment_method: CARD() })).body.charge;
-    await service.deps.temporal.workflow.getHandle(charge.id).result();
+    // The wallet is answered before the checkout workflow starts its refund child.
+    const refund = service.deps.temporal.workflow.getHandle(charge.id);
+    await waitFor(() => refund.describe().then(() => true, () => false), 10_000, 'the auto-refund child to start');
+    await refund.result();
     // Visibility is eventually consistent: the list catches up shortly after the child closes.
     const listed = await waitFor(async () => {
       const ids: string[] = [];
