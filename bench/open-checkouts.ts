@@ -53,15 +53,17 @@ function threadCpu(pid: number): Map<string, { name: string; seconds: number }> 
 
 /**
  * Where the worker's CPU went between two samples: its main thread (activities, local activities,
- * the SDK's bridge), Temporal's Rust core (tokio runtime and workflow-processing threads), and the
- * other threads node names after itself: the workflow sandbox thread and V8's GC helpers.
+ * the SDK's bridge), Temporal's Rust core, and the other threads node names after itself: the
+ * workflow sandbox thread and V8's GC helpers. Core's share is split: its one workflow-processing
+ * thread (every run's state machines, one input at a time) and its tokio runtime (polls, RPCs).
  */
-function cpuByThreadKind(pid: number, before: Map<string, { name: string; seconds: number }>, after: Map<string, { name: string; seconds: number }>): Record<'main' | 'core' | 'sandboxAndGc', number> {
-  const kinds = { main: 0, core: 0, sandboxAndGc: 0 };
+function cpuByThreadKind(pid: number, before: Map<string, { name: string; seconds: number }>, after: Map<string, { name: string; seconds: number }>): Record<'main' | 'coreRuns' | 'coreRuntime' | 'sandboxAndGc', number> {
+  const kinds = { main: 0, coreRuns: 0, coreRuntime: 0, sandboxAndGc: 0 };
   for (const [tid, { name, seconds }] of after) {
     const used = seconds - (before.get(tid)?.seconds ?? 0);
     if (tid === String(pid)) kinds.main += used;
-    else if (/^(tokio|workflow-proces)/.test(name)) kinds.core += used;
+    else if (name.startsWith('workflow-proces')) kinds.coreRuns += used;
+    else if (name.startsWith('tokio')) kinds.coreRuntime += used;
     else kinds.sandboxAndGc += used;
   }
   return kinds;
@@ -160,6 +162,7 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 2_000));
     }
     clearInterval(sampler);
+    const expirySeconds = (Date.now() - openAt) / 1000;
     const cpuExpiry = cpuSeconds(env.workerPid) - cpuOpen;
     const byThread = cpuByThreadKind(env.workerPid, threadsOpen, threadCpu(env.workerPid));
     const cached = Math.min(created, env.workerCacheSize);
@@ -182,7 +185,10 @@ async function main(): Promise<void> {
     console.log(`| worker RSS: before / creation done / all open / peak | ${rssBefore.toFixed(0)} / ${rssCreated.toFixed(0)} / ${rssOpen.toFixed(0)} / ${Math.max(...rss).toFixed(0)} MiB |`);
     console.log(`| worker RSS per cached workflow (${cached} cached) | ${(((rssOpen - rssBefore) * 1024) / Math.max(1, cached)).toFixed(0)} KiB |`);
     console.log(`| worker CPU from all open to the last expiry | ${cpuExpiry.toFixed(1)} s (${perExpiry(cpuExpiry)} per expiry) |`);
-    console.log(`| … per expiry by thread: main / Temporal core / sandbox and GC | ${perExpiry(byThread.main)} / ${perExpiry(byThread.core)} / ${perExpiry(byThread.sandboxAndGc)} |`);
+    console.log(`| … per expiry by thread: main / Temporal core / sandbox and GC | ${perExpiry(byThread.main)} / ${perExpiry(byThread.coreRuns + byThread.coreRuntime)} / ${perExpiry(byThread.sandboxAndGc)} |`);
+    // One thread runs every workflow's state machines: near 100 % busy, it is the worker's limit.
+    const busy = `${((100 * byThread.coreRuns) / expirySeconds).toFixed(0)} % busy over ${expirySeconds.toFixed(0)} s`;
+    console.log(`| … Temporal core: its workflow-processing thread / its tokio threads | ${perExpiry(byThread.coreRuns)} (${busy}) / ${perExpiry(byThread.coreRuntime)} |`);
     console.log(`| expiries recorded | ${late.length} of ${created} |`);
     console.log(`| expiry lateness p50 / p99 / max | ${s(percentile(late, 50))} / ${s(percentile(late, 99))} / ${s(late[late.length - 1] ?? NaN)} |`);
     if (range[0]!.first.getTime() < start + creationSeconds * 1000) log('warning: some checkouts expired while others were still being created (raise OPEN_LEAD_SECONDS)');

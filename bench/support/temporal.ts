@@ -18,6 +18,9 @@ export const FAST_SQLITE_ARGS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlit
  */
 export const EAGER_ACTIVITY_ARGS = process.env.BENCH_EAGER_ACTIVITIES === '0' ? [] : ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
 
+/** More dev-server arguments for an experiment, e.g. `--dynamic-config-value key=value` (BENCH_DEV_SERVER_ARGS, space-separated). */
+export const EXPERIMENT_ARGS = (process.env.BENCH_DEV_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 /** Which Temporal a benchmark runs against (BENCH_TEMPORAL). */
 export type TemporalKind =
   /** A file-backed dev server started as `npm start` starts it (WAL pragmas): the default. */
@@ -52,7 +55,7 @@ export async function startTemporal(kind: TemporalKind, executable: string, data
       searchAttributes: SEARCH_ATTRIBUTES,
       log: { format: 'pretty', level: 'error' },
       ...(dbFilename ? { dbFilename } : {}),
-      extraArgs: [...(kind.kind === 'dev-file' ? FAST_SQLITE_ARGS : []), ...EAGER_ACTIVITY_ARGS],
+      extraArgs: [...(kind.kind === 'dev-file' ? FAST_SQLITE_ARGS : []), ...EAGER_ACTIVITY_ARGS, ...EXPERIMENT_ARGS],
     },
   });
   const describe = {
@@ -60,7 +63,8 @@ export async function startTemporal(kind: TemporalKind, executable: string, data
     'dev-file-default': 'dev server, SQLite file with default pragmas',
     'dev-memory': 'dev server, in-memory SQLite',
   }[kind.kind];
-  return { address: env.connection.options.address, describe, stop: () => env.teardown() };
+  const withArgs = EXPERIMENT_ARGS.length > 0 ? `${describe}, with ${EXPERIMENT_ARGS.join(' ')}` : describe;
+  return { address: env.connection.options.address, describe: withArgs, stop: () => env.teardown() };
 }
 
 export async function connectClient(address: string, namespace = 'default'): Promise<Client> {
