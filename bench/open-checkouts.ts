@@ -17,6 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { freePort } from '../test/support/free-port';
 import { startEnvironment } from './support/environment';
+import { statCpuSeconds } from './support/proc-stat';
 import { percentile } from './support/samples';
 import { temporalKindFromEnv } from './support/temporal';
 
@@ -26,12 +27,6 @@ const LEAD_S = Number(process.env.OPEN_LEAD_SECONDS ?? 300);
 const WINDOW_S = Number(process.env.OPEN_WINDOW_SECONDS ?? 60);
 const BATCH = 100;
 const log = (line: string) => process.stderr.write(`\x1b[1m[open-checkouts]\x1b[0m ${line}\n`);
-
-/** CPU seconds (user + system) so far of a process (`/proc/<pid>/stat`) or a thread (`/proc/<pid>/task/<tid>/stat`). */
-function statCpuSeconds(statPath: string): number {
-  const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
 
 function cpuSeconds(pid: number): number {
   return statCpuSeconds(`/proc/${pid}/stat`);
