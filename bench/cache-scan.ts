@@ -14,10 +14,10 @@
  *   SCAN_WORKFLOWS=4000 SCAN_CACHES=500,4000 SCAN_UPDATES=4000 SCAN_CONCURRENCY=10
  */
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { statCpuSeconds } from './support/proc-stat';
+import { statCpuSeconds, threadCpu } from './support/proc-stat';
 import { connectClient, startTemporal } from './support/temporal';
 import { touchUpdate } from './cache-scan/workflows';
 
@@ -28,8 +28,9 @@ const CONCURRENCY = Number(process.env.SCAN_CONCURRENCY ?? 10);
 const executable =
   process.env.TEMPORAL_CLI_PATH ?? path.join(process.env.HOME ?? '', '.cache/payments-service/temporal-1.5.1/temporal');
 
+/** Thread ids of this process's Temporal core workflow-processing threads (one per worker). */
 function coreThreads(): Set<string> {
-  return new Set(readdirSync('/proc/self/task').filter((tid) => readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('workflow-proces')));
+  return new Set([...threadCpu(process.pid)].filter(([, thread]) => thread.name.startsWith('workflow-proces')).map(([tid]) => tid));
 }
 
 /** Runs `count` operations numbered 0…count-1, CONCURRENCY at a time, in order. */

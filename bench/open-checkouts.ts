@@ -13,11 +13,11 @@
  * worker has run every first task), per cached workflow and at peak, and the worker's CPU per
  * expiry split by thread (main, Temporal's core, the sandbox thread with V8's GC helpers).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { freePort } from '../test/support/free-port';
 import { startEnvironment } from './support/environment';
-import { statCpuSeconds } from './support/proc-stat';
+import { statCpuSeconds, threadCpu } from './support/proc-stat';
 import { percentile } from './support/samples';
 import { temporalKindFromEnv } from './support/temporal';
 
@@ -30,20 +30,6 @@ const log = (line: string) => process.stderr.write(`\x1b[1m[open-checkouts]\x1b[
 
 function cpuSeconds(pid: number): number {
   return statCpuSeconds(`/proc/${pid}/stat`);
-}
-
-/** CPU seconds per thread of a process, keyed by thread id, with the thread's name. */
-function threadCpu(pid: number): Map<string, { name: string; seconds: number }> {
-  const threads = new Map<string, { name: string; seconds: number }>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      threads.set(tid, { name, seconds: statCpuSeconds(`/proc/${pid}/task/${tid}/stat`) });
-    } catch {
-      // the thread ended between listing and reading
-    }
-  }
-  return threads;
 }
 
 /**
