@@ -18,15 +18,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { statCpuSeconds, threadCpu } from './support/proc-stat';
-import { connectClient, startTemporal } from './support/temporal';
+import { connectClient, startTemporal, temporalCliPath } from './support/temporal';
 import { touchUpdate } from './cache-scan/workflows';
 
 const N = Number(process.env.SCAN_WORKFLOWS ?? 4000);
 const CACHES = (process.env.SCAN_CACHES ?? `${Math.max(2, Math.round(N / 8))},${N}`).split(',').map(Number);
 const UPDATES = Number(process.env.SCAN_UPDATES ?? N);
 const CONCURRENCY = Number(process.env.SCAN_CONCURRENCY ?? 10);
-const executable =
-  process.env.TEMPORAL_CLI_PATH ?? path.join(process.env.HOME ?? '', '.cache/payments-service/temporal-1.5.1/temporal');
+const executable = temporalCliPath();
 
 /** Thread ids of this process's Temporal core workflow-processing threads (one per worker). */
 function coreThreads(): Set<string> {

@@ -11,13 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fromSamples } from './support/samples';
-import { bareWorkflowStarts, connectClient, startTemporal, temporalKindFromEnv, type StartedTemporal } from './support/temporal';
+import { bareWorkflowStarts, connectClient, startTemporal, temporalKindFromEnv, type StartedTemporal, temporalCliPath } from './support/temporal';
 
 const seconds = Number(process.env.START_RATE_SECONDS ?? 10);
 const rounds = Number(process.env.START_RATE_ROUNDS ?? 3);
 const connections = Number(process.env.START_RATE_CONNECTIONS ?? 10);
-const executable =
-  process.env.TEMPORAL_CLI_PATH ?? path.join(process.env.HOME ?? '', '.cache/payments-service/temporal-1.5.1/temporal');
+const executable = temporalCliPath();
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'payments-start-rate-'));

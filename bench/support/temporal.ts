@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 import { runClosedLoop } from './samples';
 
@@ -20,6 +21,11 @@ export const EAGER_ACTIVITY_ARGS = process.env.BENCH_EAGER_ACTIVITIES === '0' ? 
 
 /** More dev-server arguments for an experiment, e.g. `--dynamic-config-value key=value` (BENCH_DEV_SERVER_ARGS, space-separated). */
 export const EXPERIMENT_ARGS = (process.env.BENCH_DEV_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean);
+
+/** The Temporal CLI a standalone benchmark runs: TEMPORAL_CLI_PATH (set by bench/run.sh), else the one scripts/lib.sh caches. */
+export function temporalCliPath(): string {
+  return process.env.TEMPORAL_CLI_PATH ?? path.join(process.env.HOME ?? '', '.cache/payments-service/temporal-1.5.1/temporal');
+}
 
 /** Which Temporal a benchmark runs against (BENCH_TEMPORAL). */
 export type TemporalKind =
