@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEnvironment, type BenchSettings } from './support/environment';
-import { describeMachine, machineLine, markdownReport, markdownTable } from './support/report';
+import { cpuTable, describeMachine, machineLine, markdownReport, markdownTable } from './support/report';
 import { isScenario, type Measurement, type Scenario } from './support/scenario';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
   await teardown();
 
   const report = markdownReport({ rows, machine, settings, scenarios: scenarios.filter((s) => !failed.includes(s.name)), startedAt, temporal: env.temporalDescription });
-  process.stdout.write(`\n${markdownTable(rows)}\n\nMachine: ${machineLine(machine)}\n\n`);
+  process.stdout.write(`\n${markdownTable(rows)}\n\n${cpuTable(rows)}\n\nMachine: ${machineLine(machine)}\n\n`);
   if (failed.length) {
     log(`failed: ${failed.join(', ')}; ${path.relative(ROOT, output())} left unchanged`);
     return 1;

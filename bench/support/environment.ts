@@ -49,6 +49,8 @@ export interface BenchEnvironment {
   floorUrl: string;
   /** The worker child's process id (its memory is measured by bench/open-checkouts.ts). */
   workerPid: number;
+  /** The processes whose CPU each row reports apart (bench/support/proc-stat.ts, cpuByGroup). */
+  pids: { api: number; worker: number; floor?: number };
   /** The worker child's workflow cache (`WORKER_MAX_CACHED_WORKFLOWS`), as its configuration reads it. */
   workerCacheSize: number;
   /** A direct pool on the benchmark database, for seeding and inspection (not for the measured path). */
@@ -150,7 +152,8 @@ async function start(
   ]);
   const baseUrl = `http://127.0.0.1:${api.port}`;
   const floorMerchant = randomBytes(4).toString('hex');
-  const floorUrl = options.floors === false ? '' : (await startFloorServer({ ...childEnv, FLOOR_MERCHANT_ID: `mer_floor${floorMerchant}` }, cleanups)).url;
+  const floor = options.floors === false ? undefined : await startFloorServer({ ...childEnv, FLOOR_MERCHANT_ID: `mer_floor${floorMerchant}` }, cleanups);
+  const floorUrl = floor?.url ?? '';
 
   const request: BenchEnvironment['request'] = async (method, urlPath, options = {}) => {
     const headers: Record<string, string> = {};
@@ -186,7 +189,7 @@ async function start(
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
 }
 
 /**

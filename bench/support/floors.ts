@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FloorMessage } from '../floors/server';
+import { CPU_GROUPS, cpuByGroup, cpuSince, type CpuGroup } from './proc-stat';
 import { fromSamples } from './samples';
 import type { BenchEnvironment } from './environment';
 import type { Measurement } from './scenario';
@@ -12,6 +13,11 @@ export interface Run {
   seconds: number;
   failures: number;
   errors?: number;
+}
+
+/** CPU samples of one side's runs, added up by group. */
+function addUp(samples: Array<Record<CpuGroup, number>>): Record<CpuGroup, number> {
+  return Object.fromEntries(CPU_GROUPS.map((g) => [g, samples.reduce((sum, sample) => sum + sample[g], 0)])) as Record<CpuGroup, number>;
 }
 
 /** Runs of one side, merged: samples concatenated, windows added up. */
@@ -43,21 +49,33 @@ export async function alternateWithFloor(
   const seconds = Math.max(1, Math.round(env.settings.duration / rounds));
   const service: Run[] = [];
   const floor: Run[] = [];
+  const serviceCpu: Array<Record<CpuGroup, number>> = [];
+  const floorCpu: Array<Record<CpuGroup, number>> = [];
+  // CPU by process over each run, so a row says where a request's CPU went on either side.
+  const timed = async (run: (seconds: number) => Promise<Run>, cpu: Array<Record<CpuGroup, number>>): Promise<Run> => {
+    const before = cpuByGroup(env.pids);
+    const result = await run(seconds);
+    cpu.push(cpuSince(before, cpuByGroup(env.pids)));
+    return result;
+  };
   for (let round = 0; round < rounds; round++) {
-    if (input.floor) floor.push(await input.floor(seconds));
-    service.push(await input.service(seconds));
+    if (input.floor) floor.push(await timed(input.floor, floorCpu));
+    service.push(await timed(input.service, serviceCpu));
   }
   const s = merge(service);
-  const row = { ...fromSamples(input.scenario, input.connections, s.seconds, s.samples, s.failures, input.note ?? ''), errors: s.errors ?? 0 };
+  const row: Measurement = { ...fromSamples(input.scenario, input.connections, s.seconds, s.samples, s.failures, input.note ?? ''), errors: s.errors ?? 0, cpuSeconds: addUp(serviceCpu) };
   if (!input.note) delete row.note;
   if (!input.floor) return row;
   const f = merge(floor);
   const measured = fromSamples(`${input.scenario} floor`, input.connections, f.seconds, f.samples, f.failures, '');
-  return { ...row, floor: { requestsPerSecond: measured.requestsPerSecond, latencyMs: measured.latencyMs, requests: measured.requests, failures: f.failures + (f.errors ?? 0) } };
+  return {
+    ...row,
+    floor: { requestsPerSecond: measured.requestsPerSecond, latencyMs: measured.latencyMs, requests: measured.requests, failures: f.failures + (f.errors ?? 0), cpuSeconds: addUp(floorCpu) },
+  };
 }
 
 /** The floor server (bench/floors/server.ts), compiled and run by plain node like the API under test. */
-export async function startFloorServer(env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ url: string }> {
+export async function startFloorServer(env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ url: string; pid: number }> {
   const server = path.resolve(__dirname, '../../dist/bench/floors/server.js');
   if (!existsSync(server)) throw new Error(`${server} is missing: run the benchmarks with npm run bench, which compiles first`);
   const child: ChildProcess = fork(server, [], {
@@ -81,7 +99,7 @@ export async function startFloorServer(env: NodeJS.ProcessEnv, cleanups: Array<(
     });
     child.on('message', (message: FloorMessage) => {
       clearTimeout(timer);
-      if (message.type === 'ready') resolve({ url: `http://127.0.0.1:${message.port}` });
+      if (message.type === 'ready') resolve({ url: `http://127.0.0.1:${message.port}`, pid: child.pid! });
       else reject(new Error(`the floor server failed to start: ${message.error}`));
     });
   });

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import type { Db } from '../../src/storage/db';
 import type { BenchSettings } from './environment';
+import { CPU_GROUPS, type CpuGroup } from './proc-stat';
 import type { Measurement, Scenario } from './scenario';
 
 export interface Machine {
@@ -64,6 +65,31 @@ export function markdownTable(rows: Measurement[]): string {
   return lines.join('\n');
 }
 
+const GROUP_HEADINGS: Record<CpuGroup, string> = { api: 'API', worker: 'worker', floor: 'floor server', temporal: 'Temporal', postgres: 'PostgreSQL', load: 'load generator', other: 'other' };
+
+/**
+ * CPU milliseconds per request by process, the service's rounds beside the floor's, for rows
+ * with a floor: where the ratio's gap is spent. Work a side leaves behind (a workflow's first
+ * task run after its start was answered) is counted in the round in which it ran.
+ */
+export function cpuTable(rows: Measurement[]): string {
+  const withFloor = rows.filter((r) => r.cpuSeconds && r.floor?.cpuSeconds && r.requests > 0 && r.floor.requests > 0);
+  if (!withFloor.length) return '';
+  const groups = CPU_GROUPS.filter((g) => withFloor.some((r) => r.cpuSeconds![g] + r.floor!.cpuSeconds![g] > 0.05));
+  const perRequest = (cpu: Record<CpuGroup, number>, requests: number, g: CpuGroup) => ((cpu[g] * 1000) / requests).toFixed(2);
+  const total = (cpu: Record<CpuGroup, number>, requests: number) => ((CPU_GROUPS.reduce((sum, g) => sum + cpu[g], 0) * 1000) / requests).toFixed(2);
+  const lines = [
+    `| Scenario | Connections | Side | ${groups.map((g) => GROUP_HEADINGS[g]).join(' | ')} | all |`,
+    `|---|---:|---|${groups.map(() => '---:').join('|')}|---:|`,
+  ];
+  for (const r of withFloor) {
+    for (const [side, cpu, requests] of [['service', r.cpuSeconds!, r.requests], ['floor', r.floor!.cpuSeconds!, r.floor!.requests]] as const) {
+      lines.push(`| ${r.scenario} | ${r.connections} | ${side} | ${groups.map((g) => perRequest(cpu, requests, g)).join(' | ')} | ${total(cpu, requests)} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
 /** service ÷ floor, e.g. "0.62×"; for latency above 1 means slower than the floor. */
 function ratio(service: number, floor: number): string {
   return Number.isFinite(service / floor) && floor > 0 ? `${(service / floor).toFixed(2)}×` : '–';
@@ -93,6 +119,7 @@ export function markdownReport(input: {
     '',
     markdownTable(rows),
     '',
+    ...(cpuTable(rows) ? ['CPU per request (ms) by process over the same rounds, service beside floor:', '', cpuTable(rows), ''] : []),
     ...scenarios.map((s) => `- **${s.name}**: ${s.description}`),
     ...(notes.length ? ['', ...notes] : []),
     '',

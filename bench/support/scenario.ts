@@ -1,4 +1,5 @@
 import type { BenchEnvironment } from './environment';
+import type { CpuGroup } from './proc-stat';
 
 /**
  * One row of the results table. Load scenarios fill it from autocannon; scenarios that measure
@@ -21,8 +22,10 @@ export interface Measurement {
   /** Responses outside 2xx (or failed operations). */
   non2xx: number;
   note?: string;
+  /** CPU seconds by process over the measured runs (rows measured through alternateWithFloor). */
+  cpuSeconds?: Record<CpuGroup, number>;
   /** The floor measured beside it in the same run (alternating rounds), when the scenario has one. */
-  floor?: { requestsPerSecond: number; latencyMs: { p50: number; p90: number; p99: number }; requests: number; failures: number };
+  floor?: { requestsPerSecond: number; latencyMs: { p50: number; p90: number; p99: number }; requests: number; failures: number; cpuSeconds?: Record<CpuGroup, number> };
 }
 
 /**
