@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
-import { checkoutEventData, expiredEventData } from '../src/domain/event-catalog';
+import { checkoutEventData } from '../src/domain/event-catalog';
+import { expireCheckout } from '../src/checkouts/expiry';
 import { recordEvent } from '../src/events/record';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS } from '../src/processors';
@@ -104,25 +105,9 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       return planFor(db, { ...loaded, gateRows, paymentType: pm?.payment_type, amountCents: input.amountCents });
     },
 
-    /**
-     * Expires an unfinished checkout and records checkout.expired; false if it was no longer open
-     * (or its row never landed: nothing to expire, nobody to tell). The compare-and-set is the
-     * first statement, so no read precedes it: 10,000 checkouts expiring in a minute each cost
-     * one short transaction.
-     */
+    /** Expires an unfinished checkout when its timer fires (src/checkouts/expiry.ts); false if it was no longer open. */
     async expireCheckout(input: { checkoutId: string }): Promise<boolean> {
-      const outcome = await db.transaction(async (trx) => {
-        const row = await updateCheckoutState(trx, input.checkoutId, ['open'], 'expired');
-        if (!row) return null;
-        const merchant = (await findMerchant(trx, row.merchant_id))!;
-        const data = expiredEventData({ checkout: row, customerId: row.customer_id, expiredAt: row.expires_at });
-        const event = await recordEvent(trx, merchant, 'checkout.expired', data, { checkoutId: row.id, customerId: row.customer_id });
-        return { merchant, events: event.enabled ? [event] : [] };
-      });
-      if (!outcome) return false;
-      // Its first delivery attempt right away, from the rows just written (no read-back).
-      deliverAfterCommit(deps, outcome.events.map((e) => e.id), outcome);
-      return true;
+      return expireCheckout(deps, input.checkoutId);
     },
 
     /**
@@ -133,7 +118,12 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       const { checkout, merchant } = (await loadCheckout(db, input.checkoutId))!;
       await withEvents(async (trx) => {
         const row = await updateCheckoutState(trx, checkout.id, ['open'], 'blocked', { blocked_reason: input.reason });
-        if (!row) return [];
+        if (!row) {
+          // A retry finds its own block done. Expired meanwhile (its timer, or the sweep of late
+          // timers): nothing is blocked, and the attempt is refused.
+          if ((await findCheckoutById(trx, checkout.id))?.state === 'blocked') return [];
+          throw ApplicationFailure.nonRetryable('the checkout closed before it could be blocked', FAILURE_TYPES.checkoutClosed);
+        }
         await recordBlockEvidence(trx, merchant, row, input.reason);
         const ids = input.restrictWith ? await restrictCustomer(trx, merchant, { id: checkout.customer_id }, input.restrictWith) : [];
         const data = checkoutEventData({ checkout: row, customerId: row.customer_id, reason: input.reason });
@@ -166,8 +156,11 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         });
         review = presentReview(row);
         await recordReviewEvidence(trx, merchant, row);
-        // Expiry pauses while a person decides (a review has no timeout): keep the time left.
-        await updateCheckoutState(trx, checkout.id, ['open'], 'in_review', { expiry_remaining_ms: Math.max(0, checkout.expires_at.getTime() - Date.now()) });
+        // Expiry pauses while a person decides (a review has no timeout): keep the time left. An
+        // attempt whose checkout expired meanwhile (its timer, or the sweep of late timers) takes no
+        // review: the review row and its evidence roll back with this refusal.
+        const paused = await updateCheckoutState(trx, checkout.id, ['open'], 'in_review', { expiry_remaining_ms: Math.max(0, checkout.expires_at.getTime() - Date.now()) });
+        if (!paused) throw ApplicationFailure.nonRetryable('the checkout closed before its review could start', FAILURE_TYPES.checkoutClosed);
         // expires_at null: the checkout's expiry is paused while the review is pending.
         const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents }, expiresAt: null });
         const event = await recordEvent(trx, merchant, 'checkout.review.created', data, { checkoutId: checkout.id, customerId: checkout.customer_id });

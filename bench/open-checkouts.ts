@@ -61,6 +61,13 @@ async function workflowTasksRun(metricsUrl: string): Promise<number> {
   return counts.reduce((total, match) => total + Number(match[1]), 0);
 }
 
+/** How many expiries the worker recorded by its workflows' timers and by its sweep (its own metrics). */
+async function expiriesRecordedBy(metricsUrl: string): Promise<{ timer: number; sweep: number }> {
+  const text = await (await fetch(metricsUrl)).text();
+  const count = (by: string) => Number(new RegExp(`^payments_checkouts_expired_total\\{by="${by}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { timer: count('timer'), sweep: count('sweep') };
+}
+
 function rssMiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -142,10 +149,21 @@ async function main(): Promise<void> {
       if (expired >= created) break;
       await new Promise((r) => setTimeout(r, 2_000));
     }
-    clearInterval(sampler);
     const expirySeconds = (Date.now() - openAt) / 1000;
     const cpuExpiry = cpuSeconds(env.workerPid) - cpuOpen;
     const byThread = cpuByThreadKind(env.workerPid, threadsOpen, threadCpu(env.workerPid));
+    const recordedBy = await expiriesRecordedBy(env.workerMetricsUrl);
+    // The expiries the sweep recorded still have their workflow's timer to run (it finds the
+    // checkout expired and the workflow ends): wait for those tasks too, bounded, to see when the
+    // worker caught up with every timer and what that cost.
+    log('every expiry recorded; waiting for the worker to run every timer task');
+    const lastDeadline = range[0]!.last.getTime();
+    const drainDeadline = Date.now() + 600_000;
+    while ((await workflowTasksRun(metricsUrl)) - tasksBefore < 2 * created && Date.now() < drainDeadline) await new Promise((r) => setTimeout(r, 1_000));
+    const drained = Date.now() < drainDeadline;
+    const drainedAfter = (Date.now() - lastDeadline) / 1000;
+    const cpuAll = cpuSeconds(env.workerPid) - cpuOpen;
+    clearInterval(sampler);
     const cached = Math.min(created, env.workerCacheSize);
     const loadAfter = os.loadavg()[0]!;
     const { rows } = (await env.db.raw(
@@ -170,7 +188,8 @@ async function main(): Promise<void> {
     // One thread runs every workflow's state machines: near 100 % busy, it is the worker's limit.
     const busy = `${((100 * byThread.coreRuns) / expirySeconds).toFixed(0)} % busy over ${expirySeconds.toFixed(0)} s`;
     console.log(`| … Temporal core: its workflow-processing thread / its tokio threads | ${perExpiry(byThread.coreRuns)} (${busy}) / ${perExpiry(byThread.coreRuntime)} |`);
-    console.log(`| expiries recorded | ${late.length} of ${created} |`);
+    console.log(`| expiries recorded | ${late.length} of ${created}: ${recordedBy.timer} by their workflow's timer, ${recordedBy.sweep} by the sweep of late timers |`);
+    console.log(`| every timer task run (the workflows ended) | ${drained ? `${drainedAfter.toFixed(0)} s after the last deadline; worker CPU from all open: ${cpuAll.toFixed(1)} s (${perExpiry(cpuAll)} per checkout)` : 'not within 10 minutes'} |`);
     console.log(`| expiry lateness p50 / p99 / max | ${s(percentile(late, 50))} / ${s(percentile(late, 99))} / ${s(late[late.length - 1] ?? NaN)} |`);
     if (range[0]!.first.getTime() < start + creationSeconds * 1000) log('warning: some checkouts expired while others were still being created (raise OPEN_LEAD_SECONDS)');
   } finally {

@@ -29,6 +29,10 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
   /** How often the worker re-dispatches events whose delivery was never started. */
   OUTBOX_SWEEP_MS: z.coerce.number().int().min(100).default(5000),
+  /** How often the worker looks for checkouts whose expiry timer is late (src/checkouts/expiry.ts). */
+  EXPIRY_SWEEP_MS: z.coerce.number().int().min(50).default(500),
+  /** How late a checkout's expiry must be before the sweep records it instead of its workflow's timer. */
+  EXPIRY_SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(1000),
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
@@ -77,6 +81,8 @@ export interface Config {
   allowPrivateWebhookUrls: boolean;
   webhookRetryInitialMs: number;
   outboxSweepMs: number;
+  expirySweepMs: number;
+  expirySweepGraceMs: number;
   sandboxLatencyMs: number;
   workerHttpPort: number;
   temporalMetricsBindAddress: string | null;
@@ -137,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS,
     webhookRetryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
+    expirySweepMs: e.EXPIRY_SWEEP_MS,
+    expirySweepGraceMs: e.EXPIRY_SWEEP_GRACE_MS,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     workerHttpPort: e.WORKER_HTTP_PORT,
     temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS ?? null,

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type Tracing } from './observability/tracing';
 import type { Config, WorkerTuning } from './config';
+import { startExpirySweeper } from './checkouts/expiry';
+import { startOutboxSweeper } from './events/sweeper';
+import type { FirstDeliveryDeps } from './events/first-delivery';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
@@ -111,5 +114,20 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(tuning.activityPollers, tuning.maxConcurrentActivityTaskExecutions) },
     workflowThreadPoolSize: tuning.workflowThreads,
     stickyQueueScheduleToStartTimeout: tuning.stickyTimeoutMs,
+  };
+}
+
+/**
+ * The worker process's own sweeps, beside its Temporal worker: the outbox's (events whose writer
+ * crashed before dispatching them) and expiry's (checkouts whose timer runs late). Returns a stop
+ * that waits for a running sweep.
+ */
+export function startWorkerSweeps(deps: FirstDeliveryDeps & { config: Config }): () => Promise<void> {
+  const stops = [
+    startOutboxSweeper(deps, deps.config.outboxSweepMs),
+    startExpirySweeper(deps, { intervalMs: deps.config.expirySweepMs, graceMs: deps.config.expirySweepGraceMs }),
+  ];
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
   };
 }

@@ -49,6 +49,8 @@ export interface BenchEnvironment {
   floorUrl: string;
   /** The worker child's process id (its memory is measured by bench/open-checkouts.ts). */
   workerPid: number;
+  /** The worker child's own metrics (src/observability/worker-http.ts: payments_* counters). */
+  workerMetricsUrl: string;
   /** The processes whose CPU each row reports apart (bench/support/proc-stat.ts, cpuByGroup). */
   pids: { api: number; worker: number; floor?: number };
   /** The worker child's workflow cache (`WORKER_MAX_CACHED_WORKFLOWS`), as its configuration reads it. */
@@ -189,7 +191,7 @@ async function start(
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, workerMetricsUrl: `http://127.0.0.1:${worker.port}/metrics`, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
 }
 
 /**

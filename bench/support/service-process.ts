@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import type { AppDeps } from '../../src/app-deps';
 import { closeRuntime, createRuntime, loadConfigOrExit } from '../../src/runtime';
-import { createWorker, temporalMetricsRuntimeOptions } from '../../src/worker';
+import { createWorker, startWorkerSweeps, temporalMetricsRuntimeOptions } from '../../src/worker';
+import { startWorkerHttp } from '../../src/observability/worker-http';
 
 export type ServiceRole = 'api' | 'worker';
 export type ServiceMessage = { type: 'ready'; role: ServiceRole; port?: number } | { type: 'failed'; role: ServiceRole; error: string };
@@ -43,8 +44,13 @@ async function startApi(deps: AppDeps): Promise<() => Promise<void>> {
 async function startWorker(deps: AppDeps): Promise<() => Promise<void>> {
   const { worker, connection } = await createWorker({ deps, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined });
   const done = worker.run();
-  send({ type: 'ready', role });
+  // The worker's sweeps and its health and metrics port (on 127.0.0.1) run beside it, as in src/entry/worker.ts.
+  const stopSweeps = startWorkerSweeps(deps);
+  const http = await startWorkerHttp(worker, 0, '127.0.0.1');
+  send({ type: 'ready', role, port: http.port });
   return async () => {
+    http.server.close();
+    await stopSweeps();
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await done;
     await connection.close();

@@ -1,7 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { closeRuntime, createRuntime, loadConfigOrExit } from '../runtime';
-import { createWorker, temporalMetricsRuntimeOptions } from '../worker';
-import { startOutboxSweeper } from '../events/sweeper';
+import { createWorker, startWorkerSweeps, temporalMetricsRuntimeOptions } from '../worker';
 import { settleFirstDeliveries } from '../events/first-delivery';
 import { startWorkerHttp } from '../observability/worker-http';
 
@@ -18,11 +17,11 @@ async function main(): Promise<void> {
   });
   const http = await startWorkerHttp(worker, config.workerHttpPort, config.host);
   deps.logger.info({ taskQueue: config.taskQueue, temporal: config.temporalAddress, healthPort: http.port }, 'worker started');
-  const stopSweeper = startOutboxSweeper(deps, config.outboxSweepMs);
+  const stopSweeps = startWorkerSweeps(deps);
   // worker.run() resolves after SIGINT/SIGTERM once in-flight tasks are drained.
   await worker.run();
   http.server.close();
-  await stopSweeper();
+  await stopSweeps();
   await settleFirstDeliveries(); // first webhook attempts the last activities began
   await connection.close();
   await closeRuntime(deps);

@@ -4,6 +4,7 @@ import { dispatchEvents, type DispatchDeps } from './dispatch';
 import { startLostSubscriptionWorkflows } from '../subscriptions/workflows';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send';
 import { markDispatched } from '../storage/events';
+import { everyWithoutOverlap } from '../periodic';
 
 /**
  * How long after its commit an event may wait for its writer to dispatch it before the sweeper
@@ -18,9 +19,7 @@ const BATCH = 200;
  * delivery workflow. The worker sweeps for such events and dispatches them, so none is lost.
  */
 export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, intervalMs: number): () => Promise<void> {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  const tick = async () => {
+  return everyWithoutOverlap(intervalMs, async () => {
     try {
       const found = await findUndispatched(deps.db, GRACE_MS, BATCH);
       // An event whose delivery already ended (its outcome recorded, the dispatch mark lost) needs no workflow.
@@ -36,17 +35,5 @@ export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, inte
     } catch (error) {
       deps.logger.warn({ err: error }, 'outbox sweep failed; will retry');
     }
-  };
-  // A sweep still running when the next is due is not queued behind: the next tick finds its leftovers.
-  const timer = setInterval(() => {
-    if (stopped || running) return;
-    running = tick().finally(() => {
-      running = null;
-    });
-  }, intervalMs);
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
-  };
+  });
 }

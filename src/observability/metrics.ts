@@ -131,6 +131,18 @@ export function recordWebhookAttempt(channel: 'outbox' | 'hold', outcome: SendOu
   webhookLatency.observe({ channel }, durationMs / 1000);
 }
 
+const checkoutsExpired = new Counter({
+  name: 'payments_checkouts_expired_total',
+  help: "Checkouts expired, by who recorded it: the checkout workflow's timer, or the sweep for timers running late",
+  labelNames: ['by'] as const,
+  registers: [workerRegistry],
+});
+
+/** A sweep that expires checkouts often means the worker falls behind its timers: add workers. */
+export function recordCheckoutsExpired(by: 'timer' | 'sweep', count: number): void {
+  checkoutsExpired.inc({ by }, count);
+}
+
 export function metricsHandler(registry: Registry): RequestHandler {
   return async (_req, res) => {
     res.set('Content-Type', registry.contentType);

@@ -107,11 +107,41 @@ export async function updateCheckoutState(
   return row as CheckoutRow | undefined;
 }
 
-/** How long an admitted attempt holds its checkout if the API process dies before releasing it. */
-export const ATTEMPT_SLOT_SECONDS = 60;
-
 /** Charge statuses that mean an attempt is still under way: the checkout takes no new one. */
 const IN_PROGRESS_CHARGE_STATUSES = ['created', 'pending', 'held'];
+
+/**
+ * Expires, in one transaction, up to `limit` open checkouts whose deadline passed more than
+ * `graceMs` ago and that no charge in progress holds, and returns them. Two statements on
+ * purpose: the first locks the rows (skipping those another sweep or an attempt holds); the
+ * second takes its snapshot after the locks, so it sees every charge whose insert (which
+ * updates the same row) committed before them, and a charge insert after them finds the
+ * checkout expired. A checkout with a charge in progress is left to its workflow.
+ */
+export async function expireOverdueCheckouts(trx: Db, graceMs: number, limit: number): Promise<CheckoutRow[]> {
+  // The charge test here only keeps checkouts a charge holds (a bank transfer pending for days)
+  // from filling every batch; the one that decides is the second statement's.
+  const locked = await trx.raw(
+    `SELECT id FROM checkouts
+      WHERE state = 'open' AND expires_at <= now() - make_interval(secs => ?)
+        AND NOT EXISTS (SELECT 1 FROM charges WHERE charges.checkout_id = checkouts.id AND charges.status = ANY(?))
+      ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED`,
+    [graceMs / 1000, IN_PROGRESS_CHARGE_STATUSES, limit],
+  );
+  const ids = (locked.rows as Array<{ id: string }>).map((r) => r.id);
+  if (ids.length === 0) return [];
+  const expired = await trx.raw(
+    `UPDATE checkouts SET state = 'expired', updated_at = now()
+      WHERE id = ANY(?) AND state = 'open' AND expires_at <= now()
+        AND NOT EXISTS (SELECT 1 FROM charges WHERE charges.checkout_id = checkouts.id AND charges.status = ANY(?))
+      RETURNING *`,
+    [ids, IN_PROGRESS_CHARGE_STATUSES],
+  );
+  return expired.rows as CheckoutRow[];
+}
+
+/** How long an admitted attempt holds its checkout if the API process dies before releasing it. */
+export const ATTEMPT_SLOT_SECONDS = 60;
 
 export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attempt_in_flight';
 

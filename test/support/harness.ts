@@ -10,8 +10,7 @@ import { createLogger } from '../../src/logger';
 import { createDb } from '../../src/storage/db';
 import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
-import { createWorker } from '../../src/worker';
-import { startOutboxSweeper } from '../../src/events/sweeper';
+import { createWorker, startWorkerSweeps } from '../../src/worker';
 import { settleFirstDeliveries } from '../../src/events/first-delivery';
 import type { HostResolver } from '../../src/webhooks/target';
 import { startTracing } from '../../src/observability/tracing';
@@ -96,6 +95,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     DATA_ENCRYPTION_KEY: 'test-data-encryption-key-0123456789',
     WEBHOOK_RETRY_INITIAL_MS: '200',
     OUTBOX_SWEEP_MS: '500',
+    // The expiry sweep races every checkout's timer (no grace), so every test that lets a checkout
+    // expire also walks the two-writer rule of src/checkouts/expiry.ts.
+    EXPIRY_SWEEP_MS: '200',
+    EXPIRY_SWEEP_GRACE_MS: '0',
     // Errors show: a 500 in a test prints its cause.
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...options.env,
@@ -151,7 +154,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       maxCachedWorkflows: options.maxCachedWorkflows ?? SERVICE_WORKFLOW_CACHE,
       tracing,
     });
-    running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startOutboxSweeper(deps, config.outboxSweepMs) };
+    running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startWorkerSweeps(deps) };
     await Promise.all(workerChildren.map((child) => child.start()));
   };
   const stopWorker = async () => {

@@ -7,6 +7,7 @@ import * as m005 from './005_money_safety';
 import * as m006 from './006_production_posture';
 import * as m007 from './007_subscriptions';
 import * as m008 from './008_idempotency_and_evidence';
+import * as m009 from './009_expiry_sweep';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -23,6 +24,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['006_production_posture', m006],
   ['007_subscriptions', m007],
   ['008_idempotency_and_evidence', m008],
+  ['009_expiry_sweep', m009],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

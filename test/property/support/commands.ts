@@ -464,6 +464,35 @@ class AdvanceSubscriptionClock extends Base {
   }
 }
 
+/**
+ * A checkout's expiry timer running late, as under a burst of deadlines: the database's deadline
+ * moves to now while the workflow's timer waits for the old one, so the expiry sweep
+ * (src/checkouts/expiry.ts) must expire it, unless a charge in progress holds it, and the timer
+ * must later find it expired. Only for timers due within 10 s, so the run can wait for them.
+ */
+class LateTimer extends Base {
+  constructor(readonly checkout: number) {
+    super();
+  }
+  protected override needs: Needs = 'checkout';
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts, this.checkout)!;
+    if (c.timerAt !== undefined || c.expiresAt - Date.now() > 10_000) return;
+    // clock_timestamp(), not now(): taken once the row is locked, so a charge whose insert held the
+    // row (and checked the old deadline) is never dated after the new one.
+    const rows = await w.service.deps.db('checkouts')
+      .where({ id: c.id, state: 'open' })
+      .update({ expires_at: w.service.deps.db.raw('clock_timestamp()') })
+      .returning('expires_at');
+    if (!rows.length) return;
+    c.timerAt = c.expiresAt;
+    c.expiresAt = new Date(rows[0].expires_at).getTime();
+  }
+  toString() {
+    return `LateTimer(checkout #${this.checkout})`;
+  }
+}
+
 class Wait extends Base {
   constructor(readonly ms: number) {
     super();
@@ -517,6 +546,7 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(2, fc.tuple(index, fc.boolean(), fc.constantFrom<RefundBody>('none', 'empty', 'amount')).map(([c, viaAdmin, body]) => new Refund(c, viaAdmin, body))),
     w(1, fc.tuple(index, fc.integer({ min: 0, max: 150 }), fc.constantFrom('returned', 'failed', 'voided' as const)).map(([c, d, to]) => new RefundRace(c, d, to))),
     w(2, fc.constantFrom(500, 1_500, 3_500).map((ms) => new Wait(ms))),
+    w(1, index.map((c) => new LateTimer(c))),
     w(1, fc.tuple(index, fc.constantFrom(1, 31, 95)).map(([sub, days]) => new AdvanceSubscriptionClock(sub, days))),
   );
 }

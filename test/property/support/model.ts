@@ -21,6 +21,11 @@ export interface ModelCheckout {
   balance: number | null;
   /** When the checkout expires unless a review paused it (ms since the epoch, server clock). */
   expiresAt: number;
+  /**
+   * Set by LateTimer: the deadline the checkout's workflow timer still waits for, after the
+   * database's was moved to now (a timer running late, left to the expiry sweep).
+   */
+  timerAt?: number;
   state: KnownState;
   review: { id: string; status: 'pending' | 'approved' | 'declined' } | null;
   /** Attempts answered 201 or 202. */

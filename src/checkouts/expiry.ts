@@ -1,0 +1,91 @@
+import { expiredEventData } from '../domain/event-catalog';
+import { recordEvent } from '../events/record';
+import { deliverAfterCommit, type FirstDeliveryDeps, type RecordedEvents } from '../events/first-delivery';
+import { recordCheckoutsExpired } from '../observability/metrics';
+import { expireOverdueCheckouts, updateCheckoutState, type CheckoutRow } from '../storage/checkouts';
+import type { Db } from '../storage/db';
+import { findMerchant, type MerchantRow } from '../storage/merchants';
+import { everyWithoutOverlap } from '../periodic';
+
+/**
+ * Expiry has two writers and one rule. The checkout's workflow holds a durable timer for its
+ * deadline and, when it fires, expires the checkout (`expireCheckout`, a local activity). Under a
+ * burst of deadlines the worker can fall behind its timers, so each worker also sweeps for checkouts
+ * whose timer is more than a grace period late (`startExpirySweeper`) and expires them in batches.
+ * Both are compare-and-sets from `open` that record `checkout.expired` in the same commit, so
+ * whichever comes first expires the checkout and the other finds it no longer open. The sweep never
+ * takes a checkout a charge in progress still holds: that one is its workflow's to finish.
+ */
+
+/** How many overdue checkouts one sweep transaction expires; a full batch is followed by another at once. */
+const SWEEP_BATCH = 200;
+
+/** Records checkout.expired for checkouts this transaction just expired, one merchant read each. */
+async function recordExpiries(trx: Db, rows: CheckoutRow[]): Promise<RecordedEvents[]> {
+  const merchants = new Map<string, RecordedEvents>();
+  for (const row of rows) {
+    let recorded = merchants.get(row.merchant_id);
+    if (!recorded) {
+      const merchant: MerchantRow = (await findMerchant(trx, row.merchant_id))!;
+      recorded = { merchant, events: [] };
+      merchants.set(row.merchant_id, recorded);
+    }
+    const data = expiredEventData({ checkout: row, customerId: row.customer_id, expiredAt: row.expires_at });
+    const event = await recordEvent(trx, recorded.merchant, 'checkout.expired', data, { checkoutId: row.id, customerId: row.customer_id });
+    if (event.enabled) recorded.events.push(event);
+  }
+  return [...merchants.values()];
+}
+
+/** Starts each recorded event's first delivery, after the commit, from the rows it wrote. */
+function deliverExpiries(deps: FirstDeliveryDeps, recorded: RecordedEvents[]): void {
+  for (const group of recorded) deliverAfterCommit(deps, group.events.map((e) => e.id), group);
+}
+
+/**
+ * The workflow's expiry: expires an unfinished checkout and records checkout.expired; false if it
+ * was no longer open (the sweep came first, a charge completed it, or its row never landed). The
+ * compare-and-set is the first statement, so no read precedes it.
+ */
+export async function expireCheckout(deps: FirstDeliveryDeps, checkoutId: string): Promise<boolean> {
+  const recorded = await deps.db.transaction(async (trx) => {
+    const row = await updateCheckoutState(trx, checkoutId, ['open'], 'expired');
+    return row ? recordExpiries(trx, [row]) : null;
+  });
+  if (!recorded) return false;
+  recordCheckoutsExpired('timer', 1);
+  deliverExpiries(deps, recorded);
+  return true;
+}
+
+/** One sweep: expires overdue checkouts in batches until none is left; answers how many it expired. */
+export async function sweepOverdueCheckouts(deps: FirstDeliveryDeps, graceMs: number, batch = SWEEP_BATCH): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const { count, recorded } = await deps.db.transaction(async (trx) => {
+      const rows = await expireOverdueCheckouts(trx, graceMs, batch);
+      return { count: rows.length, recorded: await recordExpiries(trx, rows) };
+    });
+    total += count;
+    if (count > 0) {
+      recordCheckoutsExpired('sweep', count);
+      deliverExpiries(deps, recorded);
+    }
+    if (count < batch) return total;
+  }
+}
+
+/**
+ * Sweeps every `intervalMs` for checkouts whose expiry timer is more than `graceMs` late. Several
+ * workers may sweep at once: each skips the rows another holds.
+ */
+export function startExpirySweeper(deps: FirstDeliveryDeps, options: { intervalMs: number; graceMs: number }): () => Promise<void> {
+  return everyWithoutOverlap(options.intervalMs, async () => {
+    try {
+      const expired = await sweepOverdueCheckouts(deps, options.graceMs);
+      if (expired > 0) deps.logger.info({ count: expired }, 'expired checkouts whose timer was late');
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'expiry sweep failed; will retry');
+    }
+  });
+}
