@@ -2,7 +2,7 @@ import { expiredEventData } from '../domain/event-catalog';
 import { recordEvent } from '../events/record';
 import { deliverAfterCommit, type FirstDeliveryDeps, type RecordedEvents } from '../events/first-delivery';
 import { recordCheckoutsExpired } from '../observability/metrics';
-import { expireOverdueCheckouts, updateCheckoutState, type CheckoutRow } from '../storage/checkouts';
+import { expireOverdueCheckoutsUnscoped, updateCheckoutState, type CheckoutRow } from '../storage/checkouts';
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { everyWithoutOverlap } from '../periodic';
@@ -63,7 +63,7 @@ export async function sweepOverdueCheckouts(deps: FirstDeliveryDeps, graceMs: nu
   let total = 0;
   for (;;) {
     const { count, recorded } = await deps.db.transaction(async (trx) => {
-      const rows = await expireOverdueCheckouts(trx, graceMs, batch);
+      const rows = await expireOverdueCheckoutsUnscoped(trx, graceMs, batch);
       return { count: rows.length, recorded: await recordExpiries(trx, rows) };
     });
     total += count;

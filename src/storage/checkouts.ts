@@ -111,14 +111,14 @@ export async function updateCheckoutState(
 const IN_PROGRESS_CHARGE_STATUSES = ['created', 'pending', 'held'];
 
 /**
- * Expires, in one transaction, up to `limit` open checkouts whose deadline passed more than
- * `graceMs` ago and that no charge in progress holds, and returns them. Two statements on
- * purpose: the first locks the rows (skipping those another sweep or an attempt holds); the
+ * Of every merchant (the worker's sweep, never a request): expires, in one transaction, up to
+ * `limit` open checkouts whose deadline passed more than `graceMs` ago and that no charge in
+ * progress holds, and returns them. Two statements on purpose: the first locks the rows (skipping those another sweep or an attempt holds); the
  * second takes its snapshot after the locks, so it sees every charge whose insert (which
  * updates the same row) committed before them, and a charge insert after them finds the
  * checkout expired. A checkout with a charge in progress is left to its workflow.
  */
-export async function expireOverdueCheckouts(trx: Db, graceMs: number, limit: number): Promise<CheckoutRow[]> {
+export async function expireOverdueCheckoutsUnscoped(trx: Db, graceMs: number, limit: number): Promise<CheckoutRow[]> {
   // The charge test here only keeps checkouts a charge holds (a bank transfer pending for days)
   // from filling every batch; the one that decides is the second statement's.
   const locked = await trx.raw(
