@@ -3,6 +3,7 @@
 // database's deadline is moved into the past while the workflow's timer still waits for the old one.
 import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
+import { request } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView, type CreatedCheckout } from './support/fixtures';
 import { sweepOverdueCheckouts } from '../src/checkouts/expiry';
@@ -145,4 +146,24 @@ describe('the sweep of late expiry timers', () => {
       await service.startWorker();
     }
   });
+
+  // From the long property run's seed 20316557 (path 150:48): a pending bank deposit, its timer made
+  // late, then the simulator cancels the charge. The sweep expires the checkout the moment no charge
+  // holds it, with its deadline already past: the suite's settle() took that for a run at rest and
+  // checked before the event's delivery (settle now also waits for checkouts due to expire).
+  it('a pending charge the simulator cancels after the timer ran late: the sweep expires the checkout at once, and tells the merchant once', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, checkout_expiry_seconds: 4, sandbox_settlement_seconds: 1, enabled_events: ['checkout.expired'] });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', line_items: [{ name: 'Thing', price_cents: 5_000, quantity: 1 }] });
+    const paid = await attempt(service, checkout, { payment_method: BANK() });
+    expect(paid.body.charge.status).toBe('pending');
+    await makeTimerLate(checkout);
+    const cancel = await request(service.baseUrl, 'POST', `/admin/v1/sandbox/charges/${paid.body.charge.id}/transition`, { token: service.adminToken, body: { to: 'cancelled' } });
+    expect(cancel.status).toBe(200);
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.expired'), 5_000, 'checkout.expired delivered');
+    // The workflow (its settlement, then its own timer) ends without a second expiry.
+    await service.deps.temporal.workflow.getHandle(checkout.id).result();
+    expect(await expiredEvents(checkout.id)).toHaveLength(1);
+    expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.expired')).toHaveLength(1);
+    expect((await service.deps.db('charges').where({ checkout_id: checkout.id }).first()).status).toBe('cancelled');
+  }, 30_000);
 });
