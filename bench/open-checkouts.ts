@@ -86,8 +86,8 @@ async function main(): Promise<void> {
   const env = await startEnvironment({ duration: 0, warmup: 0, connections: [CONCURRENCY], rounds: 1 }, log, (s) => (stop = s), { floors: false });
   try {
     const rss: number[] = [];
-    const sampler = setInterval(() => rss.push(rssMiB(env.workerPid)), 1_000);
-    const rssBefore = rssMiB(env.workerPid);
+    const sampler = setInterval(() => rss.push(rssMiB(env.pids.worker)), 1_000);
+    const rssBefore = rssMiB(env.pids.worker);
     const customer = await env.request<{ id: string }>('POST', '/api/v1/customers', {
       token: env.merchant.api_key,
       body: { email: `open.${Date.now()}@example.com`, first_name: 'Ada', last_name: 'Lovelace' },
@@ -116,10 +116,10 @@ async function main(): Promise<void> {
           }
         }),
       );
-      if ((batch / BATCH) % 10 === 0) log(`${created} created (${(created / ((Date.now() - start) / 1000)).toFixed(0)}/s), worker RSS ${rssMiB(env.workerPid).toFixed(0)} MiB`);
+      if ((batch / BATCH) % 10 === 0) log(`${created} created (${(created / ((Date.now() - start) / 1000)).toFixed(0)}/s), worker RSS ${rssMiB(env.pids.worker).toFixed(0)} MiB`);
     }
     const creationSeconds = (Date.now() - start) / 1000;
-    const rssCreated = rssMiB(env.workerPid);
+    const rssCreated = rssMiB(env.pids.worker);
     log(`created ${created} in ${creationSeconds.toFixed(1)} s; waiting for the worker to run every first task`);
     // The API answers once a workflow is started, and the worker falls behind with the first tasks
     // (each sets the expiry timer): the rate at which checkouts are both created and running.
@@ -139,9 +139,9 @@ async function main(): Promise<void> {
     // it has caught up, so the CPU figures below count the expiries alone.
     const openAt = range[0]!.first.getTime() - 1_000;
     if (openAt > Date.now()) await new Promise((r) => setTimeout(r, openAt - Date.now()));
-    const rssOpen = rssMiB(env.workerPid);
-    const cpuOpen = cpuSeconds(env.workerPid);
-    const threadsOpen = threadCpu(env.workerPid);
+    const rssOpen = rssMiB(env.pids.worker);
+    const cpuOpen = cpuSeconds(env.pids.worker);
+    const threadsOpen = threadCpu(env.pids.worker);
     const deadline = range[0]!.last.getTime() + 300_000;
     let expired = 0;
     while (Date.now() < deadline) {
@@ -150,8 +150,8 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 2_000));
     }
     const expirySeconds = (Date.now() - openAt) / 1000;
-    const cpuExpiry = cpuSeconds(env.workerPid) - cpuOpen;
-    const byThread = cpuByThreadKind(env.workerPid, threadsOpen, threadCpu(env.workerPid));
+    const cpuExpiry = cpuSeconds(env.pids.worker) - cpuOpen;
+    const byThread = cpuByThreadKind(env.pids.worker, threadsOpen, threadCpu(env.pids.worker));
     const recordedBy = await expiriesRecordedBy(env.workerMetricsUrl);
     // The expiries the sweep recorded still have their workflow's timer to run (it finds the
     // checkout expired and the workflow ends): wait for those tasks too, bounded, to see when the
@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     while ((await workflowTasksRun(metricsUrl)) - tasksBefore < 2 * created && Date.now() < drainDeadline) await new Promise((r) => setTimeout(r, 1_000));
     const drained = Date.now() < drainDeadline;
     const drainedAfter = (Date.now() - lastDeadline) / 1000;
-    const cpuAll = cpuSeconds(env.workerPid) - cpuOpen;
+    const cpuAll = cpuSeconds(env.pids.worker) - cpuOpen;
     clearInterval(sampler);
     const cached = Math.min(created, env.workerCacheSize);
     const loadAfter = os.loadavg()[0]!;

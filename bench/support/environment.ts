@@ -47,11 +47,9 @@ export interface BenchEnvironment {
   taskQueue: string;
   /** The floor server (bench/floors/server.ts): the unavoidable part of each benchmarked path ('' without floors). */
   floorUrl: string;
-  /** The worker child's process id (its memory is measured by bench/open-checkouts.ts). */
-  workerPid: number;
   /** The worker child's own metrics (src/observability/worker-http.ts: payments_* counters). */
   workerMetricsUrl: string;
-  /** The processes whose CPU each row reports apart (bench/support/proc-stat.ts, cpuByGroup). */
+  /** The child processes whose CPU each row reports apart (bench/support/proc-stat.ts, cpuByGroup); the worker's memory is measured by bench/open-checkouts.ts. */
   pids: { api: number; worker: number; floor?: number };
   /** The worker child's workflow cache (`WORKER_MAX_CACHED_WORKFLOWS`), as its configuration reads it. */
   workerCacheSize: number;
@@ -191,7 +189,7 @@ async function start(
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerPid: worker.pid, workerMetricsUrl: `http://127.0.0.1:${worker.port}/metrics`, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerMetricsUrl: `http://127.0.0.1:${worker.port}/metrics`, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
 }
 
 /**

@@ -17,8 +17,7 @@ export function threadCpu(pid: number): Map<string, { name: string; seconds: num
   const threads = new Map<string, { name: string; seconds: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      threads.set(tid, { name, seconds: statCpuSeconds(`/proc/${pid}/task/${tid}/stat`) });
+      threads.set(tid, parseStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')));
     } catch {
       // the thread ended between listing and reading
     }

@@ -105,6 +105,7 @@ export function markdownReport(input: {
 }): string {
   const { rows, machine, settings, scenarios, startedAt, temporal } = input;
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.scenario} (${r.connections}): ${r.note}`);
+  const cpu = cpuTable(rows);
   return [
     '# Benchmark results',
     '',
@@ -119,7 +120,7 @@ export function markdownReport(input: {
     '',
     markdownTable(rows),
     '',
-    ...(cpuTable(rows) ? ['CPU per request (ms) by process over the same rounds, service beside floor:', '', cpuTable(rows), ''] : []),
+    ...(cpu ? ['CPU per request (ms) by process over the same rounds, service beside floor:', '', cpu, ''] : []),
     ...scenarios.map((s) => `- **${s.name}**: ${s.description}`),
     ...(notes.length ? ['', ...notes] : []),
     '',

@@ -109,6 +109,8 @@ export async function updateCheckoutState(
 
 /** Charge statuses that mean an attempt is still under way: the checkout takes no new one. */
 const IN_PROGRESS_CHARGE_STATUSES = ['created', 'pending', 'held'];
+/** SQL, in a statement on `checkouts`: no charge of that checkout is in progress (binds IN_PROGRESS_CHARGE_STATUSES). */
+const NO_CHARGE_IN_PROGRESS = 'NOT EXISTS (SELECT 1 FROM charges WHERE charges.checkout_id = checkouts.id AND charges.status = ANY(?))';
 
 /**
  * Of every merchant (the worker's sweep, never a request): expires, in one transaction, up to
@@ -124,7 +126,7 @@ export async function expireOverdueCheckoutsUnscoped(trx: Db, graceMs: number, l
   const locked = await trx.raw(
     `SELECT id FROM checkouts
       WHERE state = 'open' AND expires_at <= now() - make_interval(secs => ?)
-        AND NOT EXISTS (SELECT 1 FROM charges WHERE charges.checkout_id = checkouts.id AND charges.status = ANY(?))
+        AND ${NO_CHARGE_IN_PROGRESS}
       ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED`,
     [graceMs / 1000, IN_PROGRESS_CHARGE_STATUSES, limit],
   );
@@ -133,7 +135,7 @@ export async function expireOverdueCheckoutsUnscoped(trx: Db, graceMs: number, l
   const expired = await trx.raw(
     `UPDATE checkouts SET state = 'expired', updated_at = now()
       WHERE id = ANY(?) AND state = 'open' AND expires_at <= now()
-        AND NOT EXISTS (SELECT 1 FROM charges WHERE charges.checkout_id = checkouts.id AND charges.status = ANY(?))
+        AND ${NO_CHARGE_IN_PROGRESS}
       RETURNING *`,
     [ids, IN_PROGRESS_CHARGE_STATUSES],
   );
@@ -162,9 +164,9 @@ export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | nu
       WHERE id = ? AND state = 'open' AND expires_at > now()
         AND (attempt_slot_until IS NULL OR attempt_slot_until < now())
         AND (max_attempts IS NULL OR attempts_count < max_attempts)
-        AND NOT EXISTS (SELECT 1 FROM charges WHERE checkout_id = ? AND status = ANY(?))
+        AND ${NO_CHARGE_IN_PROGRESS}
       RETURNING id`,
-    [...(log ? [log.merchant_id, log.checkout_id, log.fingerprint, log.client_ip] : []), ATTEMPT_SLOT_SECONDS, id, id, IN_PROGRESS_CHARGE_STATUSES],
+    [...(log ? [log.merchant_id, log.checkout_id, log.fingerprint, log.client_ip] : []), ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES],
   );
   if (admitted.rows.length > 0) return null;
   const row = await findCheckoutById(db, id);
