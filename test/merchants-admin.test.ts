@@ -123,6 +123,28 @@ describe('Admin API: merchants', () => {
     expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
+  it('refuses unknown body fields on the actions that take no body, and does nothing', async () => {
+    const merchant = (await admin('POST', '/merchants', { name: 'Bodies' })).body;
+    const keys = async () => (await admin('GET', `/merchants/${merchant.id}/api_keys`)).body.results.map((k: { key_prefix: string }) => k.key_prefix);
+    const before = await keys();
+    const refused = [
+      await admin('POST', `/merchants/${merchant.id}/api_keys`, { foo: 1 }),
+      await admin('DELETE', `/merchants/${merchant.id}/api_keys/${before[0]}`, { foo: 1 }),
+      await admin('POST', '/customers/cus_unknown/unrestrict', { foo: 1 }),
+      await admin('POST', '/events/ev_unknown/resend', { foo: 1 }),
+    ];
+    for (const res of refused) {
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ request_id: expect.any(String), error: 'Request body is invalid: unknown field(s): foo.', hint: 'unknown field(s): foo' });
+    }
+    expect(await keys()).toEqual(before);
+    // No body, or an empty one, is the action itself.
+    expect((await admin('POST', `/merchants/${merchant.id}/api_keys`)).status).toBe(201);
+    expect((await admin('POST', `/merchants/${merchant.id}/api_keys`, {})).status).toBe(201);
+    expect(await keys()).toHaveLength(before.length + 2);
+    expect((await admin('POST', '/events/ev_unknown/resend')).status).toBe(404);
+  });
+
   it('answers 404 for an unknown merchant', async () => {
     expect((await admin('GET', '/merchants/mer_nope')).status).toBe(404);
     expect((await admin('PATCH', '/merchants/mer_nope/settings', { kyc_enabled: false })).status).toBe(404);

@@ -153,6 +153,24 @@ describe('manual review', () => {
     expect(created?.body.data.type).toBe('withdrawal');
   });
 
+  it('refuses any field in the body of a decision (422, unknown field) and leaves the review pending', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 } });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+    const review = (await attempt(service, checkout, { payment_method: CARD() })).body.review;
+    const decide = (decision: string, body: unknown) => request(service.baseUrl, 'POST', `/admin/v1/reviews/${review.id}/${decision}`, { token: service.adminToken, body });
+    for (const [decision, body] of [['approve', { foo: 1 }], ['decline', { reason: 'too much' }], ['approve', [1]]] as const) {
+      const res = await decide(decision, body);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.stringMatching(/^Request body is invalid/), hint: expect.any(String) });
+    }
+    expect((await decide('decline', { reason: 'x' })).body.hint).toContain('unknown field(s): reason');
+    expect((await service.deps.db('reviews').where({ id: review.id }).first()).status).toBe('pending');
+    expect((await walletView(service, checkout)).body.state).toBe('in_review');
+    const declined = await decide('decline', {});
+    expect(declined.status).toBe(200);
+    expect(declined.body.status).toBe('declined');
+  });
+
   it('decline: no charge is ever created; no checkout.failed or release_hold; optional events only when enabled', async () => {
     const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 }, enabled_events: ['checkout.failed', 'checkout.terminally_failed'] });
     const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
-import { parseOrThrow } from '../http/validate';
+import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import { findEvent, listAttempts, listEvents } from '../storage/events';
 import { presentEvent } from './present';
 import { redeliverEvent } from './dispatch';
@@ -34,6 +34,7 @@ export function eventAdminRoutes(deps: AppDeps): Router {
   });
 
   router.post('/events/:id/resend', async (req, res) => {
+    parseEmptyBody(req.body);
     const event = await findEvent(deps.db, req.params.id!);
     if (!event) throw new AdminNotFoundError('Event not found.', `No event ${req.params.id}.`);
     if (!event.enabled) throw new ValidationError('This event is not enabled for the merchant.', 'Enable it in the merchant settings (enabled_events) first; it was never delivered.');

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ValidationError } from './errors';
 
 /**
@@ -14,4 +14,11 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
     return path ? `${path}: ${issue.message}` : issue.message;
   });
   throw new ValidationError(`${what} is invalid: ${issues[0]}.`, issues.join('; '));
+}
+
+const EmptyBody = z.object({}).strict();
+
+/** For actions that take no body: none, `{}` or `null` pass; any field is refused as unknown (422). */
+export function parseEmptyBody(input: unknown): void {
+  parseOrThrow(EmptyBody, input ?? {});
 }

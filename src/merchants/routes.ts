@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { parseOrThrow } from '../http/validate';
+import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
 import { targetPolicy } from '../webhooks/target';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from './schemas';
@@ -34,10 +34,12 @@ export function merchantAdminRoutes({ db, config, sealer, resolveHost }: AppDeps
   });
 
   router.post('/merchants/:id/api_keys', async (req, res) => {
+    parseEmptyBody(req.body);
     res.status(201).json(await issueKey(db, req.params.id!));
   });
 
   router.delete('/merchants/:id/api_keys/:keyPrefix', async (req, res) => {
+    parseEmptyBody(req.body);
     await revokeKey(db, req.params.id!, req.params.keyPrefix!);
     res.json({ key_prefix: req.params.keyPrefix, revoked: true });
   });

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
-import { parseOrThrow } from '../http/validate';
+import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import { findReview, listReviews, presentReview } from '../storage/reviews';
 import { setReviewDecider } from '../storage/evidence';
 import { reviewDetails } from '../admin/service';
@@ -29,6 +29,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
   });
 
   const decide = (decision: ReviewDecision) => async (req: any, res: any) => {
+    parseEmptyBody(req.body);
     const review = await findReview(db, req.params.id);
     if (!review) throw new AdminNotFoundError('Review not found.', `No review ${req.params.id}.`);
     if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
