@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { AppDeps } from './app-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
+import { jsonBody } from './http/json-body';
 import { rejectNulCharacters } from './http/reject-nul';
 import { accessLog } from './http/request-context';
 import { createApiMetrics, metricsHandler } from './observability/metrics';
@@ -38,7 +39,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(accessLog(deps.logger));
   const metrics = createApiMetrics(deps.db);
   app.use(metrics.middleware);
-  app.use(express.json({ limit: '100kb' }));
+  app.use(jsonBody({ limit: '100kb' }));
   app.use(rejectNulCharacters);
 
   app.use(healthRoutes(deps));

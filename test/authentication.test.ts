@@ -20,6 +20,23 @@ describe('Authentication (contract section Authentication)', () => {
   });
 
   it.each([
+    ['POST', '/api/v1/customers', 'api_key', 'API key not found.'],
+    ['POST', '/api/v1/checkouts', 'api_key', 'API key not found.'],
+    ['POST', '/api/v1/kyc/upsert', 'api_key', 'API key not found.'],
+    ['POST', '/api/v1/device_pings', 'client_secret', 'Client secret not found.'],
+  ] as const)('checks the credential before the body: %s %s that is not JSON is 422 without one, 400 with one', async (method, path, kind, message) => {
+    const withoutCredential: Array<Record<string, string>> = [{}, { authorization: 'Bearer key_doesnotexist0000000000000000000000000' }];
+    for (const headers of withoutCredential) {
+      const res = await request(service.baseUrl, method, path, { rawBody: '{bad', headers });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toBe(message);
+    }
+    const res = await request(service.baseUrl, method, path, { rawBody: '{bad', token: merchant[kind] });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'Request body is not valid JSON.', hint: expect.any(String) });
+  });
+
+  it.each([
     ['no Authorization header', {}],
     ['a bare credential without Bearer', { authorization: 'KEY' }],
     ['another scheme', { authorization: 'Basic KEY' }],

@@ -23,10 +23,11 @@ describe('request ids', () => {
     const cases = [
       await request(service.baseUrl, 'POST', '/api/v1/customers', { body: { email: 'a@example.com' } }), // no API key: 422
       await request(service.baseUrl, 'GET', '/api/v1/nothing-here'), // 404
-      await request(service.baseUrl, 'PATCH', '/api/v1/customers/cus_x', { token: 'key_nope', rawBody: '{not json' }), // 400
+      await request(service.baseUrl, 'PATCH', '/api/v1/customers/cus_x', { token: 'key_nope', rawBody: '{not json' }), // credential first: 422
+      await request(service.baseUrl, 'PATCH', '/admin/v1/merchants/mer_x/settings', { token: service.adminToken, rawBody: '{not json' }), // 400
       await request(service.baseUrl, 'GET', '/admin/v1/merchants/mer_x'), // 401
     ];
-    expect(cases.map((c) => c.status)).toEqual([422, 404, 400, 401]);
+    expect(cases.map((c) => c.status)).toEqual([422, 404, 422, 400, 401]);
     for (const res of cases) {
       const id = res.headers.get('x-request-id');
       expect(id).toMatch(/^req_/);

@@ -4,6 +4,7 @@ import { findActiveByApiKeyHash, findActiveByClientSecretHash } from '../storage
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import type { Db } from '../storage/db';
 import { credentialCacheFor } from './credential-cache';
+import { heldBackBodyError } from './json-body';
 import { AdminAuthenticationError, AuthenticationError } from './errors';
 
 declare module 'express-serve-static-core' {
@@ -53,7 +54,7 @@ export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[ki
       });
       if (!merchant) throw new AuthenticationError(message);
       req.merchant = merchant;
-      next();
+      next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the credential passed
     } catch (error) {
       next(error);
     }

@@ -1,0 +1,27 @@
+import express, { type Request, type RequestHandler } from 'express';
+
+/** Parse failures held back until the credential has been checked (merchant API only). */
+const heldBack = new WeakMap<Request, unknown>();
+
+/**
+ * `express.json`, except that on the merchant API a body that is not JSON is reported only once
+ * the credential has passed: the contract answers a missing or invalid credential 422 whatever
+ * else is wrong with the request. requireMerchant raises the held-back failure (400) after it.
+ */
+export function jsonBody(options: { limit: string }): RequestHandler {
+  const parse = express.json(options);
+  return (req, res, next) =>
+    parse(req, res, (error?: unknown) => {
+      if ((error as { type?: string } | undefined)?.type === 'entity.parse.failed' && req.path.startsWith('/api/v1/')) {
+        heldBack.set(req, error);
+        next();
+        return;
+      }
+      next(error);
+    });
+}
+
+/** The request's held-back parse failure, if its body was not JSON. */
+export function heldBackBodyError(req: Request): unknown {
+  return heldBack.get(req);
+}
