@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { startService, type Service } from './support/harness';
 import { createWorker } from '../src/worker';
-import { FAILURE_TYPES, submitAttemptUpdate, type CheckoutWorkflowInput } from '../workflows/definitions';
+import { CheckoutTypeAttribute, CustomerIdAttribute, FAILURE_TYPES, MerchantIdAttribute, submitAttemptUpdate, type CheckoutWorkflowInput } from '../workflows/definitions';
 import { failureType } from '../workflows/failures';
 
 let service: Service;
@@ -107,6 +107,52 @@ describe('checkout workflow', () => {
       },
     );
   });
+
+  // The test server suggests continuing as new at 100 events (test/setup/global-setup.ts); the
+  // cluster keeps Temporal's default (4,096), which this test would take minutes to reach.
+  (process.env.TEST_TEMPORAL === 'cluster' ? it.skip : it)(
+    'continues as new between attempts once Temporal suggests it, keeping its deadline, attempt count and search attributes',
+    async () => {
+      await withFakeWorker(
+        {
+          beginAttempt: async () => ({ plan, charge: snapshot('failed') }),
+          expireCheckout: async () => true,
+        },
+        async (taskQueue) => {
+          const expiresAt = new Date(Date.now() + 10_000).toISOString();
+          const handle = await start(taskQueue, { maxAttempts: 30, expiresAt });
+          const firstRun = (await handle.describe()).runId;
+          let accepted = 0;
+          let continuedAfter: number | undefined;
+          while (accepted < 30) {
+            expect((await submit(handle)).result).toEqual({ kind: 'charge', chargeId: 'ch_fake' });
+            accepted += 1;
+            if (continuedAfter === undefined && (await handle.describe()).runId !== firstRun) continuedAfter = accepted;
+          }
+          // The limit counts the earlier runs' attempts too.
+          expect(failureType((await submit(handle)).error)).toBe(FAILURE_TYPES.attemptLimit);
+          expect(continuedAfter).toBeDefined();
+          expect(continuedAfter).toBeLessThan(30);
+
+          const described = await handle.describe();
+          expect(described.runId).not.toBe(firstRun);
+          expect(described.typedSearchAttributes.get(MerchantIdAttribute)).toBe('mer_fake');
+          expect(described.typedSearchAttributes.get(CustomerIdAttribute)).toBe('cus_fake');
+          expect(described.typedSearchAttributes.get(CheckoutTypeAttribute)).toBe('deposit');
+          // The first continued run started from the first run's deadline and its attempts so far.
+          const firstHistory = await service.deps.temporal.workflow.getHandle(handle.workflowId, firstRun).fetchHistory();
+          const last = firstHistory.events![firstHistory.events!.length - 1]!;
+          const continued = last.workflowExecutionContinuedAsNewEventAttributes!;
+          const carried = JSON.parse(Buffer.from(continued.input!.payloads![0]!.data!).toString());
+          expect(carried).toMatchObject({ checkoutId: handle.workflowId, expiresAt, maxAttempts: 30, attemptsBefore: continuedAfter });
+          // Its expiry still falls on the original deadline.
+          await expect(handle.result()).resolves.toEqual({ state: 'expired' });
+          expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(expiresAt));
+        },
+      );
+    },
+    60_000,
+  );
 
   it('answers the hold from the recorded answer when the hold activity fails', async () => {
     const resolved: unknown[] = [];

@@ -30,6 +30,25 @@ describe('card deposits', () => {
     });
   });
 
+  it('takes attempts without limit by default: 60 declined attempts, then a success, on one checkout', async () => {
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
+    const firstRun = (await service.deps.temporal.workflow.getHandle(checkout.id).describe()).runId;
+    for (let i = 0; i < 60; i += 1) {
+      const res = await attempt(service, checkout, { payment_method: CARD('4000000000000002') });
+      expect(res.status).toBe(201);
+      expect(res.body.charge).toMatchObject({ status: 'failed', failure_code: 'card_declined' });
+    }
+    const paid = await attempt(service, checkout, { payment_method: CARD() });
+    expect(paid.status).toBe(201);
+    expect(paid.body.charge.status).toBe('succeeded');
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(61);
+    expect((await walletView(service, checkout)).body.state).toBe('completed');
+    // The checkout's workflow moved to a fresh run on the way (cluster: its history stayed under Temporal's default).
+    if (process.env.TEST_TEMPORAL !== 'cluster') {
+      expect((await service.deps.temporal.workflow.getHandle(checkout.id).describe()).runId).not.toBe(firstRun);
+    }
+  }, 60_000);
+
   it('answers the full charge shape on GET /api/v1/charges/{id} for a card charge', async () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1234 });
     const { body } = await attempt(service, checkout, { payment_method: CARD() });

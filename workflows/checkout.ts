@@ -4,16 +4,20 @@ import {
   ParentClosePolicy,
   condition,
   executeChild,
+  makeContinueAsNewFunc,
   patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
   allHandlersFinished,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
 import type { Activities } from '../activities';
 import {
+  CheckoutTypeAttribute,
+  CustomerIdAttribute,
   FAILURE_TYPES,
   MerchantIdAttribute,
   checkoutStatusQuery,
@@ -51,6 +55,12 @@ const LOCAL_EXPIRY = 'expiry-as-local-activity';
  * attempt); and the attempt's answer carries the charge as the wallet shows it (no read-back).
  */
 const ONE_HOP_ANSWER = 'one-hop-answer';
+/**
+ * Patch marker: a run whose history Temporal finds long continues as new between attempts, so a
+ * checkout takes attempts without limit (the contract's rule) and never meets the history limit.
+ * Checked only once the server suggests it, so a short history never records it.
+ */
+const CONTINUE_WHEN_LONG = 'continue-as-new-when-long';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -64,7 +74,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   let inFlight = false;
   /** Set while the checkout is being expired: no attempt is accepted from then on. */
   let closing = false;
-  let attemptsAccepted = 0;
+  let attemptsAccepted = input.attemptsBefore ?? 0;
   const maxAttempts = input.maxAttempts ?? Number.POSITIVE_INFINITY;
   const queue: AttemptInput[] = [];
   const answers = new Map<string, AttemptResult>();
@@ -213,6 +223,18 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     return { plan: await db.planAttempt(request), charge: null };
   }
 
+  /** The same checkout in a fresh run: its deadline as it stands now, its attempts so far. */
+  function continueAsNewCheckout(): Promise<never> {
+    const continued = makeContinueAsNewFunc<typeof checkoutWorkflow>({
+      typedSearchAttributes: [
+        { key: MerchantIdAttribute, value: input.merchantId },
+        { key: CustomerIdAttribute, value: input.customerId },
+        { key: CheckoutTypeAttribute, value: input.type },
+      ],
+    });
+    return continued({ ...input, expiresAt: new Date(expiresAt).toISOString(), attemptsBefore: attemptsAccepted });
+  }
+
   /** Sandbox: a 1.08 USD deposit is refunded through the same refund workflow the API uses. */
   async function sandboxAutoRefund(chargeId: string): Promise<void> {
     try {
@@ -270,6 +292,13 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       } finally {
         inFlight = false;
         attemptTraces.delete(attempt.attemptId);
+      }
+      if (state === 'open' && workflowInfo().continueAsNewSuggested && patched(CONTINUE_WHEN_LONG)) {
+        // The attempt's update has returned its answer; an attempt accepted meanwhile runs first (it
+        // keeps a handler open until the loop runs it, so waiting for every handler alone would hang).
+        await condition(() => queue.length > 0 || allHandlersFinished());
+        // Only between attempts: nothing queued, nothing in flight, no review, not expiring.
+        if (state === 'open' && !closing && !inFlight && queue.length === 0) return continueAsNewCheckout();
       }
       continue;
     }

@@ -23,8 +23,10 @@ export interface CheckoutWorkflowInput {
   type: 'deposit' | 'withdrawal';
   /** ISO timestamp; the expiry timer is computed from it, so a late start still expires on time. */
   expiresAt: string;
-  /** The merchant's attempt limit at creation (absent in workflows started before the limit). */
+  /** The merchant's attempt limit at creation; absent: no limit. */
   maxAttempts?: number;
+  /** Attempts the checkout's earlier runs accepted (a run whose history grew long continues as new). */
+  attemptsBefore?: number;
 }
 
 /** One payment attempt, already tokenized by the wallet API (no card number reaches Temporal). */

@@ -57,7 +57,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     customerId: customer.id,
     type: body.type,
     expiresAt: expiresAt.toISOString(),
-    maxAttempts: merchant.settings.max_attempts_per_checkout,
+    maxAttempts: merchant.settings.max_attempts_per_checkout ?? undefined,
   }).catch((error: unknown) => {
     throw error instanceof WorkflowExecutionAlreadyStartedError && given.id ? idempotentCheckoutTaken(id) : error;
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPTIONAL_EVENT_TYPES } from './event-types';
+import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from './event-types';
 import { MAX_AMOUNT_CENTS } from './limits';
 
 /** The seven payment method identifiers of the operator spec. */
@@ -29,8 +29,9 @@ export const US_REGIONS = [
 ] as const;
 
 /**
- * The highest attempt limit a merchant may set: at about 25 history events an attempt, a checkout
- * workflow stays far below Temporal's history limit (51,200 events) even at this many attempts.
+ * The highest attempt limit a merchant may set. By default there is none (the contract sets no
+ * limit); a checkout workflow whose history grows long continues as new, so it never meets
+ * Temporal's history limit however many attempts a customer makes.
  */
 export const MAX_ATTEMPTS_PER_CHECKOUT = 500;
 /** `previously_deposited`: withdrawals only to an instrument the customer deposited from successfully. */
@@ -45,27 +46,10 @@ const SUBSCRIPTION_RETRY_DAYS = z
   .max(10)
   .refine((days) => days.every((day, i) => i === 0 || day > days[i - 1]!), { message: 'must be strictly ascending' });
 
-/** Each setting's type, without defaults (zod 4 would fill defaults into a partial PATCH too). */
-const SETTING_FIELDS = {
-  webhook_url: z.string().url().max(2048).nullable(),
-  enabled_events: uniqueList(z.enum(OPTIONAL_EVENT_TYPES)),
-  customer_fields: z.enum(CUSTOMER_FIELD_MODES),
-  checkout_flows: uniqueList(z.enum(CHECKOUT_FLOWS)),
-  payment_methods: z
-    .object({ deposit: uniqueList(z.enum(PAYMENT_METHODS)), withdrawal: uniqueList(z.enum(PAYMENT_METHODS)) })
-    .strict(),
-  card_processor: z.enum(CARD_PROCESSORS),
-  kyc_enabled: z.boolean(),
-  kyc_required_for: uniqueList(z.enum(CHECKOUT_TYPES)),
-  device_pings_enabled: z.boolean(),
-  geo_required_for: uniqueList(z.enum(CHECKOUT_TYPES)),
-  supported_regions: uniqueList(z.enum(US_REGIONS)),
+/** The settings that are objects: a PATCH may give any of their fields, the rest are kept. */
+const OBJECT_SETTINGS = {
+  payment_methods: z.object({ deposit: uniqueList(z.enum(PAYMENT_METHODS)), withdrawal: uniqueList(z.enum(PAYMENT_METHODS)) }).strict(),
   review: z.object({ enabled: z.boolean(), min_amount_cents: z.number().int().min(1).max(MAX_AMOUNT_CENTS) }).strict(),
-  checkout_expiry_seconds: z.number().int().min(1).max(86400),
-  sandbox_settlement_seconds: z.number().int().min(0).max(3600),
-  sandbox_hold_seconds: z.number().int().min(0).max(3600),
-  // Bounds card testing on one link and keeps the checkout workflow's history bounded.
-  max_attempts_per_checkout: z.number().int().min(1).max(MAX_ATTEMPTS_PER_CHECKOUT),
   velocity_limits: z
     .object({
       enabled: z.boolean(),
@@ -73,6 +57,31 @@ const SETTING_FIELDS = {
       ip_attempts_per_hour: z.number().int().min(1).max(100_000),
     })
     .strict(),
+};
+type ObjectSetting = keyof typeof OBJECT_SETTINGS;
+const OBJECT_SETTING_NAMES = Object.keys(OBJECT_SETTINGS) as ObjectSetting[];
+
+/** Each setting's type, without defaults (zod 4 would fill defaults into a partial PATCH too). */
+const SETTING_FIELDS = {
+  webhook_url: z.string().url().max(2048).nullable(),
+  // Always-on events need no entry; one listed anyway is accepted and changes nothing.
+  enabled_events: uniqueList(z.enum([...ALWAYS_ON_EVENT_TYPES, ...OPTIONAL_EVENT_TYPES])),
+  customer_fields: z.enum(CUSTOMER_FIELD_MODES),
+  checkout_flows: uniqueList(z.enum(CHECKOUT_FLOWS)),
+  payment_methods: OBJECT_SETTINGS.payment_methods,
+  card_processor: z.enum(CARD_PROCESSORS),
+  kyc_enabled: z.boolean(),
+  kyc_required_for: uniqueList(z.enum(CHECKOUT_TYPES)),
+  device_pings_enabled: z.boolean(),
+  geo_required_for: uniqueList(z.enum(CHECKOUT_TYPES)),
+  supported_regions: uniqueList(z.enum(US_REGIONS)),
+  review: OBJECT_SETTINGS.review,
+  checkout_expiry_seconds: z.number().int().min(1).max(86400),
+  sandbox_settlement_seconds: z.number().int().min(0).max(3600),
+  sandbox_hold_seconds: z.number().int().min(0).max(3600),
+  // null: no limit (the contract's default). A merchant may cap attempts on one link.
+  max_attempts_per_checkout: z.number().int().min(1).max(MAX_ATTEMPTS_PER_CHECKOUT).nullable(),
+  velocity_limits: OBJECT_SETTINGS.velocity_limits,
   subscription_retry_days: SUBSCRIPTION_RETRY_DAYS,
   withdrawal_destinations: z.enum(WITHDRAWAL_DESTINATION_RULES),
 };
@@ -94,7 +103,7 @@ const DEFAULTS = {
   checkout_expiry_seconds: 1800,
   sandbox_settlement_seconds: 5,
   sandbox_hold_seconds: 0,
-  max_attempts_per_checkout: 50,
+  max_attempts_per_checkout: null,
   velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
   subscription_retry_days: [1, 3, 5],
   withdrawal_destinations: 'any',
@@ -103,12 +112,25 @@ const DEFAULTS = {
 export const MerchantSettingsSchema = z.object(SETTING_FIELDS).strict();
 export type MerchantSettings = z.infer<typeof MerchantSettingsSchema>;
 
-/** A PATCH body or the settings given at onboarding: any subset, nothing filled in. */
-export const MerchantSettingsPatchSchema = z.object(SETTING_FIELDS).partial().strict();
+/** A PATCH body or the settings given at onboarding: any subset, of an object setting's fields too; nothing filled in. */
+export const MerchantSettingsPatchSchema = z
+  .object({
+    ...SETTING_FIELDS,
+    payment_methods: OBJECT_SETTINGS.payment_methods.partial(),
+    review: OBJECT_SETTINGS.review.partial(),
+    velocity_limits: OBJECT_SETTINGS.velocity_limits.partial(),
+  })
+  .partial()
+  .strict();
 export type MerchantSettingsPatch = z.infer<typeof MerchantSettingsPatchSchema>;
 
+/** The patch over the current settings; an object setting's fields not given keep their values. */
 export function applySettingsPatch(current: MerchantSettings, patch: MerchantSettingsPatch): MerchantSettings {
-  return MerchantSettingsSchema.parse({ ...current, ...patch });
+  const merged: Record<string, unknown> = { ...current, ...patch };
+  for (const name of OBJECT_SETTING_NAMES) {
+    if (patch[name]) merged[name] = { ...current[name], ...patch[name] };
+  }
+  return MerchantSettingsSchema.parse(merged);
 }
 
 export type Environment = 'sandbox' | 'production';

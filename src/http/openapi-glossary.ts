@@ -141,7 +141,7 @@ export const GLOSSARY: Record<string, string> = {
   withdrawal_destinations: "any, or previously_deposited: withdrawals only to a card or account the customer already deposited from successfully.",
   previous_webhook_secret_expires_at: "Until when deliveries also carry a signature for the previous signing secret; null when there is none.",
   overlap_seconds: "How long the previous signing secret stays valid beside the new one (0 to 7 days, default 1 day).",
-  max_attempts_per_checkout: "The most payment attempts one checkout takes (1 to 500, default 50), fixed on the checkout at creation.",
+  max_attempts_per_checkout: "The most payment attempts one checkout takes (1 to 500), fixed on the checkout at creation; null (the default): no limit, as the contract says.",
   velocity_limits: "Hourly attempt limits per card and per client IP across the merchant's checkouts; over them an attempt is 429 with Retry-After.",
   card_attempts_per_hour: "Attempts one card (by fingerprint) may make in any hour.",
   ip_attempts_per_hour: "Attempts one client IP may make in any hour.",

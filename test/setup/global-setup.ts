@@ -32,6 +32,9 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databaseUrl };
 }
 
+/** Events after which Temporal suggests continuing as new (4,096 by default): low here, so tests cross it. */
+const TEST_SUGGEST_CONTINUE_AS_NEW_EVENTS = 100;
+
 async function startDevServer(): Promise<TestWorkflowEnvironment> {
   const executablePath = process.env.TEMPORAL_CLI_PATH;
   if (!executablePath) throw new Error('TEMPORAL_CLI_PATH is not set: run the tests with `npm test`');
@@ -39,7 +42,9 @@ async function startDevServer(): Promise<TestWorkflowEnvironment> {
     server: {
       executable: { type: 'existing-path', path: executablePath },
       searchAttributes: SEARCH_ATTRIBUTES,
-      extraArgs: ['--log-level', 'error'],
+      // Temporal suggests continuing as new at 4,096 events; here at 100, so a checkout with a dozen
+      // attempts already moves to a new run, in the property suite too.
+      extraArgs: ['--log-level', 'error', '--dynamic-config-value', `limit.historyCount.suggestContinueAsNew=${TEST_SUGGEST_CONTINUE_AS_NEW_EVENTS}`],
     },
   });
 }
