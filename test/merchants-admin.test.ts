@@ -65,22 +65,6 @@ describe('Admin API: merchants', () => {
     expect(m.settings.kyc_required_for).toEqual(['deposit']);
   });
 
-  it('PATCHes some fields of an object setting and keeps the rest; takes always-on events and a null attempt limit', async () => {
-    const m = await onboard(service);
-    const patch = (body: unknown) => admin('PATCH', `/merchants/${m.id}/settings`, body);
-    expect((await patch({ review: { enabled: true, min_amount_cents: 700 } })).body.review).toEqual({ enabled: true, min_amount_cents: 700 });
-    expect((await patch({ review: { enabled: false } })).body.review).toEqual({ enabled: false, min_amount_cents: 700 });
-    const methods = (await patch({ payment_methods: { withdrawal: ['bank_account'] } })).body.payment_methods;
-    expect(methods).toEqual({ deposit: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'], withdrawal: ['bank_account'] });
-    expect((await patch({ velocity_limits: { card_attempts_per_hour: 3 } })).body.velocity_limits).toEqual({ enabled: false, card_attempts_per_hour: 3, ip_attempts_per_hour: 30 });
-    const events = await patch({ enabled_events: ['checkout.succeeded', 'checkout.failed'] });
-    expect(events.status).toBe(200);
-    expect(events.body.enabled_events).toEqual(['checkout.succeeded', 'checkout.failed']);
-    expect((await patch({ max_attempts_per_checkout: 5 })).body.max_attempts_per_checkout).toBe(5);
-    expect((await patch({ max_attempts_per_checkout: null })).body.max_attempts_per_checkout).toBeNull();
-    expect((await admin('GET', `/merchants/${m.id}`)).body.settings).toMatchObject({ review: { enabled: false, min_amount_cents: 700 }, max_attempts_per_checkout: null });
-  });
-
   it.each([
     [{}],
     [{ name: '' }],
