@@ -96,6 +96,11 @@ describe('POST /api/v1/customers', () => {
     expect(array.status).toBe(422);
     const noBody = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key });
     expect(noBody.status).toBe(422);
+    expect(noBody.body).toMatchObject({ error: 'Request body is missing.', hint: 'Send a JSON object with Content-Type: application/json.' });
+    // JSON sent as text/plain is not parsed: the same answer, whose hint names the header.
+    const plain = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, rawBody: JSON.stringify(uniqueCustomer()), headers: { 'content-type': 'text/plain' } });
+    expect(plain.status).toBe(422);
+    expect(plain.body.error).toBe('Request body is missing.');
   });
 
   it('keeps email (case-insensitively), phone_number and internal_id unique within the business', async () => {

@@ -8,6 +8,8 @@ import { ValidationError } from './errors';
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what = 'Request body'): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
+  // No body at all, or one sent with another Content-Type (only JSON is parsed).
+  if (input === undefined && what === 'Request body') throw new ValidationError('Request body is missing.', 'Send a JSON object with Content-Type: application/json.');
   const issues = result.error.issues.map((issue) => {
     const path = issue.path.join('.');
     if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;

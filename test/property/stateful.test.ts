@@ -102,7 +102,11 @@ describe('money rules hold for any sequence of commands (model-based, fast-check
     const path = process.env.PROPERTY_PATH;
     const details = await fc.check(property, { seed: SEED, numRuns: RUNS, endOnFailure: !SHRINK, verbose: 1, ...(path ? { path } : {}) });
     const seconds = ((Date.now() - stats.startedAt) / 1000).toFixed(0);
-    console.log(`property: ${stats.runs} sequences, ${stats.commands} commands in ${seconds} s (seed ${SEED}${details.failed ? `, failed; replay with PROPERTY_SEED=${SEED}` : ''})`);
+    // How often a checkout's workflow moved to a fresh run mid-sequence (the test server suggests it at 100 events).
+    const continued = await service.deps.temporal.workflow
+      .count(`WorkflowType = 'checkoutWorkflow' AND ExecutionStatus = 'ContinuedAsNew'`)
+      .then((c) => String(c.count), () => 'unknown');
+    console.log(`property: ${stats.runs} sequences, ${stats.commands} commands in ${seconds} s, ${continued} checkout runs continued as new on this Temporal server (seed ${SEED}${details.failed ? `, failed; replay with PROPERTY_SEED=${SEED}` : ''})`);
     if (details.failed) throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\n\nFailure: ${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}`);
   }, 60 * 60 * 1000);
 });
