@@ -349,3 +349,33 @@ describe('issue 8 regressions found by the property suite', () => {
     expect(paid.body.charge.status).toBe('pending');
   });
 });
+
+describe('found by the property suite, 24 November 2026', () => {
+  // Prediction attempt_answer, PROPERTY_SEED=147503616 PROPERTY_PATH=192 (a checker error: the model took
+  // a 422 on a gated checkout for a block even when the checkout was busy). Unshrunk: a pending bank
+  // charge; KYC then required for deposits; a card attempt refused; the bank charge moved to failed;
+  // KYC no longer required; the next attempt was charged where the model expected "blocked".
+  it('an attempt refused because a charge is in progress does not reach the gates, so it never blocks the checkout', async () => {
+    const s = await shop({ sandbox_settlement_seconds: 2 });
+    const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 10_000 });
+    const pending = await attempt(service, checkout, { payment_method: BANK() });
+    expect(pending.body.charge.status).toBe('pending');
+    expect((await admin('PATCH', `/merchants/${s.merchant.id}/settings`, { kyc_required_for: ['deposit'] })).status).toBe(200);
+
+    const busy = await attempt(service, checkout, { payment_method: CARD() });
+    expect(busy.status).toBe(422);
+    expect(busy.body.error).not.toMatch(/blocked/);
+    expect((await walletView(service, checkout)).body.state).not.toBe('blocked');
+    expect(await recordedEvents(service, checkout.id)).not.toContainEqual(expect.objectContaining({ type: 'checkout.terminally_failed' }));
+
+    expect((await transition(pending.body.charge.id, 'failed')).status).toBe(200);
+    expect((await admin('PATCH', `/merchants/${s.merchant.id}/settings`, { kyc_required_for: [] })).status).toBe(200);
+    // The workflow holds the attempt until the charge's settlement time (2 s), then the checkout takes the next.
+    const next = await waitFor(async () => {
+      const res = await attempt(service, checkout, { payment_method: BANK() });
+      return res.status === 201 && res;
+    }, 10_000, 'the next attempt');
+    expect(next.body.charge.status).toBe('pending');
+    expect((await chargesOf(checkout.id)).map((c) => c.status)).toEqual(['failed', 'pending']);
+  });
+});

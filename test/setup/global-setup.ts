@@ -32,8 +32,11 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databaseUrl };
 }
 
-/** Events after which Temporal suggests continuing as new (4,096 by default): low here, so tests cross it. */
-const TEST_SUGGEST_CONTINUE_AS_NEW_EVENTS = 100;
+/**
+ * Events after which Temporal suggests continuing as new (4,096 by default): low here, so tests cross
+ * it; TEST_CONTINUE_AS_NEW_EVENTS sets another (a long property run at 40 crosses it every few attempts).
+ */
+const TEST_SUGGEST_CONTINUE_AS_NEW_EVENTS = Number(process.env.TEST_CONTINUE_AS_NEW_EVENTS ?? 100);
 
 async function startDevServer(): Promise<TestWorkflowEnvironment> {
   const executablePath = process.env.TEMPORAL_CLI_PATH;
