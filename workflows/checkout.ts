@@ -20,6 +20,7 @@ import {
   CustomerIdAttribute,
   FAILURE_TYPES,
   MerchantIdAttribute,
+  chargeMovedSignal,
   checkoutStatusQuery,
   decideReviewUpdate,
   submitAttemptUpdate,
@@ -61,6 +62,8 @@ const ONE_HOP_ANSWER = 'one-hop-answer';
  * Checked only once the server suggests it, so a short history never records it.
  */
 const CONTINUE_WHEN_LONG = 'continue-as-new-when-long';
+/** Patch marker: a settlement wait ends early when the charge was moved meanwhile (chargeMovedSignal). */
+const WAKE_ON_MOVE = 'settlement-wakes-on-move';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -88,6 +91,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   let decided: ReviewSnapshot | undefined;
 
   setHandler(checkoutStatusQuery, () => ({ state, attemptInFlight: inFlight }));
+  /** Charges moved outside the workflow (chargeMovedSignal). */
+  const movedCharges = new Set<string>();
+  setHandler(chargeMovedSignal, (chargeId) => void movedCharges.add(chargeId));
 
   setHandler(
     submitAttemptUpdate,
@@ -175,10 +181,20 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     let current = charge.status === 'created' ? await processor.chargeDeposit({ chargeId: charge.chargeId }) : charge;
     answer(attempt, charged(current));
     if (current.status === 'pending') {
-      await sleep(settlementMs);
+      await untilSettlement(charge.chargeId, settlementMs);
       current = await processor.settleCharge({ chargeId: charge.chargeId });
     }
     return current;
+  }
+
+  /**
+   * Waits out a pending charge's settlement time, or less when the charge was moved meanwhile:
+   * settleCharge then finds it failed, cancelled or settled and the checkout takes the next attempt
+   * at once. Earlier histories slept the whole time.
+   */
+  async function untilSettlement(chargeId: string, ms: number): Promise<void> {
+    if (!patched(WAKE_ON_MOVE)) return sleep(ms);
+    if (ms > 0) await condition(() => movedCharges.has(chargeId), ms);
   }
 
   async function runWithdrawal(attempt: AttemptInput, charge: ChargeSnapshot, plan: { holdMs: number; settlementMs: number }): Promise<ChargeSnapshot> {
@@ -200,7 +216,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     await sleep(plan.holdMs);
     current = await processor.payoutCharge({ chargeId: charge.chargeId });
     if (current.status === 'pending') {
-      await sleep(plan.settlementMs);
+      await untilSettlement(charge.chargeId, plan.settlementMs);
       current = await processor.settleCharge({ chargeId: charge.chargeId });
     }
     return current;

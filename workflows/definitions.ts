@@ -62,7 +62,7 @@ export const FAILURE_TYPES = {
 } as const;
 
 // Messages of the checkout workflow. Definitions only: safe to import from client code.
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /** The wallet's payment attempt; answers once the charge has its first outcome (or the review exists). */
 export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('submitAttempt');
@@ -72,6 +72,11 @@ export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('
  * found it already decided, and a crash between the call and the workflow loses nothing.
  */
 export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision]>('decideReview');
+/**
+ * A charge of the checkout moved outside the workflow (the sandbox simulator, after its commit):
+ * a workflow waiting out that charge's settlement time wakes and reads where it is.
+ */
+export const chargeMovedSignal = defineSignal<[string]>('chargeMoved');
 
 /** The review as the admin API answers it. */
 export interface ReviewSnapshot {

@@ -12,6 +12,7 @@ import { startSubscriptionWorkflows } from '../subscriptions/workflows';
 import { findChargeById, type ChargeRow } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
 import { createHoldActivities } from '../../activities/holds';
+import { chargeMovedSignal } from '../../workflows/definitions';
 
 const TransitionBody = z
   .object({
@@ -80,6 +81,14 @@ export function sandboxAdminRoutes(deps: AppDeps): Router {
     await dispatchCommitted(deps, result.eventIds, result.charge.merchant_id);
     // Best effort, like dispatch: the worker's sweeper starts a workflow this start missed.
     await startSubscriptionWorkflows(deps, result.subscriptionIds).catch((err) => deps.logger.warn({ err }, 'subscription workflow start failed'));
+    // A checkout workflow waiting out this pending charge's settlement time reads it now; if the
+    // signal is lost, it reads it when that time is up, as before.
+    if (charge.status === 'pending') {
+      await deps.temporal.workflow
+        .getHandle(charge.checkout_id)
+        .signal(chargeMovedSignal, charge.id)
+        .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'charge-moved signal not delivered'));
+    }
     return presentLoaded(deps.db, result.charge);
   }
 

@@ -356,7 +356,7 @@ describe('found by the property suite, 24 November 2026', () => {
   // charge; KYC then required for deposits; a card attempt refused; the bank charge moved to failed;
   // KYC no longer required; the next attempt was charged where the model expected "blocked".
   it('an attempt refused because a charge is in progress does not reach the gates, so it never blocks the checkout', async () => {
-    const s = await shop({ sandbox_settlement_seconds: 2 });
+    const s = await shop({ sandbox_settlement_seconds: 60 });
     const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 10_000 });
     const pending = await attempt(service, checkout, { payment_method: BANK() });
     expect(pending.body.charge.status).toBe('pending');
@@ -370,7 +370,8 @@ describe('found by the property suite, 24 November 2026', () => {
 
     expect((await transition(pending.body.charge.id, 'failed')).status).toBe(200);
     expect((await admin('PATCH', `/merchants/${s.merchant.id}/settings`, { kyc_required_for: [] })).status).toBe(200);
-    // The workflow holds the attempt until the charge's settlement time (2 s), then the checkout takes the next.
+    // The move wakes the workflow, which was waiting out the charge's 60 s settlement time: the
+    // checkout takes the next attempt within moments, not a minute later.
     const next = await waitFor(async () => {
       const res = await attempt(service, checkout, { payment_method: BANK() });
       return res.status === 201 && res;
