@@ -16,11 +16,10 @@ import {
 import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
 import type { Activities } from '../activities';
 import {
-  CheckoutTypeAttribute,
-  CustomerIdAttribute,
   FAILURE_TYPES,
   MerchantIdAttribute,
   chargeMovedSignal,
+  checkoutSearchAttributes,
   checkoutStatusQuery,
   decideReviewUpdate,
   submitAttemptUpdate,
@@ -241,13 +240,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
   /** The same checkout in a fresh run: its deadline as it stands now, its attempts so far. */
   function continueAsNewCheckout(): Promise<never> {
-    const continued = makeContinueAsNewFunc<typeof checkoutWorkflow>({
-      typedSearchAttributes: [
-        { key: MerchantIdAttribute, value: input.merchantId },
-        { key: CustomerIdAttribute, value: input.customerId },
-        { key: CheckoutTypeAttribute, value: input.type },
-      ],
-    });
+    const continued = makeContinueAsNewFunc<typeof checkoutWorkflow>({ typedSearchAttributes: checkoutSearchAttributes(input) });
     return continued({ ...input, expiresAt: new Date(expiresAt).toISOString(), attemptsBefore: attemptsAccepted });
   }
 

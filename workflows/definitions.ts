@@ -15,6 +15,15 @@ export const CheckoutTypeAttribute = defineSearchAttributeKey('CheckoutType', 'K
 
 export const SEARCH_ATTRIBUTES = [MerchantIdAttribute, CustomerIdAttribute, CheckoutTypeAttribute];
 
+/** A checkout workflow's search attribute values: set at its start, and again by each run it continues as new. */
+export function checkoutSearchAttributes(input: Pick<CheckoutWorkflowInput, 'merchantId' | 'customerId' | 'type'>) {
+  return [
+    { key: MerchantIdAttribute, value: input.merchantId },
+    { key: CustomerIdAttribute, value: input.customerId },
+    { key: CheckoutTypeAttribute, value: input.type },
+  ];
+}
+
 /** What a checkout workflow starts from; the rest it reads through activities. */
 export interface CheckoutWorkflowInput {
   checkoutId: string;

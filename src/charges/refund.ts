@@ -3,6 +3,7 @@ import { applicationFailureOf } from '../../workflows/failures';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
 import { ApiError, ValidationError } from '../http/errors';
+import { isEmptyBody } from '../http/validate';
 import { findChargeById, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../../workflows/definitions';
@@ -16,8 +17,7 @@ export const REFUND_WORKFLOW = 'refundWorkflow';
  * anything (a partial amount, say) is refused rather than silently refunding in full.
  */
 export function assertNoRefundBody(body: unknown): void {
-  const empty = body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
-  if (!empty) throw new ValidationError('Refunds take no body.', 'Refunds are always of the full charge amount; partial refunds are not supported. Send the request with no body.');
+  if (!isEmptyBody(body)) throw new ValidationError('Refunds take no body.', 'Refunds are always of the full charge amount; partial refunds are not supported. Send the request with no body.');
 }
 
 /** The contract's "wrong charge id or no longer succeeded" answer; its hint names the charge. */

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Logger } from '../logger';
 import { ApiError, ServiceUnavailableError, isTransientDependencyFailure } from './errors';
 import { requestIdOf } from './request-context';
+import { JSON_BODY_HINT } from './validate';
 
 /** Every error body carries the request id, so a merchant's report can be matched to our logs. */
 function send(req: Request, res: Response, status: number, body: Record<string, unknown>): void {
@@ -30,7 +31,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const parserError = error as { type?: string; status?: number };
     if (parserError.type === 'entity.parse.failed') {
-      send(req, res, 400, { error: 'Request body is not valid JSON.', hint: 'Send a JSON object with Content-Type: application/json.' });
+      send(req, res, 400, { error: 'Request body is not valid JSON.', hint: JSON_BODY_HINT });
       return;
     }
     if (parserError.type === 'entity.too.large') {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ValidationError } from './errors';
 
+/** The hint for a body that is missing or is not JSON (here, and the parser's failure in error-handler.ts). */
+export const JSON_BODY_HINT = 'Send a JSON object with Content-Type: application/json.';
+
 /**
  * Turns a zod failure into the contract's `{error, hint}`: `error` names the first problem in
  * one sentence, `hint` lists every problem with its field path so a merchant fixes all at once.
@@ -9,7 +12,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   // No body at all, or one sent with another Content-Type (only JSON is parsed).
-  if (input === undefined && what === 'Request body') throw new ValidationError('Request body is missing.', 'Send a JSON object with Content-Type: application/json.');
+  if (input === undefined && what === 'Request body') throw new ValidationError('Request body is missing.', JSON_BODY_HINT);
   const issues = result.error.issues.map((issue) => {
     const path = issue.path.join('.');
     if (issue.code === 'unrecognized_keys') return `unknown field(s): ${issue.keys.join(', ')}`;
@@ -23,4 +26,9 @@ const EmptyBody = z.object({}).strict();
 /** For actions that take no body: none, `{}` or `null` pass; any field is refused as unknown (422). */
 export function parseEmptyBody(input: unknown): void {
   parseOrThrow(EmptyBody, input ?? {});
+}
+
+/** Whether parseEmptyBody would pass this body (for an action that answers a body with its own error). */
+export function isEmptyBody(input: unknown): boolean {
+  return EmptyBody.safeParse(input ?? {}).success;
 }

@@ -1,11 +1,6 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import {
-  CheckoutTypeAttribute,
-  CustomerIdAttribute,
-  MerchantIdAttribute,
-  type CheckoutWorkflowInput,
-} from '../../workflows/definitions';
+import { checkoutSearchAttributes, type CheckoutWorkflowInput } from '../../workflows/definitions';
 
 export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
 
@@ -20,11 +15,7 @@ export async function startCheckoutWorkflow(temporal: Client, taskQueue: string,
     args: [input],
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-    typedSearchAttributes: new TypedSearchAttributes([
-      { key: MerchantIdAttribute, value: input.merchantId },
-      { key: CustomerIdAttribute, value: input.customerId },
-      { key: CheckoutTypeAttribute, value: input.type },
-    ]),
+    typedSearchAttributes: new TypedSearchAttributes(checkoutSearchAttributes(input)),
   });
 }
 

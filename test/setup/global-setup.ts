@@ -45,8 +45,6 @@ async function startDevServer(): Promise<TestWorkflowEnvironment> {
     server: {
       executable: { type: 'existing-path', path: executablePath },
       searchAttributes: SEARCH_ATTRIBUTES,
-      // Temporal suggests continuing as new at 4,096 events; here at 100, so a checkout with a dozen
-      // attempts already moves to a new run, in the property suite too.
       extraArgs: ['--log-level', 'error', '--dynamic-config-value', `limit.historyCount.suggestContinueAsNew=${TEST_SUGGEST_CONTINUE_AS_NEW_EVENTS}`],
     },
   });
