@@ -91,6 +91,20 @@ describe('POST /api/v1/device_pings', () => {
     expect(await service.deps.db('geo_checks').where({ customer_id: customerId }).count({ n: '*' })).toEqual([{ n: 2 }]);
   });
 
+  it('pings that arrive together share one evaluation: one cached: false, the rest reuse it (cached: true)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const customerId = await newCustomer();
+      const places = [NYC, LOS_ANGELES, TORONTO];
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => ping({ ...places[i % 3]!, customer_id: customerId })));
+      expect(answers.map((a) => a.status)).toEqual(Array(12).fill(201));
+      const checks = answers.map((a) => a.body.geo_check);
+      expect(checks.filter((c) => c.cached === false)).toHaveLength(1);
+      expect(new Set(checks.map((c) => c.id)).size).toBe(1);
+      expect(await service.deps.db('geo_checks').where({ customer_id: customerId }).count({ n: '*' })).toEqual([{ n: 1 }]);
+      expect(await service.deps.db('device_pings').where({ customer_id: customerId }).count({ n: '*' })).toEqual([{ n: 12 }]);
+    }
+  });
+
   it('exports the window and the latest check for the checkout gate', async () => {
     expect(GEO_CHECK_MAX_AGE_MS).toBe(30 * 60 * 1000);
     const customerId = await newCustomer();

@@ -108,6 +108,28 @@ describe('POST /api/v1/charges/{id}/refund', () => {
     expect(r.body.status).toBe('refunded');
     expect((await refund(shop, chargeId)).body.error).toBe('Unable to refund charge.');
   });
+
+  it('the admin API (dashboard refund and simulator) answers the same refusals with a hint', async () => {
+    const admin = (path: string, body?: unknown) => request(service.baseUrl, 'POST', `/admin/v1${path}`, { token: service.adminToken, body });
+    const alpha = await openShop(service, { sandbox_settlement_seconds: 0 });
+    const bankCharge = await paidCharge(alpha, BANK());
+    for (const res of [await admin(`/charges/${bankCharge}/refund`), await admin(`/sandbox/charges/${bankCharge}/transition`, { to: 'refunded' })]) {
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ request_id: expect.any(String), error: 'Refund through this processor is not possible now.', hint: expect.stringContaining(bankCharge) });
+    }
+    const declined = await paidCharge(alpha, CARD('4000000000005126'));
+    const r = await admin(`/charges/${declined}/refund`);
+    expect(r.body).toEqual({ request_id: expect.any(String), error: 'Refund failed', responsetext: expect.any(String), hint: expect.stringContaining('responsetext') });
+    const payout = await createCheckout(service, alpha, { type: 'withdrawal', fixed_amount_cents: 100 });
+    const failed = await attempt(service, payout, { payment_method: CARD() });
+    expect((await admin(`/charges/${failed.body.charge.id}/refund`)).body).toEqual({
+      request_id: expect.any(String),
+      error: 'Only credit charges can be refunded.',
+      hint: expect.stringContaining('only deposits'),
+    });
+    // The public answers stay the contract's exact bodies (the tests above).
+    expect((await refund(alpha, bankCharge)).body).toEqual({ request_id: expect.any(String), error: 'Refund through this processor is not possible now.' });
+  });
 });
 
 describe('sandbox 1.08 USD refund flow', () => {

@@ -178,6 +178,21 @@ describe('bank and crypto deposits', () => {
     });
     expect(retry.body.charge.status).toBe('succeeded');
   });
+
+  it.each([
+    ['bank account ending 0002', BANK('000123450002')],
+    ['crypto address ending dead', CRYPTO('0x52908400098527886E0F7030069857D2E416dead')],
+  ])('for a production merchant a %s is an ordinary account: it settles to succeeded (test values are sandbox-only)', async (_label, method) => {
+    const production = await openShop(service, {}, 'production');
+    const checkout = await createCheckout(service, production, { type: 'deposit', fixed_amount_cents: 10_000 });
+    const res = await attempt(service, checkout, { payment_method: method });
+    expect(res.status).toBe(201);
+    const settled = await waitFor(async () => {
+      const c = await getCharge(service, production, res.body.charge.id);
+      return c.body.status !== 'pending' && c.body;
+    });
+    expect(settled).toMatchObject({ status: 'succeeded', failure_code: null });
+  });
 });
 
 describe('GET /api/v1/charges/{id} scoping', () => {

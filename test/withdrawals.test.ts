@@ -190,6 +190,24 @@ describe('manual review', () => {
     expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(422);
   });
 
+  it('three reviewers making the same decision at the same moment: one 200, the others 422', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 } });
+    receiver.responder = () => ({ status: 200 });
+    for (const decision of ['approve', 'decline'] as const) {
+      const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+      const review = (await attempt(service, checkout, { payment_method: CARD() })).body.review;
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => request(service.baseUrl, 'POST', `/admin/v1/reviews/${review.id}/${decision}`, { token: service.adminToken })),
+      );
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 422, 422]);
+      for (const loser of answers.filter((a) => a.status === 422)) expect(loser.body.error).toBe('Review already decided.');
+      const stored = await service.deps.db('reviews').where({ id: review.id }).first();
+      expect(stored.status).toBe(decision === 'approve' ? 'approved' : 'declined');
+      if (decision === 'approve') await waitFor(async () => (await walletView(service, checkout)).body.state === 'completed');
+      expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(decision === 'approve' ? 1 : 0);
+    }
+  });
+
   it('does not review withdrawals under min_amount_cents, nor deposits', async () => {
     const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 5000 } });
     receiver.responder = () => ({ status: 200 });

@@ -36,6 +36,27 @@ function refusalError(chargeId: string, refusal: { type: string; message: string
  * runs as a workflow keyed by the charge id, so a double submit cannot refund twice.
  */
 export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source']) {
+  try {
+    return await refundOnce(deps, chargeId, scope, source);
+  } catch (error) {
+    // The public answers are the contract's bodies exactly; the admin API's errors are {error, hint}.
+    throw source === 'api' ? error : withOperatorHint(error, chargeId);
+  }
+}
+
+/** The contract's hint-less refund refusals, with the hint the operator spec asks of admin errors. */
+function withOperatorHint(error: unknown, chargeId: string): unknown {
+  if (!(error instanceof ApiError) || error.hint !== undefined) return error;
+  const hints: Record<string, string> = {
+    'Only credit charges can be refunded.': `Charge ${chargeId} is a payout (debit); only deposits (credit) can be refunded.`,
+    'Refund through this processor is not possible now.': `Charge ${chargeId} cannot be refunded: refunds are possible for card deposits through sandbox_alpha and sandbox_beta only; bank and crypto deposits have no refund path.`,
+    'Refund failed': `The processor declined the refund of charge ${chargeId}; responsetext gives its reason.`,
+  };
+  const hint = hints[error.message];
+  return hint === undefined ? error : new ApiError(error.kind, error.message, hint, error.extra);
+}
+
+async function refundOnce(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source']) {
   const { db, temporal, config } = deps;
   const charge: ChargeRow | undefined = await findChargeById(db, chargeId);
   // Another merchant's charge is the same answer as a missing one.

@@ -5,7 +5,7 @@ import { FeatureDisabledError, NotFoundError } from '../http/errors';
 import { findCustomer } from '../storage/customers';
 import type { Db } from '../storage/db';
 import { insertDevicePing } from '../storage/device-pings';
-import { insertGeoCheck, latestGeoCheck, recentGeoCheck, type GeoCheckRow } from '../storage/geo-checks';
+import { insertGeoCheck, latestGeoCheck, lockCustomerGeoChecks, recentGeoCheck, type GeoCheckRow } from '../storage/geo-checks';
 import type { MerchantRow } from '../storage/merchants';
 import type { CoordinatesBody } from './schemas';
 
@@ -36,8 +36,9 @@ export interface DevicePingResult {
  * but not evaluated, as the contract says), else a fresh evaluation, or none when the point is
  * in no country. Used by the public endpoint and by the hosted wallet alike.
  *
- * Two simultaneous pings may both evaluate: each is a true check of its own coordinates and
- * the later one is the latest, so no lock is taken.
+ * The reuse holds for pings that arrive together too: the evaluation runs under a per-customer
+ * lock and looks for a recent check again once it holds it, so one of them evaluates and the
+ * others are answered with that check, cached. A ping that finds a recent check takes no lock.
  */
 export async function recordDevicePing(
   deps: Pick<AppDeps, 'db' | 'logger'>,
@@ -67,7 +68,13 @@ export async function recordDevicePing(
 
   // Offline and CPU-only (microseconds once loaded), so it runs before the transaction opens.
   const place = reverseGeocode(coordinates.latitude, coordinates.longitude);
-  const result = await db.transaction(async (trx) => {
+  const result = await db.transaction(async (trx): Promise<DevicePingResult> => {
+    await lockCustomerGeoChecks(trx, customer.id);
+    const evaluatedMeanwhile = await recentGeoCheck(trx, merchant.id, customer.id);
+    if (evaluatedMeanwhile) {
+      const row = await insertDevicePing(trx, { id: newId('devicePing'), ...ping, geo_check_id: evaluatedMeanwhile.id, geo_check_cached: true });
+      return { id: row.id, geoCheck: evaluatedMeanwhile, cached: true };
+    }
     const geoCheck = place
       ? await insertGeoCheck(trx, {
           id: newId('geoCheck'),
@@ -85,7 +92,7 @@ export async function recordDevicePing(
     return { id: row.id, geoCheck, cached: false };
   });
   // Identifiers and the verdict only: coordinates are personal data and stay out of the logs.
-  deps.logger.debug({ device_ping_id: result.id, geo_check_id: result.geoCheck?.id ?? null, passed: result.geoCheck?.passed ?? null }, 'geo check evaluated');
+  if (!result.cached) deps.logger.debug({ device_ping_id: result.id, geo_check_id: result.geoCheck?.id ?? null, passed: result.geoCheck?.passed ?? null }, 'geo check evaluated');
   return result;
 }
 

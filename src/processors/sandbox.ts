@@ -118,7 +118,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
     return createHash('sha256').update(`${name}:${purpose}:${idempotencyKey}`).digest();
   }
 
-  function tokenizeFor(input: TokenizeInput, fingerprintKey: string): TokenizedMethod {
+  function tokenizeFor(input: TokenizeInput, fingerprintKey: string, testValues: boolean): TokenizedMethod {
     const token = (behaviour: Behaviour) => `sbx_${behaviour}_${randomBytes(12).toString('hex')}`;
     const checked = checkInstrument(input, fingerprintKey, now());
     switch (checked.type) {
@@ -127,7 +127,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
         return {
           payment_type: 'card',
           fingerprint: checked.fingerprint,
-          processor_token: token(CARD_BEHAVIOURS[digits] ?? 'approve'),
+          processor_token: token((testValues && CARD_BEHAVIOURS[digits]) || 'approve'),
           details: { card: { brand, last4: digits.slice(-4), exp_month, exp_year, funding: 'credit' } },
         };
       }
@@ -136,7 +136,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
         return {
           payment_type: 'bank_account',
           fingerprint: checked.fingerprint,
-          processor_token: token(bank.account_number.endsWith('0002') ? 'bankfail' : 'bankok'),
+          processor_token: token(testValues && bank.account_number.endsWith('0002') ? 'bankfail' : 'bankok'),
           details: {
             bank_account: {
               last4: bank.account_number.slice(-4),
@@ -148,7 +148,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
       }
       case 'crypto_wallet': {
         const wallet = checked.crypto_wallet;
-        const fails = wallet.address.toLowerCase().endsWith('dead');
+        const fails = testValues && wallet.address.toLowerCase().endsWith('dead');
         return {
           payment_type: 'crypto_wallet',
           fingerprint: checked.fingerprint,
@@ -204,8 +204,8 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
   return {
     name,
     supportsRefunds,
-    async tokenize(input, fingerprintKey) {
-      return tokenizeFor(input, fingerprintKey);
+    async tokenize(input, fingerprintKey, environment = 'sandbox') {
+      return tokenizeFor(input, fingerprintKey, environment === 'sandbox');
     },
     async charge(request) {
       return outcome(request, request.transaction_type === 'credit', request.merchant_initiated);

@@ -139,7 +139,11 @@ export interface Processor {
   readonly name: string;
   readonly supportsRefunds: boolean;
   /** Throws InvalidPaymentMethod for input no charge can be made with (Luhn failure, past expiry, bad format). */
-  tokenize(input: TokenizeInput, fingerprintKey: string): Promise<TokenizedMethod>;
+  /**
+   * `environment` is the merchant's: the sandbox's test values (test cards, bank accounts ending
+   * 0002, crypto addresses ending dead) have their scripted outcomes for sandbox accounts only.
+   */
+  tokenize(input: TokenizeInput, fingerprintKey: string, environment?: 'sandbox' | 'production'): Promise<TokenizedMethod>;
   /** Takes money from the customer (deposits); bank and crypto charges come back pending. */
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   /** Final result of a pending charge or payout. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { Router } from 'express';
 import { z } from 'zod';
@@ -34,10 +35,12 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     if (!review) throw new AdminNotFoundError('Review not found.', `No review ${req.params.id}.`);
     if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
     try {
-      // One update id per review: a retry after a transient refusal reaches the same decision.
+      // One update id per request: its own retries after a transient refusal reach the same
+      // decision, while a second reviewer's request, even at the same moment and for the same
+      // decision, is a second update that the workflow refuses (one decision, one 200).
       const decided = await executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, {
         args: [decision],
-        updateId: `${review.id}-decision`,
+        updateId: `${review.id}-decision-${randomUUID()}`,
       });
       if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
       await setReviewDecider(db, review.id, req.operator ?? 'admin API');

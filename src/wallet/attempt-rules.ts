@@ -95,7 +95,7 @@ export async function storePaymentMethod(
   if (checked.kind === 'saved') return { method: checked.method, created: false };
   let tokenized;
   try {
-    tokenized = await getProcessor(merchant.settings.card_processor).tokenize(checked.input, deps.sealer.fingerprintKey());
+    tokenized = await getProcessor(merchant.settings.card_processor).tokenize(checked.input, deps.sealer.fingerprintKey(), merchant.environment);
   } catch (error) {
     throw invalidDetails(error);
   }
