@@ -143,6 +143,17 @@ describe('PATCH /api/v1/customers/{id}', () => {
     expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
   });
 
+  it.each(['123', '"text"', 'null', 'true'])('answers 422 (an invalid value, not 400) for the JSON %s, which parses but is not an object', async (raw) => {
+    const created = (await post(uniqueCustomer())).body;
+    for (const [method, path] of [['PATCH', `/api/v1/customers/${created.id}`], ['POST', '/api/v1/customers'], ['POST', '/api/v1/checkouts']] as const) {
+      const res = await request(service.baseUrl, method, path, { token: merchant.api_key, rawBody: raw });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ request_id: expect.any(String), error: expect.stringMatching(/^Request body is invalid: /), hint: expect.any(String) });
+    }
+    const unchanged = await request(service.baseUrl, 'GET', `/api/v1/customers/search?email=${encodeURIComponent(created.email)}`, { token: merchant.api_key });
+    expect(unchanged.body.results).toEqual([expect.objectContaining({ id: created.id, first_name: created.first_name })]);
+  });
+
   it.each([
     ['an empty body', {}],
     ['an unknown field', { nickname: 'x' }],

@@ -4,12 +4,14 @@ import express, { type Request, type RequestHandler } from 'express';
 const heldBack = new WeakMap<Request, unknown>();
 
 /**
- * `express.json`, except that on the merchant API a body that is not JSON is reported only once
+ * `express.json` (accepting any JSON value), except that on the merchant API a body that is not JSON is reported only once
  * the credential has passed: the contract answers a missing or invalid credential 422 whatever
  * else is wrong with the request. requireMerchant raises the held-back failure (400) after it.
  */
 export function jsonBody(options: { limit: string }): RequestHandler {
-  const parse = express.json(options);
+  // Not strict: any JSON parses, so `123` or `null` reach validation and are answered 422 as an
+  // invalid value (not an object); only text that is not JSON at all is the 400.
+  const parse = express.json({ ...options, strict: false });
   return (req, res, next) =>
     parse(req, res, (error?: unknown) => {
       if ((error as { type?: string } | undefined)?.type === 'entity.parse.failed' && req.path.startsWith('/api/v1/')) {
