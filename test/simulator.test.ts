@@ -1,4 +1,4 @@
-import { CHARGE_STATUSES, CHARGE_TRANSITIONS, allowedMoves, moveRefusalFor, type ChargeStatus } from '../src/domain/charge-states';
+import { CHARGE_STATUSES, CHARGE_TRANSITIONS, allowedMoves, allowedMovesFor, moveRefusalFor, type ChargeStatus } from '../src/domain/charge-states';
 import { newId } from '../src/domain/ids';
 import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
@@ -62,6 +62,10 @@ describe('POST /admin/v1/sandbox/charges/{id}/transition', () => {
     const res = await transition(chargeId, { to });
     expect(res.status).toBe(422);
     expect(res.body.hint).toContain(moveRefusalFor(from, to, type === 'deposit' ? 'credit' : 'debit'));
+    // The moves it names are this charge's: never the one just refused.
+    const named = /Allowed moves from \w+: ([a-z, ]+)\./.exec(res.body.hint)![1]!.split(', ');
+    expect(named).toEqual(allowedMovesFor(from, type === 'deposit' ? 'credit' : 'debit'));
+    expect(named).not.toContain(to);
     expect((await service.deps.db('charges').where({ id: chargeId }).first()).status).toBe(from);
     expect(await recordedEvents(service, checkoutId)).toHaveLength(0);
   });
@@ -86,8 +90,9 @@ describe('POST /admin/v1/sandbox/charges/{id}/transition', () => {
     const res = await transition(chargeId, { to });
     expect(res.status).toBe(422);
     expect(res.body.error).toEqual(expect.any(String));
-    const allowed = allowedMoves(from);
-    for (const move of allowed) expect(res.body.hint).toContain(move);
+    // chargeIn's default is a withdrawal: the hint names the moves a withdrawal's charge can make.
+    const allowed = allowedMovesFor(from, 'debit');
+    if (allowed.length) expect(res.body.hint).toBe(`Allowed moves from ${from}: ${allowed.join(', ')}.`);
     const row = await service.deps.db('charges').where({ id: chargeId }).first();
     expect(row.status).toBe(from);
   });

@@ -113,6 +113,11 @@ export function moveRefusalFor(from: ChargeStatus, to: ChargeStatus, transaction
   return null;
 }
 
+/** The moves the table lists from `from` that also fit this kind of charge (moveRefusalFor). */
+export function allowedMovesFor(from: ChargeStatus, transactionType: TransactionType): ChargeStatus[] {
+  return allowedMoves(from).filter((to) => moveRefusalFor(from, to, transactionType) === null);
+}
+
 /** assertMove, and the move fits this kind of charge. */
 export function assertMoveFor(from: ChargeStatus, to: ChargeStatus, transactionType: TransactionType): ChargeTransition {
   const move = assertMove(from, to);

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
-import { CHARGE_STATUSES, ChargeRefundInProgress, IllegalChargeMove, allowedMoves, assertMoveFor, type ChargeStatus } from '../domain/charge-states';
+import { CHARGE_STATUSES, ChargeRefundInProgress, IllegalChargeMove, allowedMovesFor, assertMoveFor, type ChargeStatus, type TransactionType } from '../domain/charge-states';
 import { AdminNotFoundError, ApiError, ValidationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
 import { applyChargeMove } from '../charges/moves';
@@ -22,15 +22,16 @@ const TransitionBody = z
   })
   .strict();
 
-function illegalMove(from: ChargeStatus, to: ChargeStatus, reason?: string): ApiError {
-  const allowed = allowedMoves(from);
+function illegalMove(from: ChargeStatus, to: ChargeStatus, transactionType: TransactionType, reason?: string): ApiError {
+  // The moves this charge can make: a withdrawal's created -> pending is listed but not allowed.
+  const allowed = allowedMovesFor(from, transactionType);
   const moves = allowed.length ? `Allowed moves from ${from}: ${allowed.join(', ')}.` : `${from} has no outgoing move.`;
   return new ApiError('validation', reason ?? `A charge cannot move from ${from} to ${to}.`, reason ? `${moves} ${reason}` : moves);
 }
 
 /** The simulator's refusals in the contract's shape; anything else is not a refusal. */
 function moveRefusal(error: unknown, charge: ChargeRow): unknown {
-  if (error instanceof IllegalChargeMove) return illegalMove(error.from, error.to, error.reason);
+  if (error instanceof IllegalChargeMove) return illegalMove(error.from, error.to, charge.transaction_type, error.reason);
   if (error instanceof ChargeRefundInProgress) {
     return new ValidationError('The charge has a refund in progress.', `Charge ${charge.id} is being refunded; it cannot move until the refund ends.`);
   }
