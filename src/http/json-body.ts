@@ -4,9 +4,10 @@ import express, { type Request, type RequestHandler } from 'express';
 const heldBack = new WeakMap<Request, unknown>();
 
 /**
- * `express.json` (accepting any JSON value), except that on the merchant API a body that is not JSON is reported only once
- * the credential has passed: the contract answers a missing or invalid credential 422 whatever
- * else is wrong with the request. requireMerchant raises the held-back failure (400) after it.
+ * `express.json` (accepting any JSON value), except that on the merchant API a body that is not
+ * JSON is reported only once the credential has passed: the contract answers a missing or invalid
+ * credential 422 whatever else is wrong with the request. requireMerchant raises the held-back
+ * failure (400) after it.
  */
 export function jsonBody(options: { limit: string }): RequestHandler {
   // Not strict: any JSON parses, so `123` or `null` reach validation and are answered 422 as an

@@ -30,10 +30,6 @@ export async function latestGeoCheck(db: Db, merchantId: string, customerId: str
 }
 
 /**
- * The latest geo check if it is younger than maxAgeMs, judged by the database clock: the
- * same clock that stamped checked_at, so app-server clock skew cannot stretch the window.
- */
-/**
  * Inside a transaction: one fresh evaluation at a time per customer, so pings that arrive
  * together share one check (the first evaluates, the rest reuse it) rather than each evaluating.
  */
@@ -41,6 +37,10 @@ export async function lockCustomerGeoChecks(trx: Db, customerId: string): Promis
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('geo_checks'), hashtext(?))`, [customerId]);
 }
 
+/**
+ * The latest geo check if it is younger than maxAgeMs, judged by the database clock: the
+ * same clock that stamped checked_at, so app-server clock skew cannot stretch the window.
+ */
 export async function recentGeoCheck(db: Db, merchantId: string, customerId: string, maxAgeMs = GEO_CHECK_MAX_AGE_MS): Promise<GeoCheckRow | undefined> {
   return db<GeoCheckRow>('geo_checks')
     .where({ merchant_id: merchantId, customer_id: customerId })
