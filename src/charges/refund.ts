@@ -25,9 +25,24 @@ function unableToRefund(chargeId: string, why: string): ApiError {
   return new ApiError('refund', 'Unable to refund charge.', `Charge ${chargeId} ${why}.`);
 }
 
-function refusalError(chargeId: string, refusal: { type: string; message: string }): ApiError {
+/**
+ * A refusal by the refund rules. The public endpoint answers the contract's bodies exactly
+ * (`{error}`); the admin API's (`operatorHint`) add the hint the operator spec asks of its errors.
+ */
+function refusalError(chargeId: string, refusal: { type: string; message: string }, operatorHint: boolean): ApiError {
   if (refusal.message === 'Unable to refund charge.') return unableToRefund(chargeId, 'is not in status succeeded');
-  return new ApiError('refund', refusal.message);
+  if (!operatorHint) return new ApiError('refund', refusal.message);
+  const hint =
+    refusal.type === FAILURE_TYPES.refundUnsupported
+      ? `Charge ${chargeId} cannot be refunded: refunds are possible for card deposits through sandbox_alpha and sandbox_beta only; bank and crypto deposits have no refund path.`
+      : `Charge ${chargeId} is a payout (debit); only deposits (credit) can be refunded.`;
+  return new ApiError('refund', refusal.message, hint);
+}
+
+/** The processor declined the refund: the contract's `{error, responsetext}`, and for the admin API a hint. */
+function refundDeclined(chargeId: string, reason: string, operatorHint: boolean): ApiError {
+  const hint = operatorHint ? `The processor declined the refund of charge ${chargeId}; responsetext gives its reason.` : undefined;
+  return new ApiError('refund', 'Refund failed', hint, { responsetext: reason });
 }
 
 /**
@@ -36,34 +51,14 @@ function refusalError(chargeId: string, refusal: { type: string; message: string
  * runs as a workflow keyed by the charge id, so a double submit cannot refund twice.
  */
 export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source']) {
-  try {
-    return await refundOnce(deps, chargeId, scope, source);
-  } catch (error) {
-    // The public answers are the contract's bodies exactly; the admin API's errors are {error, hint}.
-    throw source === 'api' ? error : withOperatorHint(error, chargeId);
-  }
-}
-
-/** The contract's hint-less refund refusals, with the hint the operator spec asks of admin errors. */
-function withOperatorHint(error: unknown, chargeId: string): unknown {
-  if (!(error instanceof ApiError) || error.hint !== undefined) return error;
-  const hints: Record<string, string> = {
-    'Only credit charges can be refunded.': `Charge ${chargeId} is a payout (debit); only deposits (credit) can be refunded.`,
-    'Refund through this processor is not possible now.': `Charge ${chargeId} cannot be refunded: refunds are possible for card deposits through sandbox_alpha and sandbox_beta only; bank and crypto deposits have no refund path.`,
-    'Refund failed': `The processor declined the refund of charge ${chargeId}; responsetext gives its reason.`,
-  };
-  const hint = hints[error.message];
-  return hint === undefined ? error : new ApiError(error.kind, error.message, hint, error.extra);
-}
-
-async function refundOnce(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source']) {
+  const operatorHint = source !== 'api';
   const { db, temporal, config } = deps;
   const charge: ChargeRow | undefined = await findChargeById(db, chargeId);
   // Another merchant's charge is the same answer as a missing one.
   if (!charge || (scope.merchantId !== undefined && charge.merchant_id !== scope.merchantId)) throw unableToRefund(chargeId, 'does not exist for this business');
   const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
   const refusal = refundRefusal(charge, pm.payment_type);
-  if (refusal) throw refusalError(chargeId, refusal);
+  if (refusal) throw refusalError(chargeId, refusal, operatorHint);
 
   try {
     await temporal.workflow.execute(REFUND_WORKFLOW, {
@@ -75,21 +70,21 @@ async function refundOnce(deps: AppDeps, chargeId: string, scope: { merchantId?:
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
     });
   } catch (error) {
-    throw refundFailure(chargeId, error);
+    throw refundFailure(chargeId, error, operatorHint);
   }
   return loadPresentedCharge(db, charge.merchant_id, charge.id);
 }
 
-function refundFailure(chargeId: string, error: unknown): unknown {
+function refundFailure(chargeId: string, error: unknown, operatorHint: boolean): unknown {
   if (error instanceof WorkflowExecutionAlreadyStartedError) return unableToRefund(chargeId, 'was already refunded or has a refund in progress');
   if (!(error instanceof WorkflowFailedError)) return error;
   const cause = applicationFailureOf(error);
   if (!cause) return error;
   if (cause.type === FAILURE_TYPES.refundDeclined) {
-    return new ApiError('refund', 'Refund failed', undefined, { responsetext: String(cause.details?.[0] ?? cause.message) });
+    return refundDeclined(chargeId, String(cause.details?.[0] ?? cause.message), operatorHint);
   }
   if (cause.type === FAILURE_TYPES.refundUnsupported || cause.type === FAILURE_TYPES.chargeNotRefundable) {
-    return refusalError(chargeId, { type: cause.type, message: cause.message });
+    return refusalError(chargeId, { type: cause.type, message: cause.message }, operatorHint);
   }
   return error;
 }

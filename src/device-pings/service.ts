@@ -60,21 +60,21 @@ export async function recordDevicePing(
     ip_address: ipAddress,
   };
 
-  const recent = await recentGeoCheck(db, merchant.id, customer.id);
-  if (recent) {
-    const row = await insertDevicePing(db, { id: newId('devicePing'), ...ping, geo_check_id: recent.id, geo_check_cached: true });
+  /** Records the ping as answered with a recent check, not evaluated. */
+  const reuse = async (conn: Db, recent: GeoCheckRow): Promise<DevicePingResult> => {
+    const row = await insertDevicePing(conn, { id: newId('devicePing'), ...ping, geo_check_id: recent.id, geo_check_cached: true });
     return { id: row.id, geoCheck: recent, cached: true };
-  }
+  };
+
+  const recent = await recentGeoCheck(db, merchant.id, customer.id);
+  if (recent) return reuse(db, recent);
 
   // Offline and CPU-only (microseconds once loaded), so it runs before the transaction opens.
   const place = reverseGeocode(coordinates.latitude, coordinates.longitude);
   const result = await db.transaction(async (trx): Promise<DevicePingResult> => {
     await lockCustomerGeoChecks(trx, customer.id);
     const evaluatedMeanwhile = await recentGeoCheck(trx, merchant.id, customer.id);
-    if (evaluatedMeanwhile) {
-      const row = await insertDevicePing(trx, { id: newId('devicePing'), ...ping, geo_check_id: evaluatedMeanwhile.id, geo_check_cached: true });
-      return { id: row.id, geoCheck: evaluatedMeanwhile, cached: true };
-    }
+    if (evaluatedMeanwhile) return reuse(trx, evaluatedMeanwhile);
     const geoCheck = place
       ? await insertGeoCheck(trx, {
           id: newId('geoCheck'),
