@@ -4,6 +4,8 @@
  *
  *   POST /customers              Express + zod (the same strict schema) + one pg INSERT … RETURNING (no auth)
  *   POST /workflows              Express + one bare workflow.start of a workflow no worker runs
+ *   POST /expiring-workflows     Express + one workflow.start of a workflow whose first task (run by
+ *                                this process's worker) starts a 30-minute timer, as a checkout's does
  *   POST /attempts/:workflowId   Express + one update whose handler runs one local activity doing one INSERT
  *   POST /webhooks               one signed POST of a body to `url` (the service's own sendSignedWebhook)
  *
@@ -16,9 +18,11 @@ import express from 'express';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../src/config';
 import { CustomerCreateBody } from '../../src/customers/schemas';
 import { newId } from '../../src/domain/ids';
 import { createDb } from '../../src/storage/db';
+import { tuningOptions } from '../../src/worker';
 import { sendSignedWebhook } from '../../src/webhooks/send';
 import { createFloorActivities, FLOOR_TABLE } from './activities';
 
@@ -43,6 +47,8 @@ async function main(): Promise<void> {
     taskQueue,
     workflowsPath: require.resolve('./workflows'), // workflows.js beside the compiled server, workflows.ts under tsx
     activities: createFloorActivities(db),
+    // The service worker's slots, pollers and cache: both hold as many open workflows in memory and poll alike.
+    ...tuningOptions(loadConfig(process.env).worker),
   });
   const running = worker.run();
 
@@ -59,6 +65,10 @@ async function main(): Promise<void> {
   });
   app.post('/workflows', async (_req, res) => {
     const handle = await client.workflow.start('benchFloorNoop', { taskQueue: `${taskQueue}-unpolled`, workflowId: `floor-${randomBytes(8).toString('hex')}` });
+    res.status(201).json({ id: handle.workflowId });
+  });
+  app.post('/expiring-workflows', async (_req, res) => {
+    const handle = await client.workflow.start('floorExpiringWorkflow', { taskQueue, workflowId: `floor-expiring-${randomBytes(8).toString('hex')}` });
     res.status(201).json({ id: handle.workflowId });
   });
   app.post('/checkouts', async (_req, res) => {

@@ -1,8 +1,16 @@
 /**
+ * Checkout create's floor with its first task: what a checkout's workflow cannot skip when it
+ * starts, its expiry timer (a checkout's default lifetime, 30 minutes), and nothing else.
+ */
+export async function floorExpiringWorkflow(): Promise<void> {
+  await sleep('30 minutes');
+}
+
+/**
  * The wallet attempt's floor: a workflow that holds open like a checkout and answers updates,
  * each handler running one local activity that does one INSERT. Nothing else.
  */
-import { condition, defineSignal, defineUpdate, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { condition, defineSignal, defineUpdate, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { FloorActivities } from './activities';
 
 export const floorAttemptUpdate = defineUpdate<string, [string]>('floorAttempt');

@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -8,7 +9,7 @@ import { loadConfig } from '../../src/config';
 import { createDb, createScratchDatabase, dropDatabase, type Db } from '../../src/storage/db';
 import { waitFor } from '../../test/support/fixtures';
 import { startFloorServer } from './floors';
-import { startTemporal, temporalKindFromEnv } from './temporal';
+import { connectClient, startTemporal, temporalKindFromEnv } from './temporal';
 import type { ServiceMessage, ServiceRole } from './service-process';
 
 /**
@@ -42,6 +43,8 @@ export interface BenchEnvironment {
   adminToken: string;
   databaseUrl: string;
   temporalAddress: string;
+  /** A client of that Temporal in this process, for looking at workflows (not for the measured path). */
+  temporal: Client;
   /** Which Temporal server (BENCH_TEMPORAL), for the report. */
   temporalDescription: string;
   taskQueue: string;
@@ -127,6 +130,8 @@ async function start(
   const temporal = await startTemporal(kind, executable, dataDir);
   cleanups.push(() => temporal.stop());
   const temporalAddress = temporal.address;
+  const temporalClient = await connectClient(temporalAddress);
+  cleanups.push(() => temporalClient.connection.close());
 
   const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
@@ -189,7 +194,7 @@ async function start(
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporalDescription: temporal.describe, taskQueue, floorUrl, workerMetricsUrl: `http://127.0.0.1:${worker.port}/metrics`, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporal: temporalClient, temporalDescription: temporal.describe, taskQueue, floorUrl, workerMetricsUrl: `http://127.0.0.1:${worker.port}/metrics`, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
 }
 
 /**

@@ -13,6 +13,8 @@ export interface Run {
   seconds: number;
   failures: number;
   errors?: number;
+  /** Seconds of `seconds` spent after the load, waiting for the run's workflows to run their first tasks. */
+  drainSeconds?: number;
 }
 
 /** CPU samples of one side's runs, added up by group. */
@@ -27,6 +29,7 @@ function merge(runs: Run[]): Run {
     seconds: runs.reduce((sum, r) => sum + r.seconds, 0),
     failures: runs.reduce((sum, r) => sum + r.failures, 0),
     errors: runs.reduce((sum, r) => sum + (r.errors ?? 0), 0),
+    drainSeconds: runs.reduce((sum, r) => sum + (r.drainSeconds ?? 0), 0),
   };
 }
 
@@ -63,10 +66,14 @@ export async function alternateWithFloor(
     service.push(await timed(input.service, serviceCpu));
   }
   const s = merge(service);
-  const row: Measurement = { ...fromSamples(input.scenario, input.connections, s.seconds, s.samples, s.failures, input.note ?? ''), errors: s.errors ?? 0, cpuSeconds: addUp(serviceCpu) };
-  if (!input.note) delete row.note;
-  if (!input.floor) return row;
   const f = merge(floor);
+  const drained = [s.drainSeconds ? `${s.drainSeconds.toFixed(1)} s of the service's ${s.seconds.toFixed(1)} s` : '', f.drainSeconds ? `${f.drainSeconds.toFixed(1)} s of the floor's ${f.seconds.toFixed(1)} s` : '']
+    .filter(Boolean)
+    .join(' and ');
+  const note = [input.note, drained ? `rounds ended once their workflows' first tasks had run, a wait counted in req/s: ${drained}` : ''].filter(Boolean).join('; ');
+  const row: Measurement = { ...fromSamples(input.scenario, input.connections, s.seconds, s.samples, s.failures, note), errors: s.errors ?? 0, cpuSeconds: addUp(serviceCpu) };
+  if (!note) delete row.note;
+  if (!input.floor) return row;
   const measured = fromSamples(`${input.scenario} floor`, input.connections, f.seconds, f.samples, f.failures, '');
   return {
     ...row,

@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import type { BenchEnvironment } from './environment';
 import { alternateWithFloor, type Run } from './floors';
+import { waitForFirstTasks } from './temporal';
 import type { Measurement } from './scenario';
 
 export interface LoadOptions {
@@ -15,7 +16,17 @@ export interface LoadOptions {
   /** Called before every request; returns the body and/or path of that request. */
   next?: () => { body?: unknown; path?: string };
   note?: string;
+  /**
+   * Each 2xx answer's `id` is a workflow the request started that a worker runs: the run ends
+   * only once the last of them have run their first task (waitForFirstTasks), and that wait
+   * counts in its window, so req/s is what the service sustains with its workflows' first tasks
+   * done, and their CPU falls in this run, not the next.
+   */
+  startsWorkflows?: boolean;
 }
+
+/** How many of a run's last started workflows waitForFirstTasks looks at. */
+const LAST_STARTS = 40;
 
 /**
  * Drives an HTTP server on 127.0.0.1 with autocannon for `seconds` (bounded) and returns every
@@ -30,6 +41,12 @@ export async function runLoad(env: BenchEnvironment, options: LoadOptions, conne
   if (options.method !== 'GET') headers['content-type'] = 'application/json';
   const next = options.next;
   const samples: number[] = [];
+  const started: string[] = [];
+  const recordStart = (status: number, body: string) => {
+    if (status < 200 || status >= 300) return;
+    started.push((JSON.parse(body) as { id: string }).id);
+    if (started.length > LAST_STARTS) started.shift();
+  };
 
   const autocannonOptions: autocannon.Options = {
     url: baseUrl,
@@ -42,6 +59,7 @@ export async function runLoad(env: BenchEnvironment, options: LoadOptions, conne
         method: options.method,
         path: options.path,
         headers,
+        ...(options.startsWorkflows ? { onResponse: recordStart } : {}),
         ...(next
           ? {
               setupRequest: (request: autocannon.Request) => {
@@ -63,8 +81,9 @@ export async function runLoad(env: BenchEnvironment, options: LoadOptions, conne
     if (statusCode >= 200 && statusCode < 300) samples.push(responseTime);
   });
   const result = await finished;
+  const drainSeconds = options.startsWorkflows ? await waitForFirstTasks(env.temporal, started) : 0;
   // autocannon stops at the first 1 s sample after `seconds`, so the window is seconds..seconds+1.
-  return { samples, seconds: result.duration, failures: result.non2xx, errors: result.errors };
+  return { samples, seconds: result.duration + drainSeconds, failures: result.non2xx, errors: result.errors, drainSeconds };
 }
 
 /** Unreported load so the JIT, the connection pools and PostgreSQL's caches are warm. */

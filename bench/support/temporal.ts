@@ -77,6 +77,29 @@ export async function connectClient(address: string, namespace = 'default'): Pro
   return new Client({ connection: await Connection.connect({ address }), namespace });
 }
 
+/**
+ * Waits (bounded) until the workflows a load round started have each run their first workflow
+ * task, so the work a start leaves to the worker (a checkout's first task starts its expiry timer)
+ * is done inside the round that caused it, not in the next round, which may be the other side's.
+ * `workflowIds` are the round's last starts in start order: a task queue's partitions hand out
+ * tasks about first-in first-out, so once these have run, the round's earlier ones have too.
+ * Returns the seconds it waited.
+ */
+export async function waitForFirstTasks(client: Client, workflowIds: string[], timeoutMs = 120_000): Promise<number> {
+  const started = performance.now();
+  const deadline = Date.now() + timeoutMs;
+  for (const workflowId of workflowIds) {
+    for (;;) {
+      const description = await client.workflow.getHandle(workflowId).describe();
+      // Started and its first task scheduled are two events; a task that ran added at least its started and completed.
+      if (!description.raw.pendingWorkflowTask && description.historyLength > 2) break;
+      if (Date.now() > deadline) throw new Error(`workflow ${workflowId} had not run its first task after ${timeoutMs / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  return (performance.now() - started) / 1000;
+}
+
 /** The floor of checkout create: a bare workflow.start of a workflow no worker ever runs. */
 export async function bareWorkflowStarts(client: Client, connections: number, durationMs: number): Promise<{ samples: number[]; failures: number }> {
   const taskQueue = `bench-floor-${randomBytes(4).toString('hex')}`;
