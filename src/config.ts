@@ -54,8 +54,14 @@ const EnvSchema = z.object({
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
   WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
   WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(100),
-  WORKER_WORKFLOW_POLLERS: z.coerce.number().int().min(1).default(10),
+  WORKER_WORKFLOW_POLLERS: z.coerce.number().int().min(1).default(20),
   WORKER_ACTIVITY_POLLERS: z.coerce.number().int().min(1).default(10),
+  /**
+   * The share of the workflow pollers that poll the task queue itself rather than this worker's
+   * sticky queue: every new checkout's first task arrives there. With the SDK's 0.2 of 10 pollers,
+   * two polls fetched every first task and capped checkout creation at about 55 a second here.
+   */
+  WORKER_NONSTICKY_POLL_RATIO: z.coerce.number().gt(0).max(1).default(0.5),
   /** Threads that run workflow code (each its own V8 isolate, holding its share of the cache). */
   WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(64).default(1),
   /**
@@ -101,6 +107,7 @@ export interface WorkerTuning {
   maxConcurrentActivityTaskExecutions: number;
   workflowPollers: number;
   activityPollers: number;
+  nonStickyPollRatio: number;
   workflowThreads: number;
   stickyTimeoutMs: number;
 }
@@ -158,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConcurrentActivityTaskExecutions: e.WORKER_MAX_CONCURRENT_ACTIVITIES,
       workflowPollers: e.WORKER_WORKFLOW_POLLERS,
       activityPollers: e.WORKER_ACTIVITY_POLLERS,
+      nonStickyPollRatio: e.WORKER_NONSTICKY_POLL_RATIO,
       workflowThreads: e.WORKER_WORKFLOW_THREADS,
       stickyTimeoutMs: e.WORKER_STICKY_TIMEOUT_SECONDS * 1000,
     },

@@ -111,6 +111,7 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
     maxConcurrentWorkflowTaskExecutions: workflowTasks,
     maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivityTaskExecutions,
     workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(tuning.workflowPollers, workflowTasks) },
+    nonStickyToStickyPollRatio: tuning.nonStickyPollRatio,
     activityTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(tuning.activityPollers, tuning.maxConcurrentActivityTaskExecutions) },
     workflowThreadPoolSize: tuning.workflowThreads,
     stickyQueueScheduleToStartTimeout: tuning.stickyTimeoutMs,

@@ -24,6 +24,8 @@ describe('configuration', () => {
     [{ NODE_ENV: 'test', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' }, 'ADMIN_TOKEN'],
     [{ WORKER_WORKFLOW_THREADS: '0' }, 'WORKER_WORKFLOW_THREADS'],
     [{ WORKER_STICKY_TIMEOUT_SECONDS: '0.5' }, 'WORKER_STICKY_TIMEOUT_SECONDS'],
+    [{ WORKER_NONSTICKY_POLL_RATIO: '0' }, 'WORKER_NONSTICKY_POLL_RATIO'],
+    [{ WORKER_NONSTICKY_POLL_RATIO: '1.5' }, 'WORKER_NONSTICKY_POLL_RATIO'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));
@@ -67,9 +69,19 @@ describe('configuration', () => {
       maxConcurrentWorkflowTaskExecutions: 40,
       workflowThreadPoolSize: 1,
       stickyQueueScheduleToStartTimeout: 10_000,
+      // Ten polls for new workflows' first tasks and ten for this worker's sticky queue (the SDK's default: two and eight).
+      workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 20 },
+      nonStickyToStickyPollRatio: 0.5,
     });
-    const tuned = loadConfig({ WORKER_WORKFLOW_THREADS: '2', WORKER_STICKY_TIMEOUT_SECONDS: '60', WORKER_MAX_CACHED_WORKFLOWS: '20' }).worker;
-    expect(tuningOptions(tuned)).toMatchObject({ maxCachedWorkflows: 20, maxConcurrentWorkflowTaskExecutions: 20, workflowThreadPoolSize: 2, stickyQueueScheduleToStartTimeout: 60_000 });
+    const tuned = loadConfig({ WORKER_WORKFLOW_THREADS: '2', WORKER_STICKY_TIMEOUT_SECONDS: '60', WORKER_MAX_CACHED_WORKFLOWS: '20', WORKER_WORKFLOW_POLLERS: '8', WORKER_NONSTICKY_POLL_RATIO: '0.25' }).worker;
+    expect(tuningOptions(tuned)).toMatchObject({
+      maxCachedWorkflows: 20,
+      maxConcurrentWorkflowTaskExecutions: 20,
+      workflowThreadPoolSize: 2,
+      stickyQueueScheduleToStartTimeout: 60_000,
+      workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 8 },
+      nonStickyToStickyPollRatio: 0.25,
+    });
   });
 
   it('has the worker serve the Temporal SDK metrics only where TEMPORAL_METRICS_BIND_ADDRESS says', () => {
