@@ -15,12 +15,13 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
+import { freePort } from '../../test/support/free-port';
+import { statCpuSeconds } from '../support/proc-stat';
 import { runClosedLoop } from '../support/samples';
 import { temporalCliPath, FAST_SQLITE_ARGS } from '../support/temporal';
 import type { FirstTaskSinks } from './workflows';
@@ -30,24 +31,10 @@ const rounds = Number(process.env.EAGER_ROUNDS ?? 3);
 const connections = Number(process.env.EAGER_CONNECTIONS ?? 10);
 /** The service worker's default cache (WORKER_MAX_CACHED_WORKFLOWS). */
 const maxCachedWorkflows = Number(process.env.EAGER_MAX_CACHED_WORKFLOWS ?? 1000);
-const TICKS = 100; // USER_HZ, as /proc reports it
 type Mode = 'bare' | 'polled' | 'eager';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
 /** utime + stime of a process and its threads, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-}
+const cpuMs = (pid: number): number => statCpuSeconds(`/proc/${pid}/stat`) * 1000;
 
 async function main(): Promise<void> {
   Runtime.install({ logger: undefined });
