@@ -204,7 +204,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
   return {
     name,
     supportsRefunds,
-    async tokenize(input, fingerprintKey, environment = 'sandbox') {
+    async tokenize(input, fingerprintKey, environment) {
       return tokenizeFor(input, fingerprintKey, environment === 'sandbox');
     },
     async charge(request) {

@@ -142,8 +142,9 @@ export interface Processor {
   /**
    * `environment` is the merchant's: the sandbox's test values (test cards, bank accounts ending
    * 0002, crypto addresses ending dead) have their scripted outcomes for sandbox accounts only.
+   * Required, so no caller can give a production merchant the test values by leaving it out.
    */
-  tokenize(input: TokenizeInput, fingerprintKey: string, environment?: 'sandbox' | 'production'): Promise<TokenizedMethod>;
+  tokenize(input: TokenizeInput, fingerprintKey: string, environment: 'sandbox' | 'production'): Promise<TokenizedMethod>;
   /** Takes money from the customer (deposits); bank and crypto charges come back pending. */
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   /** Final result of a pending charge or payout. */

@@ -28,7 +28,7 @@ const crypto = (address: string): TokenizeInput => ({
 });
 
 async function chargeWith(processor: Processor, input: TokenizeInput, transaction_type: 'credit' | 'debit' = 'credit') {
-  const method = await processor.tokenize(input, KEY);
+  const method = await processor.tokenize(input, KEY, 'sandbox');
   const outcome = await processor.charge({
     token: method.processor_token,
     payment_type: method.payment_type,
@@ -43,7 +43,7 @@ const refundOf = (processor: Processor, { method, outcome }: Charged) =>
   processor.refund({ processor_charge_id: outcome.processor_charge_id, amount_cents: 2500, token: method.processor_token });
 
 async function refusal(input: TokenizeInput): Promise<InvalidPaymentMethod> {
-  const error = await alpha.tokenize(input, KEY).catch((e: unknown) => e);
+  const error = await alpha.tokenize(input, KEY, 'sandbox').catch((e: unknown) => e);
   expect(error).toBeInstanceOf(InvalidPaymentMethod);
   return error as InvalidPaymentMethod;
 }
@@ -96,7 +96,7 @@ describe('merchant-initiated charges (subscription renewals)', () => {
   });
 
   it('other cards renew as they charge', async () => {
-    const method = await alpha.tokenize(card('4242424242424242'), KEY);
+    const method = await alpha.tokenize(card('4242424242424242'), KEY, 'sandbox');
     const renewal = await alpha.charge({ token: method.processor_token, payment_type: method.payment_type, amount_cents: 2500, transaction_type: 'credit', merchant_initiated: true });
     expect(renewal.kind).toBe('succeeded');
   });
@@ -111,15 +111,15 @@ describe('tokenize refusals (before any charge exists)', () => {
   it('refuses a past or impossible expiry, accepts the current month', async () => {
     expect((await refusal(card('4242424242424242', { exp_year: 2030, exp_month: 5 }))).code).toBe('invalid_expiry');
     expect((await refusal(card('4242424242424242', { exp_month: 13 }))).code).toBe('invalid_expiry');
-    await expect(alpha.tokenize(card('4242424242424242', { exp_year: 2030, exp_month: 6 }), KEY)).resolves.toBeDefined();
-    const twoDigit = await alpha.tokenize(card('4242424242424242', { exp_year: 31 }), KEY);
+    await expect(alpha.tokenize(card('4242424242424242', { exp_year: 2030, exp_month: 6 }), KEY, 'sandbox')).resolves.toBeDefined();
+    const twoDigit = await alpha.tokenize(card('4242424242424242', { exp_year: 31 }), KEY, 'sandbox');
     expect(twoDigit.details.card?.exp_year).toBe(2031);
   });
 
   it('refuses a bad cvc, wanting 4 digits for amex', async () => {
     expect((await refusal(card('4242424242424242', { cvc: '12' }))).code).toBe('invalid_cvc');
     expect((await refusal(card('378282246310005', { cvc: '123' }))).code).toBe('invalid_cvc');
-    await expect(alpha.tokenize(card('378282246310005', { cvc: '1234' }), KEY)).resolves.toBeDefined();
+    await expect(alpha.tokenize(card('378282246310005', { cvc: '1234' }), KEY, 'sandbox')).resolves.toBeDefined();
   });
 
   it('refuses malformed bank, crypto and wallet details', async () => {
@@ -152,7 +152,7 @@ describe('bank and crypto', () => {
   });
 
   it('shows only the last four digits of an account', async () => {
-    const method = await alpha.tokenize(bank('000123456789'), KEY);
+    const method = await alpha.tokenize(bank('000123456789'), KEY, 'sandbox');
     expect(method.details).toEqual({
       bank_account: { last4: '6789', routing_number: '110000000', account_type: 'checking' },
     });
@@ -177,7 +177,7 @@ describe('wallet tokens', () => {
 
 describe('payouts (withdrawals)', () => {
   const payout = async (input: TokenizeInput) => {
-    const method = await alpha.tokenize(input, KEY);
+    const method = await alpha.tokenize(input, KEY, 'sandbox');
     return alpha.payout({ token: method.processor_token, payment_type: method.payment_type, amount_cents: 5000 });
   };
 
@@ -215,7 +215,7 @@ describe('processor contract', () => {
   });
 
   it('answers a retried call with the same idempotency key the same way', async () => {
-    const method = await alpha.tokenize(card('4242424242424242'), KEY);
+    const method = await alpha.tokenize(card('4242424242424242'), KEY, 'sandbox');
     const request = { token: method.processor_token, payment_type: 'card', amount_cents: 100, transaction_type: 'credit' } as const;
     const first = await alpha.charge({ ...request, idempotency_key: 'ch_1' });
     expect(await alpha.charge({ ...request, idempotency_key: 'ch_1' })).toEqual(first);
@@ -224,7 +224,7 @@ describe('processor contract', () => {
   });
 
   it('fails, rather than throws, a charge with a token it did not issue or of the wrong rail', async () => {
-    const bankMethod = await alpha.tokenize(bank('000123456789'), KEY);
+    const bankMethod = await alpha.tokenize(bank('000123456789'), KEY, 'sandbox');
     const foreign: Array<[string, PaymentType]> = [['tok_foreign', 'card'], [bankMethod.processor_token, 'card']];
     for (const [token, payment_type] of foreign) {
       const outcome = await alpha.charge({ token, payment_type, amount_cents: 100, transaction_type: 'credit' });
@@ -233,7 +233,7 @@ describe('processor contract', () => {
   });
 
   it('refuses a non-positive or fractional amount', async () => {
-    const method = await alpha.tokenize(card('4242424242424242'), KEY);
+    const method = await alpha.tokenize(card('4242424242424242'), KEY, 'sandbox');
     for (const amount_cents of [0, -5, 1.5]) {
       const request = { token: method.processor_token, payment_type: 'card', amount_cents, transaction_type: 'credit' } as const;
       await expect(alpha.charge(request)).rejects.toThrow(RangeError);
@@ -243,11 +243,11 @@ describe('processor contract', () => {
 
 describe('fingerprints and stored data', () => {
   it('is stable per instrument and key, and differs across instruments, expiries and keys', async () => {
-    const fp = async (input: TokenizeInput, key = KEY) => (await alpha.tokenize(input, key)).fingerprint;
+    const fp = async (input: TokenizeInput, key = KEY) => (await alpha.tokenize(input, key, 'sandbox')).fingerprint;
     const a = await fp(card('4242424242424242'));
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(await fp(card('4242 4242 4242 4242'))).toBe(a);
-    expect(await getProcessor('sandbox_beta').tokenize(card('4242424242424242'), KEY).then((m) => m.fingerprint)).toBe(a);
+    expect(await getProcessor('sandbox_beta').tokenize(card('4242424242424242'), KEY, 'sandbox').then((m) => m.fingerprint)).toBe(a);
     expect(await fp(card('4242424242424242', { exp_year: 2032 }))).not.toBe(a);
     expect(await fp(card('4111111111111111'))).not.toBe(a);
     expect(await fp(card('4242424242424242'), 'other-key')).not.toBe(a);
@@ -257,8 +257,8 @@ describe('fingerprints and stored data', () => {
   });
 
   it('issues a fresh opaque token per tokenize', async () => {
-    const one = await alpha.tokenize(card('4242424242424242'), KEY);
-    const two = await alpha.tokenize(card('4242424242424242'), KEY);
+    const one = await alpha.tokenize(card('4242424242424242'), KEY, 'sandbox');
+    const two = await alpha.tokenize(card('4242424242424242'), KEY, 'sandbox');
     expect(one.processor_token).toMatch(/^sbx_[a-z]+_[0-9a-f]{24}$/);
     expect(one.processor_token).not.toBe(two.processor_token);
   });
