@@ -92,7 +92,7 @@ describe('POST /admin/v1/sandbox/charges/{id}/transition', () => {
     expect(res.body.error).toEqual(expect.any(String));
     // chargeIn's default is a withdrawal: the hint names the moves a withdrawal's charge can make.
     const allowed = allowedMovesFor(from, 'debit');
-    if (allowed.length) expect(res.body.hint).toBe(`Allowed moves from ${from}: ${allowed.join(', ')}.`);
+    expect(res.body.hint).toBe(allowed.length ? `Allowed moves from ${from}: ${allowed.join(', ')}.` : `${from} has no outgoing move.`);
     const row = await service.deps.db('charges').where({ id: chargeId }).first();
     expect(row.status).toBe(from);
   });
