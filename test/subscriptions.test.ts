@@ -293,6 +293,52 @@ describe('dunning', () => {
   }, 180_000);
 });
 
+describe('a renewal cancelled while pending', () => {
+  // Audit regression: only failed was dunned, so a bank renewal the processor cancelled while
+  // pending left the subscription due on an ended charge; each new run found that same charge
+  // (same attempt key) and continued as new at once, for ever, never charging again.
+  it('is dunned like a failure: past_due, retried on schedule with a new charge, and the workflow waits', async () => {
+    const shop = await openShop(service, { sandbox_settlement_seconds: 4, subscription_retry_days: [2, 4] });
+    await setClock(shop, '2027-10-01T00:00:00Z');
+    const checkout = await createCheckout(service, shop, {
+      type: 'deposit',
+      line_items: [{ name: 'Plan', price_cents: 900, quantity: 1 }],
+      subscription_data: { interval: 'month', interval_count: 1 },
+    });
+    // A bank first charge, settled at once by the processor simulator.
+    const first = await attempt(service, checkout, { payment_method: BANK() });
+    expect(first.body.charge.status).toBe('pending');
+    expect((await admin('POST', `/sandbox/charges/${first.body.charge.id}/transition`, { to: 'succeeded' })).status).toBe(200);
+    const row = await waitFor(async () => service.deps.db('subscriptions').where({ checkout_id: checkout.id }).first(), 15_000, 'the subscription');
+    const id = row.id as string;
+    const due = (await read(id)).current_period_end as string;
+
+    // The renewal goes pending; the processor cancels it before it settles (an edge the state table lists).
+    await advance(id, { to: plus(due, HOUR) });
+    const renewal = await waitFor(async () => service.deps.db('charges').where({ subscription_id: id, subscription_period: 1, status: 'pending' }).first(), 20_000, 'the pending renewal');
+    const { runId: renewalRun } = await service.deps.temporal.workflow.getHandle(id).describe();
+    const moved = await admin('POST', `/sandbox/charges/${renewal.id}/transition`, { to: 'cancelled' });
+    expect(moved.status).toBe(200);
+
+    let sub = await until(id, (s) => s.failed_attempts === 1, 'the cancelled renewal to be dunned');
+    expect(sub).toMatchObject({ status: 'past_due', next_charge_at: plus(due, 2 * DAY), current_period_end: due });
+    // Its settlement wait over, the workflow continues as new once and then waits for the retry's
+    // date (before the fix it continued as new again at once, run after run).
+    const settled = await waitFor(async () => {
+      const { runId } = await service.deps.temporal.workflow.getHandle(id).describe();
+      return runId !== renewalRun && runId;
+    }, 20_000, 'the run after the settlement wait');
+    await new Promise((r) => setTimeout(r, 3000));
+    const { runId: latest, status } = await service.deps.temporal.workflow.getHandle(id).describe();
+    expect({ latest, status: status.name }).toEqual({ latest: settled, status: 'RUNNING' });
+
+    // The retry is a new charge for the same period, through the same dunning schedule.
+    await advance(id, { to: plus(due, 2 * DAY + HOUR) });
+    sub = await until(id, (s) => s.charges.length === 3, 'the retry charge');
+    expect(sub.charges.map((c: { period: number; status: string }) => [c.period, c.status])).toEqual([[0, 'succeeded'], [1, 'cancelled'], [1, 'pending']]);
+  }, 120_000);
+});
+
 describe('recovering from past_due', () => {
   it('charges the retry to a new saved card the merchant switched to: active again, the period it paid starts', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['subscription.updated', 'subscription.renewed'], subscription_retry_days: [2] });

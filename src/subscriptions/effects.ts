@@ -29,6 +29,9 @@ export interface SubscriptionEffects {
   created: string[];
 }
 
+/** A renewal's first outcomes that pay nothing. */
+const UNPAID_OUTCOMES: ReadonlySet<ChargeStatus> = new Set<ChargeStatus>(['failed', 'cancelled']);
+
 const NONE: SubscriptionEffects = Object.freeze({ eventIds: [], created: [] }) as SubscriptionEffects;
 
 /** Called by applyChargeMove after the compare-and-set, before the charge's own event is built. */
@@ -38,7 +41,10 @@ export async function applySubscriptionEffects(trx: Db, from: ChargeStatus, char
   const outcome = from === 'created' || from === 'pending';
   if ((charge.subscription_period ?? 0) > 0) {
     if (outcome && charge.status === 'succeeded') return renewalPaid(trx, charge);
-    if (outcome && charge.status === 'failed') return renewalFailed(trx, charge);
+    // A renewal cancelled while pending (a bank transfer the processor cancelled) paid nothing:
+    // dunned like a failure. Left as it was, the subscription stayed due on a charge that had ended,
+    // and its workflow found that same charge again at once, run after run, never charging anew.
+    if (outcome && UNPAID_OUTCOMES.has(charge.status)) return renewalFailed(trx, charge);
     return NONE;
   }
   return charge.status === 'succeeded' ? createFromFirstCharge(trx, charge) : NONE;

@@ -29,6 +29,23 @@ export async function subscriptionViolations(db: Db, merchantId?: string): Promi
     .select('c.id', 'c.subscription_id');
   for (const row of foreign) violations.push(`${row.subscription_id}: charge ${row.id} does not match its subscription's amount, customer or checkout`);
 
+  // A live subscription counts every renewal of its due period that ended unpaid (failed, or
+  // cancelled while pending) as a failed attempt: none leaves it due on a charge that has ended.
+  const uncounted = await scope(db('subscriptions as s'))
+    .whereNot('s.status', 'cancelled')
+    .select('s.id', 's.failed_attempts')
+    .select(
+      db('charges as c')
+        .count('*')
+        .whereRaw('c.subscription_id = s.id')
+        .whereRaw('c.subscription_period = s.period + 1')
+        .whereIn('c.status', ['failed', 'cancelled'])
+        .as('unpaid'),
+    );
+  for (const row of uncounted) {
+    if (Number(row.unpaid) !== Number(row.failed_attempts)) violations.push(`${row.id}: ${row.unpaid} renewal charges of the due period ended unpaid, but failed_attempts is ${row.failed_attempts}`);
+  }
+
   // A cancelled subscription has nothing due and nothing in flight.
   const live = await scope(db('subscriptions as s'))
     .where('s.status', 'cancelled')
