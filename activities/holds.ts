@@ -42,13 +42,18 @@ export function createHoldActivities(deps: ActivityDeps) {
 
   /**
    * The merchant accepted the hold: recorded at once, before anything else can be lost. A charge
-   * that failed meanwhile (the processor moved it while the merchant answered) releases the hold.
+   * that failed meanwhile (the processor moved it while the merchant answered) releases the hold,
+   * unless its failure already did: the workflow, having given up on this answer, failed the
+   * charge as one whose answer was lost, which releases it too (charges.hold_released_at).
    */
   async function recordHoldAccepted(chargeId: string): Promise<void> {
     const eventIds = await db.transaction(async (trx) => {
       const charge = (await lockCharge(trx, chargeId))!;
-      await trx('charges').where({ id: chargeId }).update({ hold_accepted_at: trx.fn.now() });
-      if (charge.status !== 'failed' && charge.status !== 'cancelled') return [];
+      const releases = (charge.status === 'failed' || charge.status === 'cancelled') && charge.hold_released_at === null;
+      await trx('charges')
+        .where({ id: chargeId })
+        .update({ hold_accepted_at: trx.fn.now(), ...(releases ? { hold_released_at: trx.fn.now() } : {}) });
+      if (!releases) return [];
       const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
       const data = chargeEventData({ checkout, customer, charge, fromStatus: charge.status });
       const event = await recordEvent(trx, merchant, 'checkout.release_hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id });

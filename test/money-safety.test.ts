@@ -201,29 +201,56 @@ describe('holds the merchant accepted are never dropped (points 4 and 7)', () =>
     expect((await walletView(service, checkout)).body.state).toBe('open');
   });
 
+  /** A withdrawal charge at `created` with a card, made directly (no workflow runs it). */
+  async function withdrawalCharge(shop: Shop, holdSent: boolean) {
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3300 });
+    const [pm] = await service.deps.db('payment_methods').insert({
+      id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
+      details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
+    }).returning('*');
+    const [charge] = await service.deps.db('charges').insert({
+      id: `ch_${checkout.id}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id, attempt_key: checkout.id,
+      amount_cents: 3300, currency: 'USD', transaction_type: 'debit', status: 'created', processor: 'sandbox_alpha', hold_sent_at: holdSent ? new Date() : null,
+    }).returning('*');
+    return { checkout, charge };
+  }
+
   it('when the hold activity failed after sending, the recorded answer decides: accepted is held, unknown fails and releases', async () => {
     const { createHoldActivities } = await import('../activities/holds');
     const holds = createHoldActivities(service.deps);
     const shop = await openShop(service, { webhook_url: receiver.url });
-    const makeCharge = async () => {
-      const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3300 });
-      const [pm] = await service.deps.db('payment_methods').insert({
-        id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
-        details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
-      }).returning('*');
-      const [charge] = await service.deps.db('charges').insert({
-        id: `ch_${checkout.id}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id, attempt_key: checkout.id,
-        amount_cents: 3300, currency: 'USD', transaction_type: 'debit', status: 'created', processor: 'sandbox_alpha', hold_sent_at: new Date(),
-      }).returning('*');
-      return { checkout, charge };
-    };
-    const accepted = await makeCharge();
+    const accepted = await withdrawalCharge(shop, true);
     await service.deps.db('charges').where({ id: accepted.charge.id }).update({ hold_accepted_at: new Date() });
     expect((await holds.resolveHold({ chargeId: accepted.charge.id, accepted: false, answered: false })).status).toBe('held');
 
-    const unknown = await makeCharge();
+    const unknown = await withdrawalCharge(shop, true);
     expect((await holds.resolveHold({ chargeId: unknown.charge.id, accepted: false, answered: false })).status).toBe('failed');
     expect((await recordedEvents(service, unknown.checkout.id)).map((e) => e.type)).toEqual(['checkout.failed', 'checkout.release_hold']);
+  });
+
+  // Audit regression: a hold activity that outlived its time limit (the workflow gave up on it and
+  // failed the charge, releasing the hold) and then learnt the merchant's 2xx recorded a second
+  // checkout.release_hold. A merchant crediting the held amount back on each release credited it twice.
+  it('a hold accepted after the workflow gave up on its answer releases the hold once, not twice', async () => {
+    const { createHoldActivities } = await import('../activities/holds');
+    const holds = createHoldActivities(service.deps);
+    const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['checkout.failed'] });
+    const { checkout, charge } = await withdrawalCharge(shop, false);
+    // While the merchant is still answering, the workflow (its hold activity timed out) fails the charge.
+    receiver.responder = async (r) => {
+      if (r.body?.type === 'checkout.hold') await holds.resolveHold({ chargeId: charge.id, accepted: false, answered: false });
+      return { status: 200 };
+    };
+    const answer = await holds.placeHold({ chargeId: charge.id });
+    expect(answer).toMatchObject({ accepted: true, sent: true });
+    const row = await service.deps.db('charges').where({ id: charge.id }).first();
+    expect(row).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    expect(row.hold_accepted_at).not.toBeNull();
+    expect(row.hold_released_at).not.toBeNull();
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).toEqual(['checkout.hold', 'checkout.failed', 'checkout.release_hold']);
+    // A later failing move of the same charge could not release it again either.
+    expect((await holds.resolveHold({ chargeId: charge.id, accepted: false, answered: false })).status).toBe('failed');
+    expect((await recordedEvents(service, checkout.id)).filter((e) => e.type === 'checkout.release_hold')).toHaveLength(1);
   });
 });
 

@@ -55,14 +55,16 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
     assertMoveFor(charge.status, request.to, charge.transaction_type);
     await assertRefundRules(trx, charge, request.to);
 
-    const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, request.changes ?? {}))!;
+    const types = eventsForMove(charge, request);
+    // The one release of the charge's hold is marked in the same write (see eventsForMove).
+    const releases = types.includes('checkout.release_hold') ? { hold_released_at: trx.fn.now() as unknown as Date } : {};
+    const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, { ...request.changes, ...releases }))!;
     // A checkout is completed once one of its charges has succeeded: the same commit says both.
     if (request.to === 'succeeded') {
       await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');
     }
     // Subscriptions: created by the first success, advanced or dunned by a renewal, in this commit.
     const sub = await applySubscriptionEffects(trx, charge.status, moved);
-    const types = eventsForMove(charge, request);
     if (types.length === 0) return { moved: true, charge: moved, eventIds: sub.eventIds, subscriptionIds: sub.created };
 
     const { checkout, customer, merchant } = await loadChargeContext(trx, charge, request.known);
@@ -90,7 +92,8 @@ function eventsForMove(charge: ChargeRow, request: MoveRequest): EventType[] {
   if (charge.transaction_type === 'debit' && holdMayBeAccepted && RELEASING_STATUSES.has(request.to) && !types.includes('checkout.release_hold')) {
     types.push('checkout.release_hold');
   }
-  return types;
+  // A hold is released once (charges.hold_released_at): never a second checkout.release_hold.
+  return charge.hold_released_at ? types.filter((type) => type !== 'checkout.release_hold') : types;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface ChargeRow {
   hold_sent_at: Date | null;
   /** When the merchant answered the hold with a 2xx: it holds the customer's funds from then on. */
   hold_accepted_at: Date | null;
+  /** When checkout.release_hold was recorded for this charge (at most once). */
+  hold_released_at: Date | null;
   /** Set on a subscription's charges: its first charge (period 0) and its renewals (1, 2, ...). */
   subscription_id: string | null;
   subscription_period: number | null;
@@ -106,7 +108,7 @@ export async function linkChargeToSubscription(db: Db, chargeId: string, subscri
 }
 
 export type ChargeChanges = Partial<
-  Pick<ChargeRow, 'failure_code' | 'failure_message' | 'processor_charge_id' | 'avs_result' | 'cvv_result' | 'network_authorization_code' | 'threeds'>
+  Pick<ChargeRow, 'failure_code' | 'failure_message' | 'processor_charge_id' | 'avs_result' | 'cvv_result' | 'network_authorization_code' | 'threeds' | 'hold_released_at'>
 >;
 
 /** Compare-and-set: moves the charge only if it is still in `from`; answers the moved row or undefined. */

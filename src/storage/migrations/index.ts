@@ -8,6 +8,7 @@ import * as m006 from './006_production_posture';
 import * as m007 from './007_subscriptions';
 import * as m008 from './008_idempotency_and_evidence';
 import * as m009 from './009_expiry_sweep';
+import * as m010 from './010_hold_released';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['007_subscriptions', m007],
   ['008_idempotency_and_evidence', m008],
   ['009_expiry_sweep', m009],
+  ['010_hold_released', m010],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -123,6 +123,8 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       if (m.to_status === 'held') wasHeld = true;
     }
     // subscription.* events ride on a subscription's charges; subscriptionViolations checks those.
+    const releases = eventsOf(charge.id).filter((e) => e.type === 'checkout.release_hold').length;
+    v.check('release_once', releases <= 1 && (releases === 1) === (charge.hold_released_at !== null), () => `${label} recorded checkout.release_hold ${releases} times, hold_released_at ${charge.hold_released_at ?? 'null'}`);
     const actual = eventsOf(charge.id).filter((e) => e.type !== 'checkout.hold' && !e.type.startsWith('subscription.')).map((e) => e.type as string);
     const missing = [...required];
     const extra: string[] = [];
