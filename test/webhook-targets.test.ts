@@ -107,6 +107,30 @@ describe('pinning the connection to the checked address', () => {
     expect(received.headers.host).toBe(`${host}:${port}`);
   });
 
+  // Audit regression: the 10 s began after the name lookup, so a slow resolver stretched an
+  // attempt (a hold's included) past its activity's time limit.
+  it('counts the name lookup in the attempt\'s timeout', async () => {
+    const port = new URL(receiver.url).port;
+    const slow = (ms: number): HostResolver => async (hostname) => {
+      await new Promise((r) => setTimeout(r, ms));
+      return resolver(hostname);
+    };
+    const host = rebindingHost();
+    answers.set(host, '127.0.0.1');
+    const before = receiver.requests.length;
+    const lookupTooSlow = await sendSignedWebhook({ url: `http://${host}:${port}/slow-dns`, body: '{"dns":1}', secrets: ['wss_test'], policy: { allowPrivate: true }, resolve: slow(400), timeoutMs: 200 });
+    expect(lookupTooSlow).toMatchObject({ ok: false, outcome: 'timeout', httpStatus: null, error: expect.stringContaining(`resolving ${host}`) });
+    expect(lookupTooSlow.durationMs).toBeLessThan(350);
+    expect(receiver.requests.length).toBe(before);
+
+    // A lookup and an answer each inside the limit, together over it.
+    receiver.responder = () => ({ status: 200, delayMs: 250 });
+    const together = await sendSignedWebhook({ url: `http://${host}:${port}/slow-both`, body: '{"dns":2}', secrets: ['wss_test'], policy: { allowPrivate: true }, resolve: slow(250), timeoutMs: 400 });
+    receiver.responder = () => ({ status: 200 });
+    expect(together).toMatchObject({ ok: false, outcome: 'timeout', httpStatus: null });
+    expect(together.durationMs).toBeLessThan(480);
+  });
+
   it('does not connect at all when the policy refuses the address', async () => {
     const before = receiver.requests.length;
     const host = rebindingHost();

@@ -49,25 +49,39 @@ export async function sendSignedWebhook(input: SendInput): Promise<SendResult> {
   const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const finish = (result: Pick<SendResult, 'ok' | 'outcome' | 'httpStatus' | 'error'>, responseExcerpt: string | null = null): SendResult => ({ ...result, durationMs: Math.round(performance.now() - started), startedAt, responseExcerpt });
   const url = new URL(input.url);
-  let target: ResolvedAddress;
+  let target: ResolvedAddress | undefined;
   try {
-    target = await resolveWebhookTarget(url, input.policy, input.resolve);
+    // The attempt's timeout counts from here: a slow name lookup spends the same 10 s. Otherwise
+    // a hold could be answered after its activity's limit, once the workflow had given up on it.
+    target = await withinMs(resolveWebhookTarget(url, input.policy, input.resolve), timeoutMs);
   } catch (error) {
     if (!(error instanceof WebhookTargetRefused)) throw error;
     return finish({ ok: false, outcome: 'target_refused', httpStatus: null, error: `target refused: ${error.message}` });
   }
+  if (!target) return finish({ ok: false, outcome: 'timeout', httpStatus: null, error: `timed out after ${timeoutMs} ms resolving ${url.hostname}` });
   const timestamp = Math.floor((input.now ?? Date.now)() / 1000);
   const signature = signPayloadWithSecrets(input.body, input.secrets, timestamp);
   const headers: Record<string, string> = { ...input.extraHeaders, 'content-type': 'application/json', 'user-agent': 'payments-service-webhooks/1' };
   for (const name of SIGNATURE_HEADERS) headers[name] = signature;
   try {
-    const { status, excerpt } = await postPinned(url, target, headers, input.body, timeoutMs);
+    const { status, excerpt } = await postPinned(url, target, headers, input.body, Math.max(1, Math.round(timeoutMs - (performance.now() - started))));
     const ok = status >= 200 && status < 300;
     return finish({ ok, outcome: ok ? 'accepted' : 'rejected', httpStatus: status, error: ok ? null : `HTTP ${status}` }, excerpt);
   } catch (error) {
     const e = error as Error;
     const timedOut = e.name === 'TimeoutError';
     return finish({ ok: false, outcome: timedOut ? 'timeout' : 'network_error', httpStatus: null, error: timedOut ? `timed out after ${timeoutMs} ms` : `${e.name}: ${e.message}` });
+  }
+}
+
+/** The promise's value, or undefined once `ms` have passed (the promise itself runs on, unobserved). */
+async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)));
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
