@@ -200,7 +200,7 @@ export function createChargeActivities(deps: ActivityDeps) {
       if (plan.block || plan.needsReview) return { plan, charge: null };
       const charge = await insertCharge(rows, input);
       if (rows.checkout.type !== 'deposit') return { plan, charge: snapshot(charge, rows.pm.payment_type) };
-      return { plan, charge: await chargeAtProcessor(charge, rows.pm, { customer: rows.gateRows.customer, merchant: rows.merchant }) };
+      return { plan, charge: await chargeAtProcessor(charge, rows.pm, { customer: rows.gateRows.customer }) };
     },
 
     async chargeDeposit(input: { chargeId: string }): Promise<ChargeSnapshot> {

@@ -32,16 +32,19 @@ export function chargeNotFound(chargeId: string): NotFoundError {
   return new NotFoundError('Charge not found.', `No charge ${chargeId} exists for this business.`);
 }
 
-/** The charge's customer and merchant when the caller already read them (an attempt reads each once). */
+/** The charge's customer when the caller already read it (an attempt reads it once). */
 export interface KnownChargeRows {
   customer: CustomerRow;
-  merchant: MerchantRow;
 }
 
 /**
- * What a charge's events describe: its checkout, customer and merchant. Sequential reads, so it
- * runs inside a transaction (one connection) as well as on the pool. The checkout is always read
- * here (the move may just have completed it); the customer and merchant only when not `known`.
+ * What a charge's events describe and go by: its checkout, customer and merchant. Sequential
+ * reads, so it runs inside a transaction (one connection) as well as on the pool. The checkout is
+ * always read here (the move may just have completed it), and so is the merchant: its settings
+ * decide whether each event is delivered and where, and its secrets sign the first attempt, as
+ * they stand when the events are recorded, not as an attempt read them before its processor call
+ * (a merchant may enable or disable an event, set its webhook URL or roll its secret meanwhile).
+ * The customer only when not `known`.
  */
 export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkout_id' | 'customer_id' | 'merchant_id'>, known?: KnownChargeRows) {
   const row = (await findCheckoutById(db, charge.checkout_id))!;
@@ -49,6 +52,6 @@ export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkou
   const live = row.subscription ? await findCheckoutSubscription(db, row.id) : undefined;
   const checkout = { ...row, live_subscription: live ? presentSubscription(live) : null };
   const customer = known?.customer ?? (await findCustomer(db, charge.merchant_id, charge.customer_id))!;
-  const merchant = known?.merchant ?? (await findMerchant(db, charge.merchant_id))!;
+  const merchant: MerchantRow = (await findMerchant(db, charge.merchant_id))!;
   return { checkout, customer, merchant };
 }
