@@ -6,6 +6,7 @@ import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixt
 import { verifySignature } from '../src/webhooks/signature';
 import { recordEvent } from '../src/events/record';
 import { findMerchant } from '../src/storage/merchants';
+import { deliverAfterCommit, settleFirstDeliveries } from '../src/events/first-delivery';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -77,6 +78,27 @@ describe('signed delivery', () => {
     expect(gaps[3]!).toBeGreaterThan(gaps[0]!); // backoff grows
     await new Promise((r) => setTimeout(r, 2000));
     expect(receiver.forCheckout(checkout.id)).toHaveLength(5); // never a sixth
+  }, 60_000);
+
+  // Audit regression: the sweeper gave such an event a fresh workflow of five attempts (six in all).
+  it('still makes 5 in all when the first attempt was made but its retry workflow could not start (the sweeper starts it)', async () => {
+    receiver.responder = () => ({ status: 500 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const merchant = (await findMerchant(service.deps.db, shop.merchant.id))!;
+    const event = await recordEvent(service.deps.db, merchant, 'checkout.succeeded', { probe: 'sweeper' }, {});
+    // The committing process makes the first attempt; Temporal then refuses its retry workflow.
+    const unreachable = { workflow: { start: async () => Promise.reject(new Error('14 UNAVAILABLE: connection refused')) } };
+    deliverAfterCommit({ ...service.deps, temporal: unreachable as never }, [event.id]);
+    await settleFirstDeliveries();
+    const mine = () => receiver.requests.filter((r) => r.body?.event_id === event.id);
+    expect(mine()).toHaveLength(1);
+    // Past the sweeper's grace period, the worker's sweeper dispatches it.
+    await service.deps.db('events').where({ id: event.id }).update({ created_at: service.deps.db.raw("now() - interval '1 minute'") });
+    await waitFor(async () => (await service.deps.db('events').where({ id: event.id }).first()).delivery_status === 'failed', 40_000, 'delivery to give up');
+    const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: event.id }).orderBy('id');
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(mine()).toHaveLength(5);
   }, 60_000);
 
   it('stops retrying once the receiver recovers', async () => {

@@ -19,14 +19,20 @@ export interface DispatchDeps {
  * Called after the commit that recorded the events; the outbox sweeper calls it again for any
  * event a crash left undispatched.
  */
-export async function dispatchEvents(deps: DispatchDeps, eventIds: string[], merchantIds?: string | ReadonlyMap<string, string>): Promise<void> {
+export async function dispatchEvents(
+  deps: DispatchDeps,
+  eventIds: string[],
+  merchantIds?: string | ReadonlyMap<string, string>,
+  /** Events whose first attempt was made already, by the process that committed them. */
+  firstAttemptMade: ReadonlySet<string> = new Set(),
+): Promise<void> {
   if (eventIds.length === 0) return;
   // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI: from the
   // caller, who has it (one merchant for all, or one per event), else looked up.
   const merchants = typeof merchantIds === 'string' ? new Map(eventIds.map((id) => [id, merchantIds])) : (merchantIds ?? (await eventMerchantIds(deps.db, eventIds)));
   // In parallel, a bounded number at a time: a sweep of a large backlog is not one start per round trip.
   for (let i = 0; i < eventIds.length; i += DISPATCH_CONCURRENCY) {
-    await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId, merchants.get(eventId))));
+    await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId, merchants.get(eventId), firstAttemptMade.has(eventId) ? 1 : 0)));
   }
   await markDispatched(deps.db, eventIds);
 }

@@ -3,7 +3,7 @@ import { findUndispatched } from '../storage/events';
 import { dispatchEvents, type DispatchDeps } from './dispatch';
 import { startLostSubscriptionWorkflows } from '../subscriptions/workflows';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send';
-import { markDispatched } from '../storage/events';
+import { eventsWithAttempts, markDispatched } from '../storage/events';
 import { everyWithoutOverlap } from '../periodic';
 
 /**
@@ -28,7 +28,12 @@ export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, inte
       await markDispatched(deps.db, ended);
       if (pending.length) {
         deps.logger.info({ count: pending.length }, 'dispatching events left undispatched');
-        await dispatchEvents(deps, pending.map((e) => e.id), new Map(pending.map((e) => [e.id, e.merchant_id])));
+        const ids = pending.map((e) => e.id);
+        // The committing process may have made an event's first attempt before it stopped (or
+        // before Temporal refused its retry workflow): the workflow then makes the other four, so
+        // an event never gets more than five. That first attempt is the only one ever made outside
+        // the event's delivery workflow (a resend runs under a workflow and an attempt budget of its own).
+        await dispatchEvents(deps, ids, new Map(pending.map((e) => [e.id, e.merchant_id])), await eventsWithAttempts(deps.db, ids));
       }
       // The same safety net for subscriptions whose renewal workflow a crash left unstarted.
       await startLostSubscriptionWorkflows(deps);

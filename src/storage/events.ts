@@ -97,6 +97,13 @@ export async function findUndispatched(db: Db, olderThanMs: number, limit: numbe
     .limit(limit);
 }
 
+/** Which of these events have a delivery attempt recorded. */
+export async function eventsWithAttempts(db: Db, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows: Array<{ event_id: string }> = await db('event_delivery_attempts').whereIn('event_id', ids).distinct('event_id');
+  return new Set(rows.map((r) => r.event_id));
+}
+
 /** The merchant of each event, by event id (not merchant-scoped: used by the dispatcher, never on a request path). */
 export async function eventMerchantIds(db: Db, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
