@@ -181,7 +181,11 @@ export function createCheckoutActivities(deps: ActivityDeps) {
       await withEvents(async (trx) => {
         const current = (await findCheckoutReview(trx, checkout.id, true))!;
         if (current.status !== 'pending') {
+          // A retry after this activity's own decision committed (its answer lost): the deadline
+          // the approval resumed is on the checkout, read after that commit. Without it the
+          // workflow kept the deadline from before the review and could expire the checkout early.
           review = presentReview(current);
+          if (current.status === 'approved' && checkout.state === 'open') expiresAt = checkout.expires_at;
           return [];
         }
         const row = await decideReview(trx, current.id, input.decision);

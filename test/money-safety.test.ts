@@ -385,6 +385,23 @@ describe('expiry pauses while a review is pending (point 7)', () => {
   });
 });
 
+describe('a retried review decision (audit)', () => {
+  // Audit regression: when the decision committed but the activity's answer was lost, its retry
+  // answered no deadline, so the workflow kept the one from before the review.
+  it('answers the deadline the approval resumed when the activity runs again', async () => {
+    const { createCheckoutActivities } = await import('../activities/checkouts');
+    const activities = createCheckoutActivities(service.deps);
+    const shop = await reviewShop({ checkout_expiry_seconds: 600 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+    // The activity itself, as the workflow would run it once the reviewer approved (the workflow still waits).
+    const first = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
+    expect(first).toMatchObject({ status: 'approved', checkoutExpiresAt: expect.any(String) });
+    const again = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
+    expect(again).toEqual(first);
+  });
+});
+
 describe('failures surface with their reason (point 6)', () => {
   it('answers a date of birth in year 0000 (and other impossible dates) with 422', async () => {
     const shop = await openShop(service, {});
