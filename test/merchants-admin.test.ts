@@ -98,6 +98,21 @@ describe('Admin API: merchants', () => {
     expect((await admin('GET', `/merchants/${m.id}`)).body.settings).toEqual(again.body);
   });
 
+  // Audit regression: the merge read the settings unlocked, so of two patches at once the later
+  // write put back what the earlier one had changed.
+  it('keeps both of two PATCHes of different settings sent at once', async () => {
+    const m = await onboard(service);
+    for (let round = 1; round <= 12; round += 1) {
+      const [a, b] = await Promise.all([
+        admin('PATCH', `/merchants/${m.id}/settings`, { checkout_expiry_seconds: 100 + round }),
+        admin('PATCH', `/merchants/${m.id}/settings`, { sandbox_hold_seconds: round }),
+      ]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      const settings = (await admin('GET', `/merchants/${m.id}`)).body.settings;
+      expect({ round, expiry: settings.checkout_expiry_seconds, hold: settings.sandbox_hold_seconds }).toEqual({ round, expiry: 100 + round, hold: round });
+    }
+  });
+
   it('PATCHes some fields of an object setting and keeps the rest; takes always-on events and a null attempt limit', async () => {
     const m = await onboard(service);
     const patch = (body: unknown) => admin('PATCH', `/merchants/${m.id}/settings`, body);

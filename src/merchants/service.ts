@@ -62,12 +62,19 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
   return merchant;
 }
 
+/**
+ * Applies a settings patch. The merge reads the row locked, in the transaction that writes it, so
+ * two patches at once (of different settings, say) both take effect instead of the later write
+ * putting back what the earlier one changed.
+ */
 export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch): Promise<MerchantSettings> {
-  const merchant = await getMerchant(db, id);
+  await getMerchant(db, id);
   if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options.webhookPolicy, options.resolveHost);
-  const settings = applySettingsPatch(merchant.settings, patch);
-  const updated = await updateMerchantSettings(db, id, settings);
-  return updated!.settings;
+  return db.transaction(async (trx) => {
+    const merchant = (await findMerchant(trx, id, true))!;
+    const updated = await updateMerchantSettings(trx, id, applySettingsPatch(merchant.settings, patch));
+    return updated!.settings;
+  });
 }
 
 /**

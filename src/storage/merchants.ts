@@ -30,8 +30,10 @@ function withDefaults(row: MerchantRow | undefined): MerchantRow | undefined {
   return row && { ...row, settings: withDefaultSettings(row.settings, row.environment) };
 }
 
-export async function findMerchant(db: Db, id: string): Promise<MerchantRow | undefined> {
-  return withDefaults(await db<MerchantRow>('merchants').where({ id }).first());
+/** `lock`: FOR UPDATE, inside a transaction, for a read-modify-write of the merchant row. */
+export async function findMerchant(db: Db, id: string, lock = false): Promise<MerchantRow | undefined> {
+  const query = db<MerchantRow>('merchants').where({ id }).first();
+  return withDefaults(await (lock ? query.forUpdate() : query));
 }
 
 export async function updateMerchantSettings(db: Db, id: string, settings: MerchantSettings): Promise<MerchantRow | undefined> {
