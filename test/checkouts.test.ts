@@ -300,6 +300,36 @@ describe('POST /api/v1/checkouts: dedup', () => {
     expect(theirs.body.line_items[0].product_id).not.toBe(both.line_items[0].product_id);
   });
 
+  // Audit regression: dedup looked only at products created with dedup.
+  it('reuses an existing product of the same sku and price that was created without dedup', async () => {
+    const sku = uniqueSku();
+    const plain = (await purchase([inline({ sku })])).body.line_items[0];
+    const deduped = (await purchase([inline({ sku, dedup: true })])).body.line_items[0];
+    expect(deduped.product_id).toBe(plain.product_id);
+    expect((await purchase([inline({ sku, dedup: true })])).body.line_items[0].product_id).toBe(plain.product_id);
+    expect(await productsWithSku(sku)).toHaveLength(1);
+  });
+
+  // Audit regression: two checkouts naming the same dedup products in opposite orders waited on
+  // each other's inserts in a cycle; PostgreSQL aborted one as a deadlock and the API answered 500.
+  it('answers every concurrent checkout when the same dedup lines come in opposite orders', async () => {
+    const statuses: number[] = [];
+    const long = Array.from({ length: 30 }, () => inline({ sku: uniqueSku(), dedup: true }));
+    for (let round = 0; round < 2; round += 1) {
+      const lines = round === 0 ? long : long.map((line) => ({ ...line, price_cents: 777 }));
+      statuses.push(...(await Promise.all([purchase(lines), purchase([...lines].reverse())])).map((r) => r.status));
+    }
+    for (let round = 0; round < 15; round += 1) {
+      const shipping = inline({ sku: uniqueSku(), dedup: true, price_cents: 100 + round });
+      const tax = inline({ sku: uniqueSku(), dedup: true, price_cents: 100 + round });
+      statuses.push(...(await Promise.all([purchase([shipping, tax]), purchase([tax, shipping])])).map((r) => r.status));
+    }
+    expect(statuses.filter((status) => status !== 201)).toEqual([]);
+    // The lines keep the order given, whatever order their products were made in.
+    const res = await purchase([inline({ sku: 'zz-last', dedup: true }), inline({ name: 'Plain' }), inline({ sku: 'aa-first', dedup: true })]);
+    expect(res.body.line_items.map((l: { sku: string | null }) => l.sku)).toEqual(['zz-last', null, 'aa-first']);
+  }, 60_000);
+
   it('creates exactly one product under concurrent checkouts', async () => {
     const sku = uniqueSku();
     const results = await Promise.all(Array.from({ length: 8 }, () => purchase([inline({ sku, dedup: true })])));

@@ -134,10 +134,16 @@ function totalOf(lines: readonly PlannedLine[]): number {
 
 /** Inside the checkout's transaction: creates or reuses inline products, then snapshots each line. */
 async function recordLines(trx: Db, merchantId: string, lines: readonly PlannedLine[]): Promise<StoredLineItem[]> {
+  // One at a time: a transaction has one connection, and a second dedup line must see the first's
+  // product. Dedup lines first, in one order (sku, then price): two checkouts naming the same
+  // dedup products in different orders then wait on each other's inserts in the same order, never
+  // in a cycle (PostgreSQL would abort one of them as a deadlock).
+  const products: ProductRow[] = new Array(lines.length);
+  const order = lines.map((line, index) => ({ line, index })).sort((a, b) => byDedupKey(a.line, b.line));
+  for (const { line, index } of order) products[index] = 'product' in line ? line.product : await productFor(trx, merchantId, line.inline);
   const stored: StoredLineItem[] = [];
-  // One at a time: a transaction has one connection, and a second dedup line must see the first's product.
-  for (const line of lines) {
-    const product = 'product' in line ? line.product : await productFor(trx, merchantId, line.inline);
+  for (const [index, line] of lines.entries()) {
+    const product = products[index]!;
     stored.push({
       product_id: product.id,
       quantity: line.quantity,
@@ -150,6 +156,15 @@ async function recordLines(trx: Db, merchantId: string, lines: readonly PlannedL
     });
   }
   return stored;
+}
+
+/** Dedup inline lines first, ordered by sku then price; every other line after them, as given. */
+function byDedupKey(a: PlannedLine, b: PlannedLine): number {
+  const key = (line: PlannedLine) => ('inline' in line && line.inline.dedup && line.inline.sku !== undefined ? line.inline : undefined);
+  const ka = key(a);
+  const kb = key(b);
+  if (!ka || !kb) return (ka ? 0 : 1) - (kb ? 0 : 1);
+  return ka.sku! < kb.sku! ? -1 : ka.sku! > kb.sku! ? 1 : ka.price_cents - kb.price_cents;
 }
 
 function productFor(trx: Db, merchantId: string, inline: InlineProduct): Promise<ProductRow> {

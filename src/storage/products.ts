@@ -26,12 +26,19 @@ export async function insertProduct(db: Db, row: NewProduct): Promise<ProductRow
 }
 
 /**
- * dedup: true. Inserts the product unless the merchant already has a dedup product with this
- * sku and price, and answers whichever row stands. ON CONFLICT on the partial unique index
- * (not read-then-insert) keeps two concurrent checkouts from creating two products: the loser
+ * dedup: true. Reuses the merchant's existing product with this sku and price (the contract: "an
+ * existing product of the same business with the same sku and price_cents is reused"), whether or
+ * not it was itself created with dedup; the dedup one first, else the oldest. Otherwise inserts
+ * it, and answers whichever row stands: ON CONFLICT on the partial unique index (not
+ * read-then-insert) keeps two concurrent checkouts from creating two dedup products: the loser
  * waits for the winner's commit, does nothing, and its next statement sees the winner's row.
  */
 export async function findOrInsertDedupProduct(db: Db, row: NewProduct & { sku: string }): Promise<ProductRow> {
+  const found = await db<ProductRow>('products')
+    .where({ merchant_id: row.merchant_id, sku: row.sku, price_cents: row.price_cents })
+    .orderBy([{ column: 'dedup', order: 'desc' }, { column: 'created_at' }, { column: 'id' }])
+    .first();
+  if (found) return found;
   const [inserted] = await db<ProductRow>('products')
     .insert({ ...row, dedup: true })
     .onConflict(db.raw('(merchant_id, sku, price_cents) WHERE dedup'))
