@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startService, type Service } from './support/harness';
 import { request, uniqueCustomer } from './support/http';
-import { CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from './support/fixtures';
+import { WorkflowUpdateStage } from '@temporalio/client';
+import { BANK, CARD, createCheckout, getCharge, openShop, waitFor, type CreatedCheckout, type Shop } from './support/fixtures';
 
 let service: Service;
 beforeAll(async () => {
@@ -133,4 +134,58 @@ describe('Idempotency-Key on POST', () => {
     expect(c.body.charge.id).not.toBe(a.body.charge.id);
     expect(c.headers.get('idempotent-replayed')).toBeNull();
   });
+});
+
+// Audit regression: a wallet attempt whose update was accepted (and charged) but whose answer was
+// lost got a 503 ("send the same request again"), and the same request with the same key was then
+// refused 422 (in progress, or completed) by the very charge it had made.
+describe('wallet attempt sent again under its key after a 503 whose update was accepted', () => {
+  /** The update reaches the workflow and runs, but every call answers gRPC UNAVAILABLE (its answer lost). */
+  function loseUpdateAnswers(): () => void {
+    const workflow = service.deps.temporal.workflow;
+    const real = workflow.getHandle.bind(workflow);
+    workflow.getHandle = ((id: string, ...rest: unknown[]) => {
+      const handle = (real as (...args: unknown[]) => ReturnType<typeof real>)(id, ...rest);
+      return {
+        ...handle,
+        executeUpdate: async (def: Parameters<typeof handle.startUpdate>[0], options: Parameters<typeof handle.startUpdate>[1]) => {
+          const started = await handle.startUpdate(def, { ...options, waitForStage: WorkflowUpdateStage.ACCEPTED } as never);
+          await started.result().catch(() => undefined);
+          throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
+        },
+      };
+    }) as typeof workflow.getHandle;
+    return () => {
+      workflow.getHandle = real;
+    };
+  }
+  const attemptWithKey = (c: CreatedCheckout, body: unknown, key: string) =>
+    request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${c.id}/attempts`, { body, headers: { 'x-client-secret': c.client_secret, 'idempotency-key': key } });
+
+  it.each([
+    ['a pending bank charge', () => ({ payment_method: BANK() }), 'pending'],
+    ['a succeeded card charge (the checkout completed)', () => ({ payment_method: CARD() }), 'succeeded'],
+  ])('%s: the retry answers 201 with that charge', async (_what, makeBody, status) => {
+    const shop = await openShop(service, { sandbox_settlement_seconds: 600 });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2500 });
+    const key = randomUUID();
+    const body = makeBody();
+    const restore = loseUpdateAnswers();
+    let first;
+    try {
+      first = await attemptWithKey(checkout, body, key);
+    } finally {
+      restore();
+    }
+    expect(first.status).toBe(503);
+    const charges = await service.deps.db('charges').where({ checkout_id: checkout.id });
+    expect(charges.map((c) => c.status)).toEqual([status]);
+
+    const retry = await attemptWithKey(checkout, body, key);
+    expect(retry.status).toBe(201);
+    expect(retry.body.charge).toMatchObject({ id: charges[0].id, status, amount_cents: 2500 });
+    // Another key is a new attempt, refused by the charge in progress or the completed checkout.
+    expect((await attemptWithKey(checkout, body, randomUUID())).status).toBe(422);
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(1);
+  }, 60_000);
 });

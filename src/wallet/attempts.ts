@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentCharge } from '../charges/present';
@@ -12,11 +12,11 @@ import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
 import { logAttempt } from '../storage/attempt-log';
 import { executeUpdateRetrying } from '../temporal/updates';
-import { findChargeById } from '../storage/charges';
+import { findChargeByAttemptKey, findChargeById } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
-import { findCheckoutReview, findReview } from '../storage/reviews';
-import { deleteUnusedPaymentMethod } from '../storage/payment-methods';
+import { findCheckoutReview, findReview, type ReviewRow } from '../storage/reviews';
+import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
 import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
@@ -71,6 +71,9 @@ export function postAttempt(deps: AppDeps): RequestHandler {
   return async (req, res) => {
     const checkout = checkoutOf(req);
     const body = parseOrThrow(AttemptBody, req.body);
+    // The update id is the attempt id: a retry after a transient refusal reaches the same update.
+    const keyedAttemptId = idempotentAttemptId(req);
+    if (keyedAttemptId && (await answeredEarlier(deps, checkout, keyedAttemptId, res))) return;
     const stateError = refusedState(checkout);
     if (stateError) throw stateError;
     // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
@@ -87,8 +90,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     if (refusal) throw admissionError(refusal, checkout);
     let result;
     let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
-    // The update id is the attempt id: a retry after a transient refusal reaches the same update.
-    const attemptId = idempotentAttemptId(req) ?? randomUUID();
+    const attemptId = keyedAttemptId ?? randomUUID();
     try {
       stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
       result = await executeUpdateRetrying(temporal.workflow.getHandle(checkout.id), submitAttemptUpdate, {
@@ -106,8 +108,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id);
     }
     if (result.kind === 'review') {
-      const review = (await findReview(db, result.reviewId))!;
-      res.status(202).json({ review: { id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() } });
+      res.status(202).json({ review: presentAttemptReview((await findReview(db, result.reviewId))!) });
       return;
     }
     // Workflows started before the answer carried the charge: read it back.
@@ -116,6 +117,29 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
     res.status(201).json({ charge: presentCharge(charge, customer, stored.method) });
   };
+}
+
+const presentAttemptReview = (review: ReviewRow) => ({ id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() });
+
+/**
+ * A request sent again under its Idempotency-Key after its answer was lost (a 503 once the update
+ * had been accepted, an API process that stopped): the attempt it started is answered as it stands
+ * (202 with its review, or 201 with its charge), before the checkout's state, which that very
+ * attempt may have moved (a charge in progress, a completed checkout), would refuse it with a 422.
+ * False when it started nothing yet: the request then runs, and reaches the same update.
+ */
+async function answeredEarlier(deps: AppDeps, checkout: CheckoutRow, attemptId: string, res: Response): Promise<boolean> {
+  const review = await findCheckoutReview(deps.db, checkout.id);
+  if (review?.attempt_key === attemptId) {
+    res.status(202).json({ review: presentAttemptReview(review) });
+    return true;
+  }
+  const charge = await findChargeByAttemptKey(deps.db, attemptId);
+  if (!charge || charge.checkout_id !== checkout.id) return false;
+  const [customer, method] = await Promise.all([findCustomer(deps.db, charge.merchant_id, charge.customer_id), findPaymentMethod(deps.db, charge.merchant_id, charge.payment_method_id)]);
+  if (!customer || !method) throw new Error(`charge ${charge.id} references missing rows`);
+  res.status(201).json({ charge: presentCharge(charge, customer, method) });
+  return true;
 }
 
 /**
