@@ -16,7 +16,7 @@ import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks'
 import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/definitions';
 import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
 import { isCardLike } from '../src/processors';
-import { findCheckoutById, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
+import { findCheckoutById, pauseCheckoutForReview, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { REVIEW_SPENT_MESSAGE, reviewRequired } from '../src/checkouts/review-rule';
 import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
@@ -157,9 +157,10 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         review = presentReview(row);
         await recordReviewEvidence(trx, merchant, row);
         // Expiry pauses while a person decides (a review has no timeout): keep the time left. An
-        // attempt whose checkout expired meanwhile (its timer, or the sweep of late timers) takes no
-        // review: the review row and its evidence roll back with this refusal.
-        const paused = await updateCheckoutState(trx, checkout.id, ['open'], 'in_review', { expiry_remaining_ms: Math.max(0, checkout.expires_at.getTime() - Date.now()) });
+        // attempt whose checkout expired meanwhile (its timer, the sweep of late timers, or only its
+        // deadline by the database's clock) takes no review: the review row and its evidence roll
+        // back with this refusal.
+        const paused = await pauseCheckoutForReview(trx, checkout.id);
         if (!paused) throw ApplicationFailure.nonRetryable('the checkout closed before its review could start', FAILURE_TYPES.checkoutClosed);
         // expires_at null: the checkout's expiry is paused while the review is pending.
         const data = checkoutEventData({ checkout, customerId: checkout.customer_id, review: { id: row.id, status: row.status, amount_cents: row.amount_cents }, expiresAt: null });

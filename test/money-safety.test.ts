@@ -402,6 +402,35 @@ describe('a retried review decision (audit)', () => {
   });
 });
 
+describe('a review starts only before the deadline (audit)', () => {
+  // Audit regression: the review's compare-and-set checked only state = 'open', so an attempt whose
+  // workflow task ran just after the deadline (before the expiry) opened a review with no time
+  // left; the approval then could never create its charge.
+  it('refuses to open a review on a checkout past its deadline by the database clock, and keeps nothing', async () => {
+    const { createCheckoutActivities } = await import('../activities/checkouts');
+    const activities = createCheckoutActivities(service.deps);
+    const shop = await reviewShop();
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    const [pm] = await service.deps.db('payment_methods').insert({
+      id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
+      details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
+    }).returning('*');
+    const review = { checkoutId: checkout.id, attemptKey: `late-${checkout.id}`, paymentMethodId: pm.id, amountCents: 900 };
+    await service.deps.db('checkouts').where({ id: checkout.id }).update({ expires_at: service.deps.db.raw("now() - interval '100 milliseconds'") });
+    await expect(activities.createReview(review)).rejects.toMatchObject({ type: 'CHECKOUT_CLOSED' });
+    expect(await service.deps.db('reviews').where({ checkout_id: checkout.id })).toHaveLength(0);
+    expect((await service.deps.db('checkouts').where({ id: checkout.id }).first()).state).toBe('open');
+
+    // Before the deadline it opens, keeping the time that was left.
+    await service.deps.db('checkouts').where({ id: checkout.id }).update({ expires_at: service.deps.db.raw("now() + interval '60 seconds'") });
+    await activities.createReview(review);
+    const paused = await service.deps.db('checkouts').where({ id: checkout.id }).first();
+    expect(paused.state).toBe('in_review');
+    expect(paused.expiry_remaining_ms).toBeGreaterThan(55_000);
+    expect(paused.expiry_remaining_ms).toBeLessThanOrEqual(60_000);
+  });
+});
+
 describe('failures surface with their reason (point 6)', () => {
   it('answers a date of birth in year 0000 (and other impossible dates) with 422', async () => {
     const shop = await openShop(service, {});

@@ -107,6 +107,24 @@ export async function updateCheckoutState(
   return row as CheckoutRow | undefined;
 }
 
+/**
+ * An open checkout goes into review, keeping the time left before its deadline, only if that
+ * deadline has not passed by the database's clock (the clock every charge insert checks): a
+ * review started after it could never lead to a charge. Answers the row, or undefined.
+ */
+export async function pauseCheckoutForReview(db: Db, id: string): Promise<CheckoutRow | undefined> {
+  const [row] = await db<CheckoutRow>('checkouts')
+    .where({ id, state: 'open' })
+    .whereRaw('expires_at > now()')
+    .update({
+      state: 'in_review',
+      expiry_remaining_ms: db.raw('floor(extract(epoch from (expires_at - now())) * 1000)::bigint') as unknown as number,
+      updated_at: db.fn.now() as unknown as Date,
+    })
+    .returning('*');
+  return row as CheckoutRow | undefined;
+}
+
 /** Charge statuses that mean an attempt is still under way: the checkout takes no new one. */
 const IN_PROGRESS_CHARGE_STATUSES = ['created', 'pending', 'held'];
 /** SQL, in a statement on `checkouts`: no charge of that checkout is in progress (binds IN_PROGRESS_CHARGE_STATUSES). */
