@@ -97,10 +97,9 @@ describe('POST /api/v1/customers', () => {
     const noBody = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key });
     expect(noBody.status).toBe(422);
     expect(noBody.body).toMatchObject({ error: 'Request body is missing.', hint: 'Send a JSON object with Content-Type: application/json.' });
-    // JSON sent as text/plain is not parsed: the same answer, whose hint names the header.
+    // The merchant API reads a body as JSON whatever its Content-Type: JSON sent as text/plain is the customer meant.
     const plain = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, rawBody: JSON.stringify(uniqueCustomer()), headers: { 'content-type': 'text/plain' } });
-    expect(plain.status).toBe(422);
-    expect(plain.body.error).toBe('Request body is missing.');
+    expect(plain.status).toBe(201);
   });
 
   it('keeps email (case-insensitively), phone_number and internal_id unique within the business', async () => {
@@ -141,6 +140,17 @@ describe('PATCH /api/v1/customers/{id}', () => {
     const res = await request(service.baseUrl, 'PATCH', `/api/v1/customers/${created.id}`, { token: merchant.api_key, rawBody: 'nope{' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ request_id: expect.any(String), error: expect.any(String), hint: expect.any(String) });
+  });
+
+  // Audit regression: a body sent with another Content-Type was not parsed at all, and answered 422
+  // ("at least one field") instead of 400 when it was not JSON, or ignored when it was.
+  it.each(['text/plain', 'application/x-www-form-urlencoded'])('reads the body as JSON whatever its Content-Type (%s): 400 when it is not JSON, applied when it is', async (type) => {
+    const created = (await post(uniqueCustomer())).body;
+    const bad = await request(service.baseUrl, 'PATCH', `/api/v1/customers/${created.id}`, { token: merchant.api_key, rawBody: '{not json', headers: { 'content-type': type } });
+    expect(bad.status).toBe(400);
+    const good = await request(service.baseUrl, 'PATCH', `/api/v1/customers/${created.id}`, { token: merchant.api_key, rawBody: '{"first_name":"Ada"}', headers: { 'content-type': type } });
+    expect(good.status).toBe(200);
+    expect(good.body.first_name).toBe('Ada');
   });
 
   it.each(['123', '"text"', 'null', 'true'])('answers 422 (an invalid value, not 400) for the JSON %s, which parses but is not an object', async (raw) => {

@@ -1,5 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
 /** Parse failures held back until the credential has been checked (merchant API only). */
 const heldBack = new WeakMap<Request, unknown>();
 
@@ -12,7 +14,12 @@ const heldBack = new WeakMap<Request, unknown>();
 export function jsonBody(options: { limit: string }): RequestHandler {
   // Not strict: any JSON parses, so `123` or `null` reach validation and are answered 422 as an
   // invalid value (not an object); only text that is not JSON at all is the 400.
-  const parse = express.json({ ...options, strict: false });
+  // On the merchant API every body is read as JSON, whatever its Content-Type says: the contract
+  // answers a body that cannot be parsed as JSON with 400, and a valid JSON body sent as
+  // text/plain or (curl's default) form-urlencoded is still the request the merchant meant.
+  // Elsewhere only a JSON Content-Type is parsed, as express.json does by default. An empty
+  // body stays absent (422 "Request body is missing."), never an empty object.
+  const parse = express.json({ ...options, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) || ((req.url ?? '').startsWith('/api/v1/') && req.headers['content-length'] !== '0') });
   return (req, res, next) =>
     parse(req, res, (error?: unknown) => {
       if ((error as { type?: string } | undefined)?.type === 'entity.parse.failed' && req.path.startsWith('/api/v1/')) {
