@@ -9,6 +9,7 @@ import * as m007 from './007_subscriptions';
 import * as m008 from './008_idempotency_and_evidence';
 import * as m009 from './009_expiry_sweep';
 import * as m010 from './010_hold_released';
+import * as m011 from './011_product_lookup';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['008_idempotency_and_evidence', m008],
   ['009_expiry_sweep', m009],
   ['010_hold_released', m010],
+  ['011_product_lookup', m011],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
