@@ -160,12 +160,14 @@ async function recordLines(trx: Db, merchantId: string, lines: readonly PlannedL
 
 /** Dedup inline lines first, ordered by sku then price; every other line after them, as given. */
 function byDedupKey(a: PlannedLine, b: PlannedLine): number {
-  const key = (line: PlannedLine) => ('inline' in line && line.inline.dedup && line.inline.sku !== undefined ? line.inline : undefined);
-  const ka = key(a);
-  const kb = key(b);
+  const ka = dedupKey(a);
+  const kb = dedupKey(b);
   if (!ka || !kb) return (ka ? 0 : 1) - (kb ? 0 : 1);
-  return ka.sku! < kb.sku! ? -1 : ka.sku! > kb.sku! ? 1 : ka.price_cents - kb.price_cents;
+  return ka.sku < kb.sku ? -1 : ka.sku > kb.sku ? 1 : ka.price - kb.price;
 }
+
+const dedupKey = (line: PlannedLine) =>
+  'inline' in line && line.inline.dedup && line.inline.sku !== undefined ? { sku: line.inline.sku, price: line.inline.price_cents } : undefined;
 
 function productFor(trx: Db, merchantId: string, inline: InlineProduct): Promise<ProductRow> {
   const row = {

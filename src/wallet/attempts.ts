@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentCharge } from '../charges/present';
+import { presentLoaded } from '../charges/load';
 import { findCustomer } from '../storage/customers';
 import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
@@ -16,7 +17,7 @@ import { findChargeByAttemptKey, findChargeById } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReview, type ReviewRow } from '../storage/reviews';
-import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
+import { deleteUnusedPaymentMethod } from '../storage/payment-methods';
 import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
@@ -136,9 +137,7 @@ async function answeredEarlier(deps: AppDeps, checkout: CheckoutRow, attemptId: 
   }
   const charge = await findChargeByAttemptKey(deps.db, attemptId);
   if (!charge || charge.checkout_id !== checkout.id) return false;
-  const [customer, method] = await Promise.all([findCustomer(deps.db, charge.merchant_id, charge.customer_id), findPaymentMethod(deps.db, charge.merchant_id, charge.payment_method_id)]);
-  if (!customer || !method) throw new Error(`charge ${charge.id} references missing rows`);
-  res.status(201).json({ charge: presentCharge(charge, customer, method) });
+  res.status(201).json({ charge: await presentLoaded(deps.db, charge) });
   return true;
 }
 
