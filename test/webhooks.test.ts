@@ -7,6 +7,7 @@ import { verifySignature } from '../src/webhooks/signature';
 import { recordEvent } from '../src/events/record';
 import { findMerchant } from '../src/storage/merchants';
 import { deliverAfterCommit, settleFirstDeliveries } from '../src/events/first-delivery';
+import { sweepOutbox } from '../src/events/sweeper';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -92,8 +93,13 @@ describe('signed delivery', () => {
     await settleFirstDeliveries();
     const mine = () => receiver.requests.filter((r) => r.body?.event_id === event.id);
     expect(mine()).toHaveLength(1);
-    // Past the sweeper's grace period, the worker's sweeper dispatches it.
-    await service.deps.db('events').where({ id: event.id }).update({ created_at: service.deps.db.raw("now() - interval '1 minute'") });
+    // Past the sweeper's grace period, a sweep dispatches it. The sweep runs here, in the transaction
+    // that ages the event: every test file's worker sweeps the run's one database, and one of another
+    // file would start the delivery on its own task queue, then stop with the file mid-backoff.
+    await service.deps.db.transaction(async (trx) => {
+      await trx('events').where({ id: event.id }).update({ created_at: trx.raw("now() - interval '1 minute'") });
+      await sweepOutbox({ ...service.deps, db: trx });
+    });
     await waitFor(async () => (await service.deps.db('events').where({ id: event.id }).first()).delivery_status === 'failed', 90_000, 'delivery to give up'); // ~15 s of backoff, longer on a loaded CI machine
     const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: event.id }).orderBy('id');
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);

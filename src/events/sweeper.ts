@@ -21,24 +21,29 @@ const BATCH = 200;
 export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, intervalMs: number): () => Promise<void> {
   return everyWithoutOverlap(intervalMs, async () => {
     try {
-      const found = await findUndispatched(deps.db, GRACE_MS, BATCH);
-      // An event whose delivery already ended (its outcome recorded, the dispatch mark lost) needs no workflow.
-      const ended = found.filter((e) => e.delivery_status !== 'pending').map((e) => e.id);
-      const pending = found.filter((e) => e.delivery_status === 'pending');
-      await markDispatched(deps.db, ended);
-      if (pending.length) {
-        deps.logger.info({ count: pending.length }, 'dispatching events left undispatched');
-        const ids = pending.map((e) => e.id);
-        // The committing process may have made an event's first attempt before it stopped (or
-        // before Temporal refused its retry workflow): the workflow then makes the other four, so
-        // an event never gets more than five. That first attempt is the only one ever made outside
-        // the event's delivery workflow (a resend runs under a workflow and an attempt budget of its own).
-        await dispatchEvents(deps, ids, new Map(pending.map((e) => [e.id, e.merchant_id])), await eventsWithAttempts(deps.db, ids));
-      }
-      // The same safety net for subscriptions whose renewal workflow a crash left unstarted.
-      await startLostSubscriptionWorkflows(deps);
+      await sweepOutbox(deps);
     } catch (error) {
       deps.logger.warn({ err: error }, 'outbox sweep failed; will retry');
     }
   });
+}
+
+/** One sweep: dispatches every event left undispatched past the grace period (a batch), then lost subscription workflows. */
+export async function sweepOutbox(deps: DispatchDeps & { logger: Logger }): Promise<void> {
+  const found = await findUndispatched(deps.db, GRACE_MS, BATCH);
+  // An event whose delivery already ended (its outcome recorded, the dispatch mark lost) needs no workflow.
+  const ended = found.filter((e) => e.delivery_status !== 'pending').map((e) => e.id);
+  const pending = found.filter((e) => e.delivery_status === 'pending');
+  await markDispatched(deps.db, ended);
+  if (pending.length) {
+    deps.logger.info({ count: pending.length }, 'dispatching events left undispatched');
+    const ids = pending.map((e) => e.id);
+    // The committing process may have made an event's first attempt before it stopped (or
+    // before Temporal refused its retry workflow): the workflow then makes the other four, so
+    // an event never gets more than five. That first attempt is the only one ever made outside
+    // the event's delivery workflow (a resend runs under a workflow and an attempt budget of its own).
+    await dispatchEvents(deps, ids, new Map(pending.map((e) => [e.id, e.merchant_id])), await eventsWithAttempts(deps.db, ids));
+  }
+  // The same safety net for subscriptions whose renewal workflow a crash left unstarted.
+  await startLostSubscriptionWorkflows(deps);
 }
