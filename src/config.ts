@@ -33,6 +33,11 @@ const EnvSchema = z.object({
   EXPIRY_SWEEP_MS: z.coerce.number().int().min(50).default(500),
   /** How late a checkout's expiry must be before the sweep records it instead of its workflow's timer. */
   EXPIRY_SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(1000),
+  /**
+   * A checkout's workflow starts with a start delay until its deadline (src/temporal/checkouts.ts):
+   * it runs no task until its first attempt or its expiry. `false` runs its first task at creation.
+   */
+  CHECKOUT_WORKFLOW_DELAYED_START: boolFromEnv.default(true),
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
   SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
@@ -89,6 +94,8 @@ export interface Config {
   outboxSweepMs: number;
   expirySweepMs: number;
   expirySweepGraceMs: number;
+  /** A checkout's workflow starts delayed until its deadline or first attempt (src/temporal/checkouts.ts). */
+  checkoutDelayedStart: boolean;
   sandboxLatencyMs: number;
   workerHttpPort: number;
   temporalMetricsBindAddress: string | null;
@@ -152,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
     expirySweepMs: e.EXPIRY_SWEEP_MS,
     expirySweepGraceMs: e.EXPIRY_SWEEP_GRACE_MS,
+    checkoutDelayedStart: e.CHECKOUT_WORKFLOW_DELAYED_START,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     workerHttpPort: e.WORKER_HTTP_PORT,
     temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS ?? null,

@@ -58,7 +58,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     type: body.type,
     expiresAt: expiresAt.toISOString(),
     maxAttempts: merchant.settings.max_attempts_per_checkout ?? undefined,
-  }).catch((error: unknown) => {
+  }, deps.config.checkoutDelayedStart).catch((error: unknown) => {
     throw error instanceof WorkflowExecutionAlreadyStartedError && given.id ? idempotentCheckoutTaken(id) : error;
   });
   const insert = (db: Db, lineItems: StoredLineItem[]) =>

@@ -26,9 +26,16 @@ describe('configuration', () => {
     [{ WORKER_STICKY_TIMEOUT_SECONDS: '0.5' }, 'WORKER_STICKY_TIMEOUT_SECONDS'],
     [{ WORKER_NONSTICKY_POLL_RATIO: '0' }, 'WORKER_NONSTICKY_POLL_RATIO'],
     [{ WORKER_NONSTICKY_POLL_RATIO: '1.5' }, 'WORKER_NONSTICKY_POLL_RATIO'],
+    [{ CHECKOUT_WORKFLOW_DELAYED_START: 'yes' }, 'CHECKOUT_WORKFLOW_DELAYED_START'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));
+  });
+
+  it('starts checkout workflows delayed until their deadline unless CHECKOUT_WORKFLOW_DELAYED_START is false', () => {
+    expect(loadConfig({}).checkoutDelayedStart).toBe(true);
+    expect(loadConfig({ CHECKOUT_WORKFLOW_DELAYED_START: 'false' }).checkoutDelayedStart).toBe(false);
+    expect(loadConfig({ CHECKOUT_WORKFLOW_DELAYED_START: '1' }).checkoutDelayedStart).toBe(true);
   });
 
   it('listens on loopback in development and on every interface elsewhere, unless HOST is set', () => {
