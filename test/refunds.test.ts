@@ -154,3 +154,29 @@ describe('sandbox 1.08 USD refund flow', () => {
     expect(testCard.status).toBe(422);
   });
 });
+
+describe('reading refunds back (audit)', () => {
+  // Audit regression: a refund's claim (its pending row, written before the processor is asked)
+  // was listed and readable as a refund, though no money had moved yet and a declined refund
+  // deletes it again: a merchant reconciling from GET /api/v1/refunds counted refunds never made.
+  it('lists and answers a refund only once it is recorded, not while it is at the processor', async () => {
+    const { createRefundActivities } = await import('../activities/refunds');
+    const activities = createRefundActivities(service.deps);
+    const shop = await openShop(service);
+    const chargeId = await paidCharge(shop);
+    const get = (path: string) => request(service.baseUrl, 'GET', path, { token: shop.merchant.api_key });
+
+    // The workflow's first step: the charge is claimed and the processor has answered, nothing is recorded yet.
+    const { processorRefundId } = await activities.refundAtProcessor({ chargeId, source: 'api' });
+    const [claim] = await service.deps.db('refunds').where({ charge_id: chargeId });
+    expect(claim.status).toBe('pending');
+    expect((await getCharge(service, shop, chargeId)).body.status).toBe('succeeded');
+    expect((await get('/api/v1/refunds')).body.results).toEqual([]);
+    expect((await get(`/api/v1/refunds/${claim.id}`)).status).toBe(422);
+
+    await activities.recordRefund({ chargeId, processorRefundId, source: 'api' });
+    expect((await getCharge(service, shop, chargeId)).body.status).toBe('refunded');
+    expect((await get('/api/v1/refunds')).body.results).toEqual([expect.objectContaining({ id: claim.id, charge_id: chargeId, amount_cents: 2500 })]);
+    expect((await get(`/api/v1/refunds/${claim.id}`)).body).toMatchObject({ id: claim.id, charge_id: chargeId });
+  });
+});

@@ -132,8 +132,9 @@ export const listCharges = (db: Db, merchantId: string, page: PageRequest, filte
     (rows) => Promise.all(rows.map((c) => presentLoaded(db, c))),
   );
 
+/** Refunds made: a claim still at the processor is not one yet (see findRefund). */
 export const listRefunds = (db: Db, merchantId: string, page: PageRequest) =>
-  listPage(() => pageOf<RefundRow>(db, 'refunds', scope(merchantId, {}), page), (rows) => rows.map(presentRefund));
+  listPage(() => pageOf<RefundRow>(db, 'refunds', scope(merchantId, { status: 'succeeded' }), page), (rows) => rows.map(presentRefund));
 
 /** `delivered_only` lists what the merchant was sent (enabled events); otherwise the whole log. */
 export const listEvents = (db: Db, merchantId: string, page: PageRequest, filters: { type?: string; checkout_id?: string }, deliveredOnly: boolean) =>

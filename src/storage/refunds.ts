@@ -11,9 +11,12 @@ export interface RefundRow {
   created_at: Date;
 }
 
-/** The merchant's refund; another merchant's is absent, exactly like a missing one. */
+/**
+ * The merchant's refund; another merchant's is absent, exactly like a missing one, and so is a
+ * claim still at the processor (a pending row: no money has moved, and a decline deletes it).
+ */
 export async function findRefund(db: Db, merchantId: string, id: string): Promise<RefundRow | undefined> {
-  return db<RefundRow>('refunds').where({ merchant_id: merchantId, id }).first();
+  return db<RefundRow>('refunds').where({ merchant_id: merchantId, id, status: 'succeeded' }).first();
 }
 
 /** Unscoped by merchant: read by the refund workflow and the move path, never on a request path. */
