@@ -180,3 +180,19 @@ describe('reading refunds back (audit)', () => {
     expect((await get(`/api/v1/refunds/${claim.id}`)).body).toMatchObject({ id: claim.id, charge_id: chargeId });
   });
 });
+
+describe('the refund read-back shape (audit)', () => {
+  // Audit regression: the simulator's move to refunded records its refund with source `processor`,
+  // which the Refund schema (and so the OpenAPI document) did not list: a client validating
+  // GET /api/v1/refunds against the document rejected the answer.
+  it('describes every source a refund is recorded with, the simulator included', async () => {
+    const { Refund } = await import('../src/readback/schemas');
+    const shop = await openShop(service);
+    const chargeId = await paidCharge(shop);
+    const moved = await request(service.baseUrl, 'POST', `/admin/v1/sandbox/charges/${chargeId}/transition`, { token: service.adminToken, body: { to: 'refunded' } });
+    expect(moved.status).toBe(200);
+    const [listed] = (await request(service.baseUrl, 'GET', '/api/v1/refunds', { token: shop.merchant.api_key })).body.results;
+    expect(listed).toMatchObject({ charge_id: chargeId, source: 'processor' });
+    expect(Refund.safeParse(listed).success).toBe(true);
+  });
+});

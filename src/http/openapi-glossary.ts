@@ -159,7 +159,7 @@ export const GLOSSARY: Record<string, string> = {
   settings: "The merchant's settings.",
   signed_out: "True: the session cookie was cleared.",
   sku: "The merchant's SKU; shipping and tax render as such lines.",
-  source: "Where the refund came from: api, dashboard or sandbox.",
+  source: "Where the refund came from: api, dashboard, sandbox (the 1.08 USD auto-refund) or processor (the sandbox simulator's move to refunded).",
   started_at: "When the attempt started (ISO 8601).",
   state: "open, in_review, completed, expired or blocked.",
   status: "The record's status.",

@@ -77,7 +77,7 @@ export const Refund = registry.register(
     id: z.string().openapi({ example: 're_2bN8kQ8sLm3Xa7Pc1Rt5VbNw' }),
     charge_id: z.string(),
     amount_cents: z.number().int(),
-    source: z.enum(['api', 'dashboard', 'sandbox']),
+    source: z.enum(['api', 'dashboard', 'sandbox', 'processor']),
     created_at: timestamp,
   }),
 );
