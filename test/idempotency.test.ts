@@ -189,3 +189,47 @@ describe('wallet attempt sent again under its key after a 503 whose update was a
     expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(1);
   }, 60_000);
 });
+
+// Audit regression: a refund whose workflow was started (and refunded the charge) but whose answer
+// was lost got a 503 ("retry the request"), and the same request with the same key was then refused
+// 422 "Unable to refund charge." by the very refund it had made: the merchant learnt of a failure.
+describe('refund sent again under its key after a 503 whose refund was started', () => {
+  /** The refund workflow starts and runs to its end, but the call answers gRPC UNAVAILABLE (its answer lost). */
+  function loseRefundAnswers(): () => void {
+    const workflow = service.deps.temporal.workflow;
+    const real = workflow.execute.bind(workflow);
+    workflow.execute = (async (...args: Parameters<typeof real>) => {
+      await real(...args).catch(() => undefined);
+      throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
+    }) as typeof workflow.execute;
+    return () => {
+      workflow.execute = real;
+    };
+  }
+
+  it('the retry answers 200 with the refunded charge; another key is a second refund, refused', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 900 });
+    const paid = await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/attempts`, { body: { payment_method: CARD() }, headers: { 'x-client-secret': checkout.client_secret } });
+    const chargeId = paid.body.charge.id as string;
+    await waitFor(async () => (await getCharge(service, shop, chargeId)).body.status === 'succeeded');
+    const key = randomUUID();
+    const restore = loseRefundAnswers();
+    let first;
+    try {
+      first = await post(shop, `/api/v1/charges/${chargeId}/refund`, undefined, key);
+    } finally {
+      restore();
+    }
+    expect(first.status).toBe(503);
+    expect((await getCharge(service, shop, chargeId)).body.status).toBe('refunded');
+
+    const retry = await post(shop, `/api/v1/charges/${chargeId}/refund`, undefined, key);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ id: chargeId, status: 'refunded', amount_cents: 900 });
+    const other = await post(shop, `/api/v1/charges/${chargeId}/refund`, undefined, randomUUID());
+    expect(other.status).toBe(422);
+    expect(other.body.error).toBe('Unable to refund charge.');
+    expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toHaveLength(1);
+  }, 60_000);
+});

@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { applicationFailureOf } from '../../workflows/failures';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
@@ -45,12 +45,17 @@ function refundDeclined(chargeId: string, reason: string, operatorHint: boolean)
   return new ApiError('refund', 'Refund failed', hint, { responsetext: reason });
 }
 
+/** The memo field naming the request (its Idempotency-Key, hashed) that started a refund workflow. */
+const REQUEST_REF_MEMO = 'idempotency_ref';
+
 /**
  * Refunds a charge in full, for the public API (scoped to the key's merchant) and the
  * dashboard (any merchant). Guards answer the contract's errors at once; the refund itself
  * runs as a workflow keyed by the charge id, so a double submit cannot refund twice.
+ * `requestRef` (derived from the request's Idempotency-Key) lets the same request, sent again
+ * after its answer was lost, be answered by the refund it started instead of as a second refund.
  */
-export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source']) {
+export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source'], requestRef?: string) {
   const operatorHint = source !== 'api';
   const { db, temporal, config } = deps;
   const charge: ChargeRow | undefined = await findChargeById(db, chargeId);
@@ -58,7 +63,11 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
   if (!charge || (scope.merchantId !== undefined && charge.merchant_id !== scope.merchantId)) throw unableToRefund(chargeId, 'does not exist for this business');
   const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
   const refusal = refundRefusal(charge, pm.payment_type);
-  if (refusal) throw refusalError(chargeId, refusal, operatorHint);
+  if (refusal) {
+    // The same request sent again after its answer was lost finds the charge it refunded.
+    if (charge.status === 'refunded' && (await endOfOwnRefund(deps, charge.id, requestRef, operatorHint))) return loadPresentedCharge(db, charge.merchant_id, charge.id);
+    throw refusalError(chargeId, refusal, operatorHint);
+  }
 
   try {
     await temporal.workflow.execute(REFUND_WORKFLOW, {
@@ -68,11 +77,36 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
       typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
       // Only a refund the processor refused may be tried again; a done or running one may not.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+      ...(requestRef ? { memo: { [REQUEST_REF_MEMO]: requestRef } } : {}),
     });
   } catch (error) {
-    throw refundFailure(chargeId, error, operatorHint);
+    const own = error instanceof WorkflowExecutionAlreadyStartedError && (await endOfOwnRefund(deps, charge.id, requestRef, operatorHint));
+    if (!own) throw refundFailure(chargeId, error, operatorHint);
   }
   return loadPresentedCharge(db, charge.merchant_id, charge.id);
+}
+
+/**
+ * When the request named by `requestRef` started the charge's refund workflow (it is being sent
+ * again after its answer was lost, a 503), waits for that refund to end and answers true, or
+ * throws its refusal as the first answer would have; false for any other request.
+ */
+async function endOfOwnRefund(deps: AppDeps, chargeId: string, requestRef: string | undefined, operatorHint: boolean): Promise<boolean> {
+  if (!requestRef) return false;
+  let description;
+  try {
+    description = await deps.temporal.workflow.getHandle(chargeId).describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+  if (description.memo?.[REQUEST_REF_MEMO] !== requestRef) return false;
+  try {
+    await deps.temporal.workflow.getHandle(chargeId, description.runId).result();
+  } catch (failure) {
+    throw refundFailure(chargeId, failure, operatorHint);
+  }
+  return true;
 }
 
 function refundFailure(chargeId: string, error: unknown, operatorHint: boolean): unknown {

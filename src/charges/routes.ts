@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { idempotent } from '../http/idempotency';
+import { idempotent, idempotentId } from '../http/idempotency';
 import { merchantOf, requireMerchant } from '../http/auth';
 import { loadPresentedCharge } from './load';
 import { assertNoRefundBody, refundCharge } from './refund';
@@ -16,7 +16,7 @@ export function chargeRoutes(deps: AppDeps): Router {
   // No body: the full amount is always refunded.
   router.post('/:id/refund', idempotent(deps.db), async (req, res) => {
     assertNoRefundBody(req.body);
-    res.json(await refundCharge(deps, String(req.params.id), { merchantId: merchantOf(req).id }, 'api'));
+    res.json(await refundCharge(deps, String(req.params.id), { merchantId: merchantOf(req).id }, 'api', idempotentId(req, 'refund')));
   });
 
   return router;
