@@ -107,6 +107,32 @@ describe('signed delivery', () => {
     expect(mine()).toHaveLength(5);
   }, 120_000);
 
+  // Audit regression: an answer holding a NUL character (a UTF-16 body, binary) could not be written
+  // to the event log, so a 2xx was lost: the event was delivered again and again, and a hold so
+  // accepted failed the charge.
+  it('records a 2xx whose answer holds NUL characters: the event is delivered once, and such a hold is accepted', async () => {
+    receiver.responder = () => ({ status: 200, body: Buffer.from('ok', 'utf16le') });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const deposit = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
+    await attempt(service, deposit, { payment_method: CARD() });
+    const [event] = await waitFor(async () => {
+      const rows = await service.deps.db('events').where({ checkout_id: deposit.id, type: 'checkout.succeeded' });
+      return rows[0]?.delivery_status === 'delivered' && rows;
+    }, 10_000, 'the delivery to be recorded');
+    const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: event.id });
+    expect(attempts.map((a) => [a.attempt, a.http_status, a.response_excerpt])).toEqual([[1, 200, 'o\uFFFDk\uFFFD']]);
+    expect(receiver.forCheckout(deposit.id)).toHaveLength(1);
+
+    const withdrawal = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 700 });
+    const res = await attempt(service, withdrawal, { payment_method: CARD() });
+    expect(res.status).toBe(201);
+    // Accepted, the hold lets the card payout go on to succeed (a refused one fails it while created).
+    await waitFor(() => receiver.forCheckout(withdrawal.id).some((r) => r.body.type === 'checkout.succeeded'), 15_000, 'the payout');
+    const charge = await service.deps.db('charges').where({ id: res.body.charge.id }).first();
+    expect(charge).toMatchObject({ status: 'succeeded', failure_code: null });
+    expect(receiver.forCheckout(withdrawal.id).map((r) => r.body.type)).toEqual(['checkout.hold', 'checkout.succeeded']);
+  });
+
   it('stops retrying once the receiver recovers', async () => {
     let calls = 0;
     receiver.responder = () => ({ status: ++calls <= 2 ? 502 : 200 });

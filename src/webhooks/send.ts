@@ -107,7 +107,9 @@ function postPinned(url: URL, target: ResolvedAddress, headers: Record<string, s
         response.on('data', (chunk: string) => {
           if (excerpt.length < RESPONSE_EXCERPT_CHARS) excerpt = (excerpt + chunk).slice(0, RESPONSE_EXCERPT_CHARS);
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, excerpt }));
+        // PostgreSQL text holds no NUL: one in the answer (a UTF-16 or binary body) would make the
+        // attempt unrecordable and lose its 2xx, so it is kept as U+FFFD like any undecodable byte.
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, excerpt: excerpt.replace(/\u0000/g, '\uFFFD') }));
         response.on('error', reject);
       },
     );

@@ -8,7 +8,14 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-export type Responder = (request: ReceivedRequest) => { status: number; delayMs?: number } | Promise<{ status: number; delayMs?: number }>;
+/** The answer to one request: its status, after `delayMs`, with `body` (default the text 'ok'). */
+export interface ReceiverAnswer {
+  status: number;
+  delayMs?: number;
+  body?: string | Buffer;
+}
+
+export type Responder = (request: ReceivedRequest) => ReceiverAnswer | Promise<ReceiverAnswer>;
 
 /** A real local HTTP server standing in for a merchant's webhook endpoint; records every request. */
 export class WebhookReceiver {
@@ -33,7 +40,7 @@ export class WebhookReceiver {
         this.requests.push(request);
         const answer = await this.responder(request);
         const send = () => {
-          if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end('ok');
+          if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? 'ok');
         };
         if (answer.delayMs) setTimeout(send, answer.delayMs);
         else send();
