@@ -107,6 +107,24 @@ describe('pinning the connection to the checked address', () => {
     expect(received.headers.host).toBe(`${host}:${port}`);
   });
 
+  // Audit regression: the connection was pinned to the first address only, so a name whose first
+  // address takes no connection (an IPv6 address the service cannot reach, `localhost` as ::1
+  // beside a receiver on 127.0.0.1) failed every delivery and every hold, where any HTTP client
+  // goes on to the name's next address.
+  it('goes on to the next checked address of the name when the first takes no connection, and to no other', async () => {
+    const host = rebindingHost();
+    const dualStack: HostResolver = async () => [{ address: '::1', family: 6 }, { address: '127.0.0.2', family: 4 }, { address: '127.0.0.1', family: 4 }];
+    const port = new URL(receiver.url).port;
+    const result = await sendSignedWebhook({ url: `http://${host}:${port}/dual`, body: '{"dual":1}', secrets: ['wss_test'], policy: { allowPrivate: true }, resolve: dualStack });
+    expect(result).toMatchObject({ ok: true, httpStatus: 200, error: null });
+    expect(receiver.requests.filter((r) => r.rawBody === '{"dual":1}')).toHaveLength(1);
+
+    // Only the addresses the check saw: none of them answering is a failed attempt, never a new lookup.
+    const unreachable: HostResolver = async () => [{ address: '::1', family: 6 }, { address: '127.0.0.2', family: 4 }];
+    const refused = await sendSignedWebhook({ url: `http://${host}:${port}/none`, body: '{"dual":2}', secrets: ['wss_test'], policy: { allowPrivate: true }, resolve: unreachable });
+    expect(refused).toMatchObject({ ok: false, outcome: 'network_error', httpStatus: null });
+  });
+
   // Audit regression: the 10 s began after the name lookup, so a slow resolver stretched an
   // attempt (a hold's included) past its activity's time limit.
   it('counts the name lookup in the attempt\'s timeout', async () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { signPayloadWithSecrets, SIGNATURE_HEADERS } from './signature';
-import { resolveWebhookTarget, WebhookTargetRefused, type HostResolver, type ResolvedAddress, type TargetPolicy } from './target';
+import { resolveWebhookTargets, WebhookTargetRefused, type HostResolver, type ResolvedAddress, type TargetPolicy } from './target';
 
 /** The contract's per-attempt timeout for every webhook, the hold included. */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -49,22 +49,22 @@ export async function sendSignedWebhook(input: SendInput): Promise<SendResult> {
   const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const finish = (result: Pick<SendResult, 'ok' | 'outcome' | 'httpStatus' | 'error'>, responseExcerpt: string | null = null): SendResult => ({ ...result, durationMs: Math.round(performance.now() - started), startedAt, responseExcerpt });
   const url = new URL(input.url);
-  let target: ResolvedAddress | undefined;
+  let targets: ResolvedAddress[] | undefined;
   try {
     // The attempt's timeout counts from here: a slow name lookup spends the same 10 s. Otherwise
     // a hold could be answered after its activity's limit, once the workflow had given up on it.
-    target = await withinMs(resolveWebhookTarget(url, input.policy, input.resolve), timeoutMs);
+    targets = await withinMs(resolveWebhookTargets(url, input.policy, input.resolve), timeoutMs);
   } catch (error) {
     if (!(error instanceof WebhookTargetRefused)) throw error;
     return finish({ ok: false, outcome: 'target_refused', httpStatus: null, error: `target refused: ${error.message}` });
   }
-  if (!target) return finish({ ok: false, outcome: 'timeout', httpStatus: null, error: `timed out after ${timeoutMs} ms resolving ${url.hostname}` });
+  if (!targets) return finish({ ok: false, outcome: 'timeout', httpStatus: null, error: `timed out after ${timeoutMs} ms resolving ${url.hostname}` });
   const timestamp = Math.floor((input.now ?? Date.now)() / 1000);
   const signature = signPayloadWithSecrets(input.body, input.secrets, timestamp);
   const headers: Record<string, string> = { ...input.extraHeaders, 'content-type': 'application/json', 'user-agent': 'payments-service-webhooks/1' };
   for (const name of SIGNATURE_HEADERS) headers[name] = signature;
   try {
-    const { status, excerpt } = await postPinned(url, target, headers, input.body, Math.max(1, Math.round(timeoutMs - (performance.now() - started))));
+    const { status, excerpt } = await postPinned(url, targets, headers, input.body, Math.max(1, Math.round(timeoutMs - (performance.now() - started))));
     const ok = status >= 200 && status < 300;
     return finish({ ok, outcome: ok ? 'accepted' : 'rejected', httpStatus: status, error: ok ? null : `HTTP ${status}` }, excerpt);
   } catch (error) {
@@ -86,14 +86,16 @@ async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | undefin
 }
 
 /**
- * POSTs to the URL over a connection to `target` only: the socket's lookup answers the checked
- * address instead of asking DNS again. TLS still verifies the certificate against the URL's host
- * name. Redirects are not followed (the status is the answer).
+ * POSTs to the URL over a connection to one of `targets` only: the socket's lookup answers the
+ * checked addresses instead of asking DNS again, and the connection tries them in turn (Node 20's
+ * default happy eyeballs), as any client would a name's addresses, so one that takes no
+ * connection (an unreachable IPv6 address) does not fail the attempt. TLS still verifies the
+ * certificate against the URL's host name. Redirects are not followed (the status is the answer).
  */
-function postPinned(url: URL, target: ResolvedAddress, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; excerpt: string }> {
+function postPinned(url: URL, targets: ResolvedAddress[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; excerpt: string }> {
   const pinnedLookup: LookupFunction = (_hostname, options, callback) => {
-    if (options.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, [target]);
-    else callback(null, target.address, target.family);
+    if (options.all) (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, targets);
+    else callback(null, targets[0]!.address, targets[0]!.family);
   };
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {

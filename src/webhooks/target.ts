@@ -48,9 +48,17 @@ export class WebhookTargetRefused extends Error {
 
 /**
  * Resolves the URL's host and checks every address it resolves to (one private answer is
- * enough to refuse: a resolver may rotate answers). Answers the address to connect to.
+ * enough to refuse: a resolver may rotate answers). Answers the first address to connect to.
  */
 export async function resolveWebhookTarget(url: URL, policy: TargetPolicy, resolve: HostResolver = systemResolver): Promise<ResolvedAddress> {
+  return (await resolveWebhookTargets(url, policy, resolve))[0]!;
+}
+
+/**
+ * Every address of the URL's host, in the resolver's order, once all passed the check: the
+ * connection may go to any of them (the next when one takes no connection), and to no other.
+ */
+export async function resolveWebhookTargets(url: URL, policy: TargetPolicy, resolve: HostResolver = systemResolver): Promise<ResolvedAddress[]> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: ResolvedAddress[];
   if (ipaddr.isValid(host)) {
@@ -66,5 +74,5 @@ export async function resolveWebhookTarget(url: URL, policy: TargetPolicy, resol
       throw new WebhookTargetRefused(`host ${host} resolves to ${refused.address} (${range}), which is not a public address`);
     }
   }
-  return addresses[0]!;
+  return addresses;
 }
