@@ -339,6 +339,37 @@ describe('a renewal cancelled while pending', () => {
   }, 120_000);
 });
 
+describe('a pending renewal the simulator settles', () => {
+  // Audit regression: the subscription workflow slept out the whole sandbox settlement time of a
+  // pending renewal even after the simulator had settled it (the checkout workflow wakes on the
+  // move), and a cancellation waits for the renewal in flight: it hung that long (up to an hour).
+  it('stops waiting at the move: a cancellation answers at once, not after sandbox_settlement_seconds', async () => {
+    const shop = await openShop(service, { sandbox_settlement_seconds: 90 });
+    await setClock(shop, '2027-11-01T00:00:00Z');
+    const checkout = await createCheckout(service, shop, {
+      type: 'deposit',
+      line_items: [{ name: 'Plan', price_cents: 900, quantity: 1 }],
+      subscription_data: { interval: 'month', interval_count: 1 },
+    });
+    const first = await attempt(service, checkout, { payment_method: BANK() });
+    expect((await admin('POST', `/sandbox/charges/${first.body.charge.id}/transition`, { to: 'succeeded' })).status).toBe(200);
+    const row = await waitFor(async () => service.deps.db('subscriptions').where({ checkout_id: checkout.id }).first(), 15_000, 'the subscription');
+    const id = row.id as string;
+    const due = (await read(id)).current_period_end as string;
+
+    await advance(id, { to: plus(due, HOUR) });
+    const renewal = await waitFor(async () => service.deps.db('charges').where({ subscription_id: id, subscription_period: 1, status: 'pending' }).first(), 20_000, 'the pending renewal');
+    expect((await admin('POST', `/sandbox/charges/${renewal.id}/transition`, { to: 'succeeded' })).status).toBe(200);
+    await until(id, (s) => s.current_period_start === due, 'the paid renewal');
+
+    const started = Date.now();
+    const cancelled = await admin('POST', `/subscriptions/${id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', current_period_start: due });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 150_000);
+});
+
 describe('recovering from past_due', () => {
   it('charges the retry to a new saved card the merchant switched to: active again, the period it paid starts', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['subscription.updated', 'subscription.renewed'], subscription_retry_days: [2] });

@@ -3,7 +3,7 @@
  * admin API, the worker's sweeper, tests). Definitions only: safe to import from client code and
  * free of Node built-ins, since it is bundled into the workflow sandbox.
  */
-import { defineUpdate } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { SubscriptionView } from '../src/domain/subscriptions';
 
 /** What one run of a subscription workflow starts from; the rest it reads through activities. */
@@ -23,6 +23,13 @@ export const advanceClockUpdate = defineUpdate<{ now: string }, [{ clockOffsetMs
  * followed by a charge.
  */
 export const cancelSubscriptionUpdate = defineUpdate<SubscriptionView, [{ atPeriodEnd: boolean }]>('cancelSubscription');
+
+/**
+ * A renewal charge was moved outside the workflow (the sandbox simulator), after the commit: a
+ * workflow waiting out that charge's settlement time stops waiting and reads it. Lost, the wait
+ * simply runs its full time, as before.
+ */
+export const renewalMovedSignal = defineSignal<[string]>('renewalMoved');
 
 export const SUBSCRIPTION_FAILURES = {
   cancelled: 'SUBSCRIPTION_CANCELLED',

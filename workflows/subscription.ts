@@ -1,4 +1,4 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SubscriptionPlan } from '../activities/subscriptions';
 import { DATABASE, PROCESSOR } from './retry-policies';
@@ -6,6 +6,7 @@ import {
   SUBSCRIPTION_FAILURES,
   advanceClockUpdate,
   cancelSubscriptionUpdate,
+  renewalMovedSignal,
   type SubscriptionWorkflowInput,
 } from './subscription-definitions';
 
@@ -14,6 +15,9 @@ const processor = proxyActivities<Activities>(PROCESSOR);
 
 /** How long to wait before looking again when the database's clock says a renewal is not due yet. */
 const NOT_DUE_BACKOFF_MS = 1_000;
+
+/** Patch marker: a pending renewal's settlement wait ends early when the charge was moved meanwhile (renewalMovedSignal). */
+const WAKE_ON_MOVE = 'renewal-settlement-wakes-on-move';
 
 /**
  * One workflow per subscription (workflow id = subscription id). Each run waits until the
@@ -30,6 +34,9 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let ended = false;
   let planIsStale = false;
   const clock = () => Date.now() + offsetMs;
+  const movedCharges = new Set<string>(); // renewals moved outside the workflow (renewalMovedSignal)
+
+  setHandler(renewalMovedSignal, (chargeId) => void movedCharges.add(chargeId));
 
   setHandler(
     advanceClockUpdate,
@@ -90,7 +97,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
     busy = true;
     try {
-      const step = await renew(plan);
+      const step = await renew(plan, movedCharges);
       if (step === 'ended') ended = true;
       if (step === 'not_due') await sleep(NOT_DUE_BACKOFF_MS);
     } finally {
@@ -114,13 +121,24 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
  * table and events as any charge; its outcome moves the subscription in the same commit), or the
  * end of a subscription cancelled at period end.
  */
-async function renew(plan: SubscriptionPlan): Promise<'charged' | 'ended' | 'not_due'> {
+async function renew(plan: SubscriptionPlan, movedCharges: ReadonlySet<string>): Promise<'charged' | 'ended' | 'not_due'> {
   const step = await db.beginRenewal({ subscriptionId: plan.subscriptionId });
   if (step.kind !== 'charge') return step.kind;
   const charge = await processor.chargeDeposit({ chargeId: step.chargeId });
   if (charge.status === 'pending') {
-    await sleep(plan.settlementMs);
+    await untilSettlement(step.chargeId, plan.settlementMs, movedCharges);
     await processor.settleCharge({ chargeId: step.chargeId });
   }
   return 'charged';
+}
+
+/**
+ * Waits out a pending renewal's settlement time, or less when the charge was moved meanwhile:
+ * settleCharge then finds it settled, failed or cancelled, and a cancellation waiting for the
+ * renewal runs at once instead of after up to an hour of sandbox settlement time. Earlier
+ * histories slept the whole time.
+ */
+async function untilSettlement(chargeId: string, ms: number, movedCharges: ReadonlySet<string>): Promise<void> {
+  if (!patched(WAKE_ON_MOVE)) return sleep(ms);
+  if (ms > 0) await condition(() => movedCharges.has(chargeId), ms);
 }

@@ -13,6 +13,7 @@ import { findChargeById, type ChargeRow } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
 import { createHoldActivities } from '../../activities/holds';
 import { chargeMovedSignal } from '../../workflows/definitions';
+import { renewalMovedSignal } from '../../workflows/subscription-definitions';
 
 const TransitionBody = z
   .object({
@@ -89,6 +90,13 @@ export function sandboxAdminRoutes(deps: AppDeps): Router {
         .getHandle(charge.checkout_id)
         .signal(chargeMovedSignal, charge.id)
         .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'charge-moved signal not delivered'));
+      // A renewal's settlement is waited out by its subscription's workflow, not the checkout's.
+      if (charge.subscription_id && (charge.subscription_period ?? 0) > 0) {
+        await deps.temporal.workflow
+          .getHandle(charge.subscription_id)
+          .signal(renewalMovedSignal, charge.id)
+          .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'renewal-moved signal not delivered'));
+      }
     }
     return presentLoaded(deps.db, result.charge);
   }
