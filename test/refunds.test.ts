@@ -197,24 +197,28 @@ describe('the refund read-back shape (audit)', () => {
   });
 });
 
-describe('the dashboard refund refuses a body it cannot read (audit)', () => {
-  // Audit regression: the admin API parses only a JSON Content-Type, so a refund body sent as curl's
+describe('the dashboard refund reads every body as JSON, whatever its Content-Type (audit)', () => {
+  // Audit regression: the admin API parsed only a JSON Content-Type, so a refund body sent as curl's
   // default form type (`-d '{"amount_cents":100}'`) or as text was never read, and the charge was
-  // refunded in full, where the public endpoint (same rules) answers such a body 422.
+  // refunded in full, where the public endpoint (same rules) refuses such a body. Now both read it.
   it.each([
-    ['JSON sent as curl\'s default form type', '{"amount_cents":100}', 'application/x-www-form-urlencoded'],
-    ['a form field', 'amount_cents=100', 'application/x-www-form-urlencoded'],
-    ['JSON sent as text', '{"amount_cents":100}', 'text/plain'],
-  ])('%s is 422 "Refunds take no body." and refunds nothing', async (_what, rawBody, contentType) => {
+    ['JSON sent as curl\'s default form type', '{"amount_cents":100}', 'application/x-www-form-urlencoded', 422, 'Refunds take no body.'],
+    ['JSON sent as text', '{"amount_cents":100}', 'text/plain', 422, 'Refunds take no body.'],
+    ['a form field', 'amount_cents=100', 'application/x-www-form-urlencoded', 400, 'Request body is not valid JSON.'],
+    ['text', 'refund 1.00 please', 'text/plain', 400, 'Request body is not valid JSON.'],
+  ])('%s is refused like on the public endpoint and refunds nothing', async (_what, rawBody, contentType, status, error) => {
     const shop = await openShop(service);
     const chargeId = await paidCharge(shop);
     const res = await request(service.baseUrl, 'POST', `/admin/v1/charges/${chargeId}/refund`, { token: service.adminToken, rawBody, headers: { 'content-type': contentType } });
-    expect(res.status).toBe(422);
-    expect(res.body.error).toBe('Refunds take no body.');
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ error, hint: expect.any(String) });
     expect((await getCharge(service, shop, chargeId)).body.status).toBe('succeeded');
     expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toHaveLength(0);
     const publicAnswer = await request(service.baseUrl, 'POST', `/api/v1/charges/${chargeId}/refund`, { token: shop.merchant.api_key, rawBody, headers: { 'content-type': contentType } });
-    expect(publicAnswer.status).toBeGreaterThanOrEqual(400);
+    expect(publicAnswer.status).toBe(status);
+    expect(publicAnswer.body.error).toBe(error);
+    // A wrong token is still 401, not the body's 400.
+    expect((await request(service.baseUrl, 'POST', `/admin/v1/charges/${chargeId}/refund`, { token: 'wrong-admin-token-0123456789', rawBody, headers: { 'content-type': contentType } })).status).toBe(401);
     expect((await request(service.baseUrl, 'POST', `/admin/v1/charges/${chargeId}/refund`, { token: service.adminToken })).body.status).toBe('refunded');
   });
 });

@@ -435,10 +435,10 @@ describe('cancelling', () => {
     expect((await admin('POST', `/subscriptions/${id}/cancel`, { now: true })).status).toBe(422);
   });
 
-  // Audit regression: the admin API parses only a JSON Content-Type, and the cancel route read an
+  // Audit regression: the admin API parsed only a JSON Content-Type, and the cancel route read an
   // unparsed body as no body, whose default is "now": {"at_period_end": true} sent with curl's
-  // default form type (or text/plain) ended the subscription at once, for good.
-  it.each(['application/x-www-form-urlencoded', 'text/plain'])('refuses a body it cannot read (%s) rather than cancelling now', async (type) => {
+  // default form type (or text/plain) ended the subscription at once, for good. It is read as JSON now.
+  it.each(['application/x-www-form-urlencoded', 'text/plain'])('reads a JSON body sent as %s: at_period_end is honoured, not taken for now', async (type) => {
     const shop = await openShop(service);
     const { id } = await subscribe(shop);
     const res = await request(service.baseUrl, 'POST', `/admin/v1/subscriptions/${id}/cancel`, {
@@ -446,9 +446,13 @@ describe('cancelling', () => {
       rawBody: JSON.stringify({ at_period_end: true }),
       headers: { 'content-type': type },
     });
-    expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ error: 'Request body is missing.', hint: expect.stringContaining('application/json') });
-    expect(await read(id)).toMatchObject({ status: 'active', cancel_at_period_end: false, cancelled_at: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'active', cancel_at_period_end: true, cancelled_at: null });
+    expect(await read(id)).toMatchObject({ status: 'active', cancel_at_period_end: true, cancelled_at: null });
+    // A body that is not JSON is 400 and changes nothing.
+    const garbled = await request(service.baseUrl, 'POST', `/admin/v1/subscriptions/${id}/cancel`, { token: service.adminToken, rawBody: 'at_period_end=true', headers: { 'content-type': type } });
+    expect(garbled.status).toBe(400);
+    expect(await read(id)).toMatchObject({ status: 'active', cancelled_at: null });
     // No body at all still means now, as documented.
     expect((await admin('POST', `/subscriptions/${id}/cancel`)).body).toMatchObject({ status: 'cancelled', cancellation_reason: 'requested' });
   });

@@ -6,7 +6,7 @@ import { assertNoRefundBody, refundCharge } from './refund';
 export function chargeAdminRoutes(deps: AppDeps): Router {
   const router = Router();
   router.post('/charges/:id/refund', async (req, res) => {
-    assertNoRefundBody(req);
+    assertNoRefundBody(req.body);
     res.json(await refundCharge(deps, req.params.id!, {}, 'dashboard'));
   });
   return router;

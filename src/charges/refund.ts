@@ -1,7 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { applicationFailureOf } from '../../workflows/failures';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
-import type { Request } from 'express';
 import type { AppDeps } from '../app-deps';
 import { ApiError, ValidationError } from '../http/errors';
 import { isEmptyBody } from '../http/validate';
@@ -15,20 +14,10 @@ export const REFUND_WORKFLOW = 'refundWorkflow';
 
 /**
  * The refund endpoint takes no body: the full amount is always refunded. A body asking for
- * anything (a partial amount, say) is refused rather than silently refunding in full; so is one
- * the JSON parser left unread (the admin API parses only a JSON Content-Type, so curl's default
- * form type or text would otherwise pass as no body at all).
+ * anything (a partial amount, say) is refused rather than silently refunding in full.
  */
-export function assertNoRefundBody(req: Request): void {
-  const unread = req.body === undefined && carriesBody(req);
-  if (unread || !isEmptyBody(req.body)) {
-    throw new ValidationError('Refunds take no body.', 'Refunds are always of the full charge amount; partial refunds are not supported. Send the request with no body.');
-  }
-}
-
-function carriesBody(req: Request): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+export function assertNoRefundBody(body: unknown): void {
+  if (!isEmptyBody(body)) throw new ValidationError('Refunds take no body.', 'Refunds are always of the full charge amount; partial refunds are not supported. Send the request with no body.');
 }
 
 /** The contract's "wrong charge id or no longer succeeded" answer; its hint names the charge. */

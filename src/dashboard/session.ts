@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { hashesEqual, hashSecret } from '../crypto';
 import { bearerCredential, requireAdmin } from '../http/auth';
 import { AdminAuthenticationError } from '../http/errors';
+import { heldBackBodyError } from '../http/json-body';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -92,7 +93,7 @@ export class DashboardSessions {
       if (!session) return next(new AdminAuthenticationError());
       if (!this.csrfOk(req, session)) return next(new AdminAuthenticationError('Missing or wrong CSRF token.'));
       req.operator = session.name;
-      next();
+      next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the session passed
     };
   }
 }

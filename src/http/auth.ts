@@ -67,7 +67,7 @@ export function requireAdmin(adminToken: string): RequestHandler {
   return (req, _res, next) => {
     const credential = bearerCredential(req);
     if (!credential || !hashesEqual(hashSecret(credential), expected)) return next(new AdminAuthenticationError());
-    next();
+    next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the token passed
   };
 }
 

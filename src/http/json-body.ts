@@ -2,27 +2,33 @@ import express, { type Request, type RequestHandler } from 'express';
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
-/** Parse failures held back until the credential has been checked (merchant API only). */
+/** Parse failures held back until the credential has been checked (merchant and admin APIs). */
 const heldBack = new WeakMap<Request, unknown>();
 
+/** The APIs that read every non-empty body as JSON, whatever its Content-Type, after the credential. */
+const READS_ANY_BODY = ['/api/v1/', '/admin/v1/'];
+const readsAnyBody = (path: string) => READS_ANY_BODY.some((prefix) => path.startsWith(prefix));
+
 /**
- * `express.json` (accepting any JSON value), except that on the merchant API a body that is not
- * JSON is reported only once the credential has passed: the contract answers a missing or invalid
- * credential 422 whatever else is wrong with the request. requireMerchant raises the held-back
- * failure (400) after it.
+ * `express.json` (accepting any JSON value), except that on the merchant and admin APIs a body
+ * that is not JSON is reported only once the credential has passed: the contract answers a missing
+ * or invalid credential 422 (the admin API 401) whatever else is wrong with the request.
+ * requireMerchant and the admin guards raise the held-back failure (400) after it.
  */
 export function jsonBody(options: { limit: string }): RequestHandler {
   // Not strict: any JSON parses, so `123` or `null` reach validation and are answered 422 as an
   // invalid value (not an object); only text that is not JSON at all is the 400.
-  // On the merchant API every body is read as JSON, whatever its Content-Type says: the contract
-  // answers a body that cannot be parsed as JSON with 400, and a valid JSON body sent as
-  // text/plain or (curl's default) form-urlencoded is still the request the merchant meant.
-  // Elsewhere only a JSON Content-Type is parsed, as express.json does by default. An empty
-  // body stays absent (422 "Request body is missing."), never an empty object.
-  const parse = express.json({ ...options, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) || ((req.url ?? '').startsWith('/api/v1/') && req.headers['content-length'] !== '0') });
+  // On the merchant and admin APIs every body is read as JSON, whatever its Content-Type says: the
+  // contract answers a body that cannot be parsed as JSON with 400, and a valid JSON body sent as
+  // text/plain or (curl's default) form-urlencoded is still the request its sender meant. Read as
+  // no body, it would have been taken for one: an admin refund asked with a partial amount refunded
+  // in full, a cancellation asked for the period end cancelled at once. Elsewhere only a JSON
+  // Content-Type is parsed, as express.json does by default. An empty body stays absent (422
+  // "Request body is missing."), never an empty object.
+  const parse = express.json({ ...options, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) || (readsAnyBody(req.url ?? '') && req.headers['content-length'] !== '0') });
   return (req, res, next) =>
     parse(req, res, (error?: unknown) => {
-      if ((error as { type?: string } | undefined)?.type === 'entity.parse.failed' && req.path.startsWith('/api/v1/')) {
+      if ((error as { type?: string } | undefined)?.type === 'entity.parse.failed' && readsAnyBody(req.path)) {
         heldBack.set(req, error);
         next();
         return;

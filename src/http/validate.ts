@@ -28,17 +28,6 @@ export function parseEmptyBody(input: unknown): void {
   parseOrThrow(EmptyBody, input ?? {});
 }
 
-/**
- * The body of an action whose fields are all optional: absent means defaults. A body that was
- * sent but not parsed (another Content-Type than JSON) stays undefined, so parseOrThrow answers
- * 422 "Request body is missing." instead of silently applying the defaults the sender did not ask for.
- */
-export function optionalBody(req: { body?: unknown; headers: Record<string, string | string[] | undefined> }): unknown {
-  if (req.body !== undefined) return req.body;
-  const sent = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  return sent ? undefined : {};
-}
-
 /** Whether parseEmptyBody would pass this body (for an action that answers a body with its own error). */
 export function isEmptyBody(input: unknown): boolean {
   return EmptyBody.safeParse(input ?? {}).success;

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { optionalBody, parseOrThrow } from '../http/validate';
+import { parseOrThrow } from '../http/validate';
 import { AdvanceClockBody, CancelBody, CustomerClockBody, PaymentMethodBody, SubscriptionListQuery } from './schemas';
 import { advanceTestClock, cancelAdminSubscription, changePaymentMethod, getAdminSubscription, listAdminSubscriptions, setCustomerTestClock } from './service';
 
@@ -18,7 +18,7 @@ export function subscriptionAdminRoutes(deps: AppDeps): Router {
   });
 
   router.post('/subscriptions/:id/cancel', async (req, res) => {
-    res.json(await cancelAdminSubscription(deps, req.params.id!, parseOrThrow(CancelBody, optionalBody(req))));
+    res.json(await cancelAdminSubscription(deps, req.params.id!, parseOrThrow(CancelBody, req.body ?? {})));
   });
 
   router.post('/subscriptions/:id/payment_method', async (req, res) => {
