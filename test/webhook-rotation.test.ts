@@ -34,10 +34,10 @@ describe('rolling the webhook signing secret', () => {
     expect(rolled.body.webhook_signing_secret).toMatch(/^wss_/);
     expect(rolled.body.webhook_signing_secret).not.toBe(old);
     const fresh = rolled.body.webhook_signing_secret as string;
-    expect(Date.parse(rolled.body.previous_secret_expires_at) - Date.now()).toBeGreaterThan(3500_000);
+    expect(Date.parse(rolled.body.previous_webhook_secret_expires_at) - Date.now()).toBeGreaterThan(3500_000);
 
     const merchant = await request(service.baseUrl, 'GET', `/admin/v1/merchants/${shop.merchant.id}`, { token: service.adminToken });
-    expect(merchant.body.previous_webhook_secret_expires_at).toBe(rolled.body.previous_secret_expires_at);
+    expect(merchant.body.previous_webhook_secret_expires_at).toBe(rolled.body.previous_webhook_secret_expires_at);
     expect(merchant.text).not.toContain(fresh);
 
     for (const type of ['deposit', 'withdrawal'] as const) {

@@ -87,7 +87,7 @@ export async function rollSigningSecret(db: Db, sealer: Sealer, merchantId: stri
   const secret = newSecret('signingSecret');
   const previousExpiresAt = new Date(Date.now() + overlapSeconds * 1000);
   await rotateSigningSecret(db, merchantId, sealer.seal(secret), previousExpiresAt);
-  return { webhook_signing_secret: secret, previous_secret_expires_at: previousExpiresAt.toISOString() };
+  return { webhook_signing_secret: secret, previous_webhook_secret_expires_at: previousExpiresAt.toISOString() };
 }
 
 export async function issueKey(db: Db, merchantId: string): Promise<IssuedCredentials> {
