@@ -4,10 +4,12 @@ import { defineScenario } from '../support/scenario';
 /**
  * POST /api/v1/checkouts for a preset deposit: validation, API-key authentication, the
  * customer lookup, the start of the checkout's Temporal workflow (a round trip to the
- * Temporal server, which persists it), the checkout INSERT, and the workflow's first task (its
- * expiry timer), which the worker runs after the answer. 201 expected. Two floors: Express + one
- * workflow.start of a workflow whose first task starts a timer (what a checkout cannot skip), and
- * Express + one bare workflow.start of a workflow no worker runs (the start alone).
+ * Temporal server, which persists it) and the checkout INSERT. The workflow starts delayed until
+ * its deadline (src/temporal/checkouts.ts), so no task of it runs here; with
+ * CHECKOUT_WORKFLOW_DELAYED_START=false the worker runs its first task (its expiry timer) after
+ * the answer, inside the round. 201 expected. Two floors: Express + one workflow.start of a
+ * workflow whose first task starts a timer (the undelayed start's), and Express + one bare
+ * workflow.start of a workflow no worker runs (the start alone: the issue's floor).
  */
 export default defineScenario({
   name: 'checkouts-create',
@@ -32,8 +34,8 @@ export default defineScenario({
     } as const;
     return [
       // Express + one workflow.start of a workflow whose first task starts a 30-minute timer, run
-      // by a worker: what creating a checkout cannot skip. Both sides' rounds end once their
-      // workflows' first tasks have run.
+      // by a worker: what an undelayed checkout start adds to the start. Both sides' rounds end once
+      // their workflows' first tasks have run (a delayed checkout start has none to wait for).
       ...(await measureAtEachConnectionCount(env, service, {
         scenario: 'checkouts-create floor',
         method: 'POST',
@@ -43,7 +45,7 @@ export default defineScenario({
         startsWorkflows: true,
       })),
       // Express + one bare workflow.start of a workflow no worker runs, on the same Temporal: the
-      // start alone, as the issue first measured it.
+      // start alone, the issue's floor.
       ...(await measureAtEachConnectionCount(env, { ...service, scenario: 'checkouts-create vs bare start' }, {
         scenario: 'checkouts-create bare-start floor',
         method: 'POST',
