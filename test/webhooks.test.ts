@@ -14,7 +14,7 @@ let receiver: WebhookReceiver;
 // One-second first retry, so consecutive attempts fall in different seconds (fresh timestamps).
 useServiceWithReceiver((env) => ({ service, receiver } = env), { service: { env: { WEBHOOK_RETRY_INITIAL_MS: '1000' } } });
 
-const admin = (method: string, path: string) => request(service.baseUrl, method, `/admin/v1${path}`, { token: service.adminToken });
+const admin = (method: string, path: string, body?: unknown) => request(service.baseUrl, method, `/admin/v1${path}`, { token: service.adminToken, body });
 
 async function succeededEvent(settings: Record<string, unknown> = {}) {
   const shop = await openShop(service, { webhook_url: receiver.url, ...settings });
@@ -209,6 +209,14 @@ describe('event log', () => {
     expect(again.rawBody).toBe(receiver.forCheckout(checkout.id)[0]!.rawBody);
 
     expect((await admin('POST', '/events/ev_missing/resend')).status).toBe(404);
+    // With no webhook_url there is nowhere to resend to: 422, nothing sent (it answered 202 before; found by an audit).
+    await admin('PATCH', `/merchants/${shop.merchant.id}/settings`, { webhook_url: null });
+    const nowhere = await admin('POST', `/events/${event.id}/resend`);
+    expect(nowhere.status).toBe(422);
+    expect(nowhere.body).toMatchObject({ error: 'The merchant has no webhook_url.', hint: expect.stringContaining('webhook_url') });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.forCheckout(checkout.id)).toHaveLength(before + 1);
+    await admin('PATCH', `/merchants/${shop.merchant.id}/settings`, { webhook_url: receiver.url });
     const both = await admin('GET', `/events?merchant_id=${shop.merchant.id}`);
     expect(both.body.results.length).toBeGreaterThanOrEqual(1);
     expect((await admin('GET', '/events?limit=0')).status).toBe(422);

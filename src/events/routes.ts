@@ -5,6 +5,7 @@ import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import { findEvent, listAttempts, listEvents } from '../storage/events';
+import { findMerchant } from '../storage/merchants';
 import { presentEvent } from './present';
 import { redeliverEvent } from './dispatch';
 
@@ -37,8 +38,12 @@ export function eventAdminRoutes(deps: AppDeps): Router {
     parseEmptyBody(req.body);
     const event = await findEvent(deps.db, req.params.id!);
     if (!event) throw new AdminNotFoundError('Event not found.', `No event ${req.params.id}.`);
-    if (!event.enabled) throw new ValidationError('This event is not enabled for the merchant.', 'Enable it in the merchant settings (enabled_events) first; it was never delivered.');
+    if (!event.enabled) {
+      throw new ValidationError('This event is not enabled for the merchant.', 'It was off in the merchant\'s enabled_events when it was recorded, so it was never sent and cannot be; enabling it applies to events recorded from then on.');
+    }
     if (event.channel === 'hold') throw new ValidationError('A hold is never re-sent.', 'checkout.hold is synchronous and never retried.');
+    const merchant = await findMerchant(deps.db, event.merchant_id);
+    if (!merchant?.settings.webhook_url) throw new ValidationError('The merchant has no webhook_url.', 'Set webhook_url in the merchant settings, then resend; the event is kept.');
     await redeliverEvent(deps, event.id, randomUUID());
     res.status(202).json({ id: event.id, resent: true });
   });
