@@ -7,11 +7,11 @@ import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
-import { findChargeById, insertChargeWhileLive, type ChargeRow } from '../src/storage/charges';
+import { findChargeByAttemptKey, findChargeById, insertChargeWhileLive, type ChargeRow } from '../src/storage/charges';
 import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
-import { loadGateRows, planFor, type AttemptPlan, type GateRows } from './checkouts';
+import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows } from './checkouts';
 import { spendReview } from '../src/storage/reviews';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import type { Db } from '../src/storage/db';
@@ -168,6 +168,27 @@ export function createChargeActivities(deps: ActivityDeps) {
     return input.reviewId ? db.transaction(insert) : insert(db);
   }
 
+  /**
+   * The attempt's plan. A retry whose earlier try already made the charge (a worker that died, a
+   * processor or database error after the insert) keeps the decisions that charge was made under:
+   * the gates and the review rule passed then, so a setting or gate row changed since must neither
+   * block the checkout nor open a review beside a charge in progress (left so for ever). The charge
+   * is looked up only when the plan would stop the attempt, so the common path reads nothing more.
+   */
+  async function planOnce(rows: AttemptRows, input: AttemptCharge): Promise<AttemptPlan> {
+    const planInput = { ...rows, paymentType: rows.pm.payment_type, amountCents: input.amountCents };
+    const madeEarlier = async () => (await findChargeByAttemptKey(db, input.attemptKey))?.checkout_id === rows.checkout.id;
+    const goOn = (): AttemptPlan => ({ block: null, needsReview: false, ...attemptTimings(planInput) });
+    let plan: AttemptPlan;
+    try {
+      plan = await planFor(db, planInput);
+    } catch (error) {
+      if (await madeEarlier()) return goOn();
+      throw error;
+    }
+    return (plan.block || plan.needsReview) && (await madeEarlier()) ? goOn() : plan;
+  }
+
   /** Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). */
   async function chargeAtProcessor(charge: ChargeRow, pm: PaymentMethodRow, known?: KnownChargeRows): Promise<ChargeSnapshot> {
     if (charge.status !== 'created') return snapshotMovedByOther(db, charge, pm.payment_type);
@@ -196,7 +217,7 @@ export function createChargeActivities(deps: ActivityDeps) {
      */
     async beginAttempt(input: AttemptCharge & CheckoutOwner & { checkoutId: string; paymentMethodId: string }): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
       const rows = await loadAttempt(input.checkoutId, input.paymentMethodId, input);
-      const plan = await planFor(db, { ...rows, paymentType: rows.pm.payment_type, amountCents: input.amountCents });
+      const plan = await planOnce(rows, input);
       if (plan.block || plan.needsReview) return { plan, charge: null };
       const charge = await insertCharge(rows, input);
       if (rows.checkout.type !== 'deposit') return { plan, charge: snapshot(charge, rows.pm.payment_type) };

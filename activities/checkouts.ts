@@ -63,7 +63,6 @@ export async function planFor(
 ): Promise<AttemptPlan> {
   const { checkout, merchant } = input;
   const s = merchant.settings;
-  const sandbox = merchant.environment === 'sandbox';
   const gate = evaluateGates({
     checkoutType: checkout.type,
     environment: merchant.environment,
@@ -79,9 +78,18 @@ export async function planFor(
   return {
     block: gate.blocked ? { reason: gate.reason, ...(gate.restrictWith ? { restrictWith: gate.restrictWith } : {}) } : null,
     needsReview,
+    ...attemptTimings(input),
+  };
+}
+
+/** The sandbox's timings and auto-refund of an attempt: what its plan says besides the gates and the review rule. */
+export function attemptTimings(input: { checkout: CheckoutRow; merchant: MerchantRow; paymentType: string | undefined; amountCents: number }): Omit<AttemptPlan, 'block' | 'needsReview'> {
+  const s = input.merchant.settings;
+  const sandbox = input.merchant.environment === 'sandbox';
+  return {
     settlementMs: sandbox ? s.sandbox_settlement_seconds * 1000 : 0,
     holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
-    autoRefund: sandbox && checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && isCardLike(input.paymentType),
+    autoRefund: sandbox && input.checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && isCardLike(input.paymentType),
   };
 }
 

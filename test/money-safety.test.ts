@@ -443,3 +443,43 @@ describe('failures surface with their reason (point 6)', () => {
     expect(patch.status).toBe(422);
   });
 });
+
+describe('a retried attempt keeps the decisions its charge was made under (audit)', () => {
+  // Audit regression: beginAttempt, run again after its charge was made (a worker that died, a
+  // processor or database error after the insert), ran the gates and the review rule again. A gate
+  // or review setting changed between the two tries answered "blocked" or "needs review" with no
+  // charge, although the attempt's charge existed: the workflow then blocked the checkout (or
+  // opened a review) and left that charge in progress for ever, taken at the processor with no event.
+  const retry = async (shop: Shop, checkout: CreatedCheckout, charge: { id: string }) => {
+    const { createChargeActivities } = await import('../activities/charges');
+    const row = await service.deps.db('charges').where({ id: charge.id }).first();
+    return createChargeActivities(service.deps).beginAttempt({
+      checkoutId: checkout.id, merchantId: shop.merchant.id, customerId: shop.customerId,
+      paymentMethodId: row.payment_method_id, amountCents: row.amount_cents, attemptKey: row.attempt_key,
+    });
+  };
+
+  it('a gate turned on after the charge was made does not block its retry', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, sandbox_settlement_seconds: 60 });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
+    const res = await attempt(service, checkout, { payment_method: BANK() });
+    expect(res.status).toBe(201);
+    expect(res.body.charge.status).toBe('pending');
+    // The merchant now requires a geo check the customer never made.
+    expect((await admin('PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { geo_required_for: ['deposit'] })).status).toBe(200);
+    const again = await retry(shop, checkout, res.body.charge);
+    expect(again.plan.block).toBeNull();
+    expect(again.charge).toMatchObject({ chargeId: res.body.charge.id, status: 'pending' });
+  });
+
+  it('a review turned on after a withdrawal charge was made does not send its retry to review', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(201);
+    expect((await admin('PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { review: { enabled: true, min_amount_cents: 100 } })).status).toBe(200);
+    const again = await retry(shop, checkout, res.body.charge);
+    expect(again.plan.needsReview).toBe(false);
+    expect(again.charge?.chargeId).toBe(res.body.charge.id);
+  });
+});
