@@ -208,6 +208,26 @@ describe('manual review', () => {
     }
   });
 
+  // Audit regression: a review is listed (its row committed) a moment before the checkout's workflow
+  // learns it exists, and a decision sent in between was refused by the workflow as a second one:
+  // 422 "Review already decided ... is pending" for a review nobody had decided (6 of 10 here).
+  it('a decision sent as soon as the review is listed decides it', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 } });
+    receiver.responder = () => ({ status: 200 });
+    for (let round = 0; round < 8; round++) {
+      const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+      const paying = attempt(service, checkout, { payment_method: CARD() });
+      // Polled without a pause, as a reviewer's tool watching the queue would see it.
+      let review;
+      while (!(review = await service.deps.db('reviews').where({ checkout_id: checkout.id }).first())) await new Promise((r) => setImmediate(r));
+      const decision = round % 2 === 0 ? 'approve' : 'decline';
+      const decided = await admin('POST', `/reviews/${review.id}/${decision}`);
+      expect(`${decided.status} ${decided.body.status ?? decided.body.hint}`).toBe(`200 ${decision === 'approve' ? 'approved' : 'declined'}`);
+      expect((await paying).status).toBe(202);
+      await waitFor(async () => ['completed', 'blocked'].includes((await walletView(service, checkout)).body.state));
+    }
+  });
+
   it('does not review withdrawals under min_amount_cents, nor deposits', async () => {
     const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 5000 } });
     receiver.responder = () => ({ status: 200 });
