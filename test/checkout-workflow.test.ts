@@ -176,4 +176,37 @@ describe('checkout workflow', () => {
       },
     );
   });
+
+  // Audit regression: when the simulator placed a charge's hold and then moved it held -> pending
+  // (a payout under way) before the workflow read the charge, the workflow took the pending charge
+  // for an ended attempt: nothing settled it, and the checkout's timer expired the checkout with a
+  // charge in progress, which could still be paid out on an expired checkout.
+  it('follows a withdrawal charge found pending after its hold (the simulator held it and moved it on) to its settlement', async () => {
+    const calls: string[] = [];
+    await withFakeWorker(
+      {
+        beginAttempt: async () => ({ plan, charge: { ...snapshot('created'), transactionType: 'debit' } }),
+        placeHold: async () => ({ accepted: false, sent: false, eventId: null }),
+        resolveHold: async () => ({ ...snapshot('pending'), transactionType: 'debit' }),
+        payoutCharge: async () => {
+          calls.push('payout');
+          return { ...snapshot('succeeded'), transactionType: 'debit' };
+        },
+        settleCharge: async () => {
+          calls.push('settle');
+          return { ...snapshot('succeeded'), transactionType: 'debit' };
+        },
+        expireCheckout: async () => {
+          calls.push('expire');
+          return true;
+        },
+      },
+      async (taskQueue) => {
+        const handle = await start(taskQueue, { type: 'withdrawal', expiresAt: new Date(Date.now() + 2000).toISOString() });
+        expect((await submit(handle)).result).toEqual({ kind: 'charge', chargeId: 'ch_fake' });
+        await expect(handle.result()).resolves.toEqual({ state: 'completed' });
+        expect(calls).toEqual(['settle']);
+      },
+    );
+  });
 });

@@ -63,6 +63,12 @@ const ONE_HOP_ANSWER = 'one-hop-answer';
 const CONTINUE_WHEN_LONG = 'continue-as-new-when-long';
 /** Patch marker: a settlement wait ends early when the charge was moved meanwhile (chargeMovedSignal). */
 const WAKE_ON_MOVE = 'settlement-wakes-on-move';
+/**
+ * Patch marker: a withdrawal charge found pending once its hold is resolved (the simulator placed
+ * the hold and moved the charge on to a payout under way) is followed to its settlement; earlier
+ * histories ended the attempt there, leaving the charge pending and the checkout to expire.
+ */
+const FOLLOW_PENDING_AFTER_HOLD = 'follow-pending-after-hold';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -211,6 +217,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       sentByOther: holdAnswer?.sent === false,
     });
     answer(attempt, charged(current));
+    if (current.status === 'pending' && patched(FOLLOW_PENDING_AFTER_HOLD)) {
+      await untilSettlement(charge.chargeId, plan.settlementMs);
+      return processor.settleCharge({ chargeId: charge.chargeId });
+    }
     if (current.status !== 'held') return current;
     await sleep(plan.holdMs);
     current = await processor.payoutCharge({ chargeId: charge.chargeId });
