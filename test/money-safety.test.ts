@@ -358,6 +358,25 @@ describe('the simulator cannot move a charge in ways its workflow does not expec
   });
 });
 
+describe('a failed attempt frees the checkout for the next one (audit)', () => {
+  // Audit regression: a held withdrawal the processor (the simulator) failed during the hold time
+  // kept its checkout refusing attempts ("another attempt is still in progress") until that time was
+  // up, up to sandbox_hold_seconds, although the charge had failed and the customer may retry.
+  it('a held charge failed during the hold time: the checkout takes the next attempt long before the hold time is up', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, sandbox_hold_seconds: 60 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2100 });
+    const first = await attempt(service, checkout, { payment_method: CARD() });
+    expect(first.body.charge.status).toBe('held');
+    expect((await transition(first.body.charge.id, { to: 'failed' })).status).toBe(200);
+    const next = await waitFor(async () => {
+      const res = await attempt(service, checkout, { payment_method: CARD() });
+      return res.status === 201 ? res : undefined;
+    }, 10_000, 'the checkout to take the next attempt');
+    expect(next.body.charge.status).toBe('held');
+    expect((await chargesOf(checkout.id)).map((c) => c.status)).toEqual(['failed', 'held']);
+  });
+});
+
 describe('expiry pauses while a review is pending (point 7)', () => {
   it('shows no deadline in review, never expires before the decision, and resumes with the time that was left', async () => {
     const shop = await reviewShop({ checkout_expiry_seconds: 4, enabled_events: ['checkout.expired', 'checkout.review.created', 'checkout.review.approved'] });

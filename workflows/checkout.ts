@@ -69,6 +69,8 @@ const WAKE_ON_MOVE = 'settlement-wakes-on-move';
  * histories ended the attempt there, leaving the charge pending and the checkout to expire.
  */
 const FOLLOW_PENDING_AFTER_HOLD = 'follow-pending-after-hold';
+/** Patch marker: the hold time's wait ends early when the held charge was moved meanwhile (chargeMovedSignal). */
+const WAKE_HOLD_ON_MOVE = 'hold-wait-wakes-on-move';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -96,9 +98,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   let decided: ReviewSnapshot | undefined;
 
   setHandler(checkoutStatusQuery, () => ({ state, attemptInFlight: inFlight }));
-  /** Charges moved outside the workflow (chargeMovedSignal). */
+  /** Charges moved outside the workflow (chargeMovedSignal): from held, and from anything else. */
   const movedCharges = new Set<string>();
-  setHandler(chargeMovedSignal, (chargeId) => void movedCharges.add(chargeId));
+  const movedFromHeld = new Set<string>();
+  setHandler(chargeMovedSignal, (chargeId, from) => void (from === 'held' ? movedFromHeld : movedCharges).add(chargeId));
 
   setHandler(
     submitAttemptUpdate,
@@ -202,6 +205,16 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     if (ms > 0) await condition(() => movedCharges.has(chargeId), ms);
   }
 
+  /**
+   * Waits out a held charge's hold time, or less when the charge was moved meanwhile (failed,
+   * paid, made pending): payoutCharge then finds it moved on, and a failed one frees the checkout
+   * for the next attempt at once. Earlier histories slept the whole time.
+   */
+  async function untilPayout(chargeId: string, ms: number): Promise<void> {
+    if (!patched(WAKE_HOLD_ON_MOVE)) return sleep(ms);
+    if (ms > 0) await condition(() => movedFromHeld.has(chargeId), ms);
+  }
+
   async function runWithdrawal(attempt: AttemptInput, charge: ChargeSnapshot, plan: { holdMs: number; settlementMs: number }): Promise<ChargeSnapshot> {
     let holdAnswer: HoldAnswer | undefined;
     try {
@@ -222,7 +235,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       return processor.settleCharge({ chargeId: charge.chargeId });
     }
     if (current.status !== 'held') return current;
-    await sleep(plan.holdMs);
+    await untilPayout(charge.chargeId, plan.holdMs);
     current = await processor.payoutCharge({ chargeId: charge.chargeId });
     if (current.status === 'pending') {
       await untilSettlement(charge.chargeId, plan.settlementMs);

@@ -83,9 +83,10 @@ export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('
 export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision]>('decideReview');
 /**
  * A charge of the checkout moved outside the workflow (the sandbox simulator, after its commit):
- * a workflow waiting out that charge's settlement time wakes and reads where it is.
+ * a workflow waiting out that charge's settlement time, or its hold time, wakes and reads where it
+ * is. The second argument is the status it moved from (absent in signals sent before it existed).
  */
-export const chargeMovedSignal = defineSignal<[string]>('chargeMoved');
+export const chargeMovedSignal = defineSignal<[string, string?]>('chargeMoved');
 
 /** The review as the admin API answers it. */
 export interface ReviewSnapshot {

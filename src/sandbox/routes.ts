@@ -83,12 +83,12 @@ export function sandboxAdminRoutes(deps: AppDeps): Router {
     await dispatchCommitted(deps, result.eventIds, result.charge.merchant_id);
     // Best effort, like dispatch: the worker's sweeper starts a workflow this start missed.
     await startSubscriptionWorkflows(deps, result.subscriptionIds).catch((err) => deps.logger.warn({ err }, 'subscription workflow start failed'));
-    // A checkout workflow waiting out this pending charge's settlement time reads it now; if the
-    // signal is lost, it reads it when that time is up, as before.
-    if (charge.status === 'pending') {
+    // A checkout workflow waiting out this pending charge's settlement time, or this held charge's
+    // hold time, reads it now; if the signal is lost, it reads it when that time is up, as before.
+    if (charge.status === 'pending' || charge.status === 'held') {
       await deps.temporal.workflow
         .getHandle(charge.checkout_id)
-        .signal(chargeMovedSignal, charge.id)
+        .signal(chargeMovedSignal, charge.id, charge.status)
         .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'charge-moved signal not delivered'));
       // A renewal's settlement is waited out by its subscription's workflow, not the checkout's.
       if (charge.subscription_id && (charge.subscription_period ?? 0) > 0) {
