@@ -362,6 +362,22 @@ describe('a failed attempt frees the checkout for the next one (audit)', () => {
   // Audit regression: a held withdrawal the processor (the simulator) failed during the hold time
   // kept its checkout refusing attempts ("another attempt is still in progress") until that time was
   // up, up to sandbox_hold_seconds, although the charge had failed and the customer may retry.
+  // Audit regression: the charge's failure commits a moment before the checkout's workflow reads it
+  // and ends the attempt; an attempt sent in between was admitted (no charge in progress) and then
+  // refused by the workflow as "another attempt is still in progress" (5 of 5 sent right after the
+  // simulator's answer).
+  it('an attempt sent as soon as a pending charge failed is taken', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, sandbox_settlement_seconds: 60 });
+    for (let round = 0; round < 3; round++) {
+      const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2200 });
+      const first = await attempt(service, checkout, { payment_method: BANK() });
+      expect(first.body.charge.status).toBe('pending');
+      expect((await transition(first.body.charge.id, { to: 'failed' })).status).toBe(200);
+      const next = await attempt(service, checkout, { payment_method: CARD() });
+      expect(`${next.status} ${next.body.charge?.status ?? next.body.error}`).toBe('201 succeeded');
+    }
+  });
+
   it('a held charge failed during the hold time: the checkout takes the next attempt long before the hold time is up', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, sandbox_hold_seconds: 60 });
     const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2100 });
