@@ -317,6 +317,44 @@ class AttemptWithMoveDuringHold extends Base {
   }
 }
 
+/**
+ * An attempt on a withdrawal whose charge the simulator holds as soon as it exists (before the
+ * workflow's own hold, most of the time) and at once moves on: the workflow must follow the charge
+ * wherever the simulator left it (audit: a charge it found pending was left pending, and the
+ * checkout expired around it).
+ */
+class AttemptWithSimulatorHoldFirst extends Base {
+  constructor(readonly checkout: number, readonly method: Method, readonly amount: AmountPick, readonly to: 'pending' | 'succeeded' | 'failed') {
+    super();
+  }
+  protected override needs: Needs = 'withdrawal';
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts.filter((x) => x.type === 'withdrawal'), this.checkout)!;
+    const known = new Set(m.charges.map((x) => x.id));
+    let answered = false;
+    const statuses = allowedAttemptStatuses(m, c, amountFor(m, c, this.amount), Date.now());
+    const answering = attemptOnce(m, w, c, this.method, this.amount, statuses, `${this} on ${describe(c)}`).finally(() => (answered = true));
+    const moves: Array<Awaited<ReturnType<typeof admin>>> = [];
+    while (!answered) {
+      const charges = await w.service.deps.db('charges').where({ checkout_id: c.id }).select('id');
+      const fresh = charges.find((x: { id: string }) => !known.has(x.id));
+      if (fresh) {
+        const held = await admin(w, 'POST', `/sandbox/charges/${fresh.id}/transition`, { to: 'held' });
+        moves.push(held);
+        if (held.status === 200 && held.body.status === 'held') moves.push(await admin(w, 'POST', `/sandbox/charges/${fresh.id}/transition`, { to: this.to }));
+        if (moves.at(-1)?.body?.status === 'succeeded') c.state = 'completed';
+        break;
+      }
+      await sleep(2);
+    }
+    await answering;
+    for (const move of moves) allowed(move, new Set([200, 422]), `${this}: a simulator move`, 'simulator_answer');
+  }
+  toString() {
+    return `AttemptWithSimulatorHoldFirst(withdrawal #${this.checkout}, ${methodLabel(this.method)}, amount ${this.amount}, then ${this.to})`;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reviews
 
@@ -546,6 +584,7 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(1, fc.tuple(index, amountArb).map(([c, a]) => new Attempt(c, { kind: 'card', number: BAD_LUHN }, a, true))),
     w(2, fc.tuple(index, fc.array(methodArb, { minLength: 2, maxLength: 5 }), amountArb).map(([c, ms, a]) => new ConcurrentAttempts(c, ms, a))),
     w(2, fc.tuple(index, methodArb, amountArb, fc.constantFrom<ChargeStatus>('pending', 'succeeded', 'failed', 'held', 'cancelled')).map(([c, m, a, to]) => new AttemptWithMoveDuringHold(c, m, a, to))),
+    w(2, fc.tuple(index, methodArb, amountArb, fc.constantFrom('pending' as const, 'succeeded' as const, 'failed' as const)).map(([c, m, a, to]) => new AttemptWithSimulatorHoldFirst(c, m, a, to))),
     // Reviewers mostly approve: what happens after an approval is where the money is.
     w(6, fc.tuple(index, fc.integer({ min: 0, max: 3 })).map(([r, n]) => new DecideReview(r, n > 0))),
     w(3, fc.tuple(index, fc.constantFrom(...CHARGE_STATUSES)).map(([c, to]) => new SimulatorMove(c, to))),

@@ -163,6 +163,10 @@ export async function checkInvariants(world: World, model: Model, final: boolean
     v.check('completed_iff_paid', (checkout.state === 'completed') === (paid.length > 0), () => `${label}: state ${checkout.state} with ${paid.length} succeeded charges`);
     const live = charges.filter((c) => LIVE.has(c.status));
     v.check('one_live_charge', live.length <= 1, () => `${label} has ${live.length} charges in progress at once (${live.map((c) => c.status).join(', ')})`);
+    // Expired and blocked checkouts end with no charge still in progress: nothing would settle it.
+    if (checkout.state === 'expired' || checkout.state === 'blocked') {
+      v.check('closed_without_live_charge', live.length === 0, () => `${label} has ${live.map((c) => `${c.id} ${c.status}`).join(', ')} in progress`);
+    }
     const review = s.reviews.find((r) => r.checkout_id === checkout.id);
     if (checkout.state !== 'expired') v.check('in_review_iff_pending', (checkout.state === 'in_review') === (review?.status === 'pending'), () => `${label}: review ${review?.status ?? 'none'}`);
     if (review?.status === 'declined') {
