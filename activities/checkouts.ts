@@ -21,6 +21,12 @@ import { findPaymentMethod } from '../src/storage/payment-methods';
 import { REVIEW_SPENT_MESSAGE, reviewRequired } from '../src/checkouts/review-rule';
 import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
 
+/**
+ * The least time an approval leaves before the checkout's deadline: the approved charge is created
+ * right after it, by the database's clock, so an approval always gets its charge.
+ */
+const APPROVED_CHARGE_MIN_MS = 3_000;
+
 /** What the workflow needs to run one attempt, read from the database and the merchant's settings. */
 export interface AttemptPlan {
   /** Set when a geo or KYC gate blocks the checkout; no charge may be made. */
@@ -200,10 +206,13 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         const row = await decideReview(trx, current.id, input.decision);
         review = presentReview(row);
         const approved = input.decision === 'approved';
-        // Expiry resumes with the time that was left when the review started.
+        // Expiry resumes with the time that was left when the review started, and at least the
+        // time the approved charge needs to be created: a review started milliseconds before the
+        // deadline would otherwise be approved with no charge possible.
+        const resumesWithMs = Math.max(checkout.expiry_remaining_ms ?? 0, APPROVED_CHARGE_MIN_MS);
         const resumed = await updateCheckoutState(trx, checkout.id, ['in_review'], approved ? 'open' : 'blocked', {
           blocked_reason: approved ? null : 'review_declined',
-          ...(approved ? { expires_at: new Date(Date.now() + (checkout.expiry_remaining_ms ?? 0)) } : {}),
+          ...(approved ? { expires_at: new Date(Date.now() + resumesWithMs) } : {}),
           expiry_remaining_ms: null,
         });
         expiresAt = resumed?.expires_at;

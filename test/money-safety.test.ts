@@ -420,6 +420,28 @@ describe('expiry pauses while a review is pending (point 7)', () => {
   });
 });
 
+describe('an approval always gets its charge (audit)', () => {
+  // Audit regression: expiry resumed on approval with exactly the time left when the review
+  // started, which is a few milliseconds for a review opened just before the deadline; the approved
+  // charge's insert (checked against that deadline by the database's clock) was then refused, so the
+  // approval answered 200 and no charge or hold ever followed, and the checkout expired.
+  it('a review started with milliseconds left: its approval creates the charge and places the hold', async () => {
+    const shop = await reviewShop();
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(202);
+    // As if the review had started 5 ms before the deadline.
+    await service.deps.db('checkouts').where({ id: checkout.id }).update({ expiry_remaining_ms: 5 });
+    expect((await admin('POST', `/admin/v1/reviews/${res.body.review.id}/approve`)).status).toBe(200);
+    const [charge] = await waitFor(async () => {
+      const rows = await chargesOf(checkout.id);
+      return rows.length === 1 && !['created', 'held', 'pending'].includes(rows[0].status) && rows;
+    }, 10_000, 'the approved charge');
+    expect(charge.status).toBe('succeeded');
+    expect((await service.deps.db('reviews').where({ id: res.body.review.id }).first()).charge_id).toBe(charge.id);
+  });
+});
+
 describe('a retried review decision (audit)', () => {
   // Audit regression: when the decision committed but the activity's answer was lost, its retry
   // answered no deadline, so the workflow kept the one from before the review.
