@@ -20,6 +20,7 @@ import path from 'node:path';
 import { statCpuSeconds, threadCpu } from './support/proc-stat';
 import { connectClient, startTemporal, temporalCliPath } from './support/temporal';
 import { touchUpdate } from './cache-scan/workflows';
+import { runScript } from './support/run-script';
 
 const N = Number(process.env.SCAN_WORKFLOWS ?? 4000);
 const CACHES = (process.env.SCAN_CACHES ?? `${Math.max(2, Math.round(N / 8))},${N}`).split(',').map(Number);
@@ -87,10 +88,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runScript(main);

@@ -22,6 +22,7 @@ import { checkoutSearchAttributes, type CheckoutWorkflowInput } from '../workflo
 import { cpuByGroup, cpuSince } from './support/proc-stat';
 import { percentile, runClosedLoop } from './support/samples';
 import { connectClient, startTemporal, temporalCliPath } from './support/temporal';
+import { runScript } from './support/run-script';
 
 const seconds = Number(process.env.START_SHAPES_SECONDS ?? 8);
 const rounds = Number(process.env.START_SHAPES_ROUNDS ?? 3);
@@ -93,10 +94,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runScript(main);
