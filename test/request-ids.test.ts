@@ -48,7 +48,7 @@ describe('request ids', () => {
 });
 
 describe('access logs (pino-http)', () => {
-  it('one structured line per request with the request id, status and duration, and no secret', async () => {
+  it('one structured line per request with the request id, status and duration, and no secret or searched personal data', async () => {
     const lines: Array<Record<string, any>> = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
@@ -66,6 +66,9 @@ describe('access logs (pino-http)', () => {
       const page = await fetch(`${base}/checkout/chk_secretive?client_secret=cs_very_secret_value`);
       const search = await request(base, 'GET', '/api/v1/customers/search?email=nobody@example.com', { token: merchant.api_key });
       expect(search.status).toBe(200);
+      // A customer search names the person looked for: personal data, kept out of the log like a secret.
+      const byPhone = await request(base, 'GET', '/api/v1/customers/search?phone_number=%2B1%20(555)%20867-5309&internal_id=crm-42', { token: merchant.api_key });
+      expect(byPhone.status).toBe(200);
 
       const access = lines.filter((l) => l.req && l.res);
       const pageLine = access.find((l) => l.req.url.startsWith('/checkout/chk_secretive'))!;
@@ -75,9 +78,12 @@ describe('access logs (pino-http)', () => {
       expect(pageLine.responseTime).toEqual(expect.any(Number));
       const searchLine = access.find((l) => l.req.url.startsWith('/api/v1/customers/search'))!;
       expect(searchLine).toMatchObject({ level: 30, req: { method: 'GET', id: search.headers.get('x-request-id') }, res: { statusCode: 200 } });
+      const phoneLine = access.find((l) => l.req.id === byPhone.headers.get('x-request-id'))!;
+      expect(searchLine.req.url).toBe('/api/v1/customers/search?email=[redacted]');
+      expect(phoneLine.req.url).toBe('/api/v1/customers/search?phone_number=[redacted]&internal_id=crm-42');
 
       const everything = lines.map((l) => JSON.stringify(l)).join('\n');
-      for (const secret of ['cs_very_secret_value', merchant.api_key, service.adminToken, merchant.webhook_signing_secret]) {
+      for (const secret of ['cs_very_secret_value', merchant.api_key, service.adminToken, merchant.webhook_signing_secret, 'nobody@example.com', 'nobody%40example.com', '867-5309']) {
         expect(everything).not.toContain(secret);
       }
     } finally {
