@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pino from 'pino';
 import { KYC_PROVIDERS } from '../src/kyc/schemas';
 import { latestKycRecord } from '../src/storage/kyc-records';
@@ -303,5 +304,32 @@ describe('last_four_ssn', () => {
     expect(row.last_four_ssn_sealed).toMatch(/^v1\./);
     expect(Object.values(row).map(String)).not.toContain(ssn);
     expect(service.deps.sealer.open(row.last_four_ssn_sealed)).toBe(ssn);
+  });
+
+  it('cannot be recovered from the idempotency record of a keyed upsert, which still replays', async () => {
+    const customerId = await newCustomer();
+    const body = kycBody(customerId, { last_four_ssn: '5309' });
+    const key = `kyc-ssn-${customerId}`;
+    const keyed = (b: unknown) => request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', { token: merchant.api_key, body: b, headers: { 'Idempotency-Key': key } });
+    const created = await keyed(body);
+    expect(created.status).toBe(201);
+
+    // The stored answer holds every other field of the request; trying the 10,000 values against
+    // the stored request digest must find none of them.
+    const row = await service.deps.db('idempotency_keys').where({ scope: `merchant:${merchant.id}`, key }).first();
+    expect(row.response_body).not.toContain('5309');
+    const matches: string[] = [];
+    for (let n = 0; n < 10_000; n++) {
+      const guess = String(n).padStart(4, '0');
+      const digest = createHash('sha256').update(`POST /api/v1/kyc/upsert\n${JSON.stringify({ ...body, last_four_ssn: guess })}`).digest('hex');
+      if (digest === row.request_hash) matches.push(guess);
+    }
+    expect(matches).toEqual([]);
+
+    const replayed = await keyed(body);
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(created.body);
+    expect((await keyed({ ...body, last_four_ssn: '5310' })).status).toBe(422);
   });
 });

@@ -7,11 +7,12 @@ import { CheckoutCreateBody } from './schemas';
 import { createCheckout } from './service';
 import { presentCheckout } from './present';
 
-export function checkoutRoutes({ db, temporal, config }: AppDeps): Router {
+export function checkoutRoutes(deps: AppDeps): Router {
+  const { db, temporal, config } = deps;
   const router = Router();
   router.use(requireMerchant(db, 'api_key'));
 
-  router.post('/', idempotent(db), async (req, res) => {
+  router.post('/', idempotent(deps), async (req, res) => {
     const body = parseOrThrow(CheckoutCreateBody, req.body);
     const { checkout, clientSecret } = await createCheckout({ db, temporal, config }, merchantOf(req), body, { id: idempotentId(req, 'checkout') });
     // Read per request, not when the router is built: the test harness sets it once the port is known.

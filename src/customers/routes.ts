@@ -6,11 +6,12 @@ import type { AppDeps } from '../app-deps';
 import { CustomerCreateBody, CustomerSearchQuery, CustomerUpdateBody } from './schemas';
 import { changeCustomer, createCustomer, findCustomers, presentCustomer, presentSearchResult, presentUpdatedCustomer } from './service';
 
-export function customerRoutes({ db }: AppDeps): Router {
+export function customerRoutes(deps: AppDeps): Router {
+  const { db } = deps;
   const router = Router();
   router.use(requireMerchant(db, 'api_key'));
 
-  router.post('/', idempotent(db), async (req, res) => {
+  router.post('/', idempotent(deps), async (req, res) => {
     const body = parseOrThrow(CustomerCreateBody, req.body);
     res.status(201).json(presentCustomer(await createCustomer(db, merchantOf(req), body)));
   });

@@ -28,7 +28,7 @@ export function devicePingRoutes(deps: AppDeps): Router {
 
   router.options('/', browserCors);
   // CORS runs before authentication so a browser can read the 422 too.
-  router.post('/', browserCors, requireMerchant(db, 'client_secret'), idempotent(db), async (req, res) => {
+  router.post('/', browserCors, requireMerchant(db, 'client_secret'), idempotent(deps), async (req, res) => {
     const merchant = merchantOf(req);
     // A disabled account learns that first, whatever it sent.
     assertDevicePingsEnabled(merchant);

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
+import type { AppDeps } from '../app-deps';
 import { ID_PREFIX } from '../domain/ids';
 import type { Db } from '../storage/db';
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey, releaseIdempotencyKey } from '../storage/idempotency-keys';
@@ -33,8 +34,13 @@ function scopeOf(req: Request): string {
   throw new Error('idempotent() must run after authentication');
 }
 
-function requestHash(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.baseUrl}${req.path}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
+/**
+ * The digest a key's later requests are compared by. Keyed (HMAC): bodies carry the last four of
+ * an SSN and card numbers with their cvc, values so few that a plain hash stored beside the
+ * answer would give them back to anyone who reads the table and tries them all.
+ */
+function requestHash(req: Request, digestKey: string): string {
+  return createHmac('sha256', digestKey).update(`idempotency\n${req.method} ${req.baseUrl}${req.path}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
 }
 
 function replay(res: Response, status: number, body: string): void {
@@ -48,7 +54,8 @@ function replay(res: Response, status: number, body: string): void {
  * with another request it is 422, and while the first is still running a second one waits for
  * it instead of doing the work twice. A 5xx is not recorded, so a retry runs again.
  */
-export function idempotent(db: Db): RequestHandler {
+export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>): RequestHandler {
+  const digestKey = sealer.fingerprintKey();
   return async (req, res, next) => {
     const key = req.header(IDEMPOTENCY_HEADER);
     if (key === undefined) return next();
@@ -57,7 +64,7 @@ export function idempotent(db: Db): RequestHandler {
         throw new ValidationError('Invalid Idempotency-Key header.', 'Use 1 to 255 printable ASCII characters without spaces, for example a UUID.');
       }
       const scope = scopeOf(req);
-      const hash = requestHash(req);
+      const hash = requestHash(req, digestKey);
       const deadline = Date.now() + WAIT_FOR_FIRST_MS;
       for (;;) {
         if (await claimIdempotencyKey(db, scope, key, hash)) break;

@@ -10,7 +10,7 @@ export function kycRoutes(deps: AppDeps): Router {
   const router = Router();
   router.use(requireMerchant(deps.db, 'api_key'));
 
-  router.post('/upsert', idempotent(deps.db), async (req, res) => {
+  router.post('/upsert', idempotent(deps), async (req, res) => {
     const merchant = merchantOf(req);
     // A disabled account learns that first, whatever it sent.
     assertKycEnabled(merchant);

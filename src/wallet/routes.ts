@@ -27,8 +27,8 @@ export function walletRoutes(deps: AppDeps): Router {
 
   router.get('/checkouts/:id', requireCheckoutSecret(db), getWalletCheckout(deps));
   // The lead's attempts route (src/wallet/attempts.ts): one payment attempt per call.
-  router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), idempotent(db), postAttempt(deps));
-  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), idempotent(db), postCheckoutDevicePing(deps));
+  router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), idempotent(deps), postAttempt(deps));
+  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), idempotent(deps), postCheckoutDevicePing(deps));
 
   return router;
 }
