@@ -69,6 +69,9 @@ describe('access logs (pino-http)', () => {
       // A customer search names the person looked for: personal data, kept out of the log like a secret.
       const byPhone = await request(base, 'GET', '/api/v1/customers/search?phone_number=%2B1%20(555)%20867-5309&internal_id=crm-42', { token: merchant.api_key });
       expect(byPhone.status).toBe(200);
+      // The admin search's q may be part of an email address: redacted too.
+      const adminSearch = await request(base, 'GET', '/admin/v1/checkouts?q=findme%40example.com&merchant_id=mer_x', { token: service.adminToken });
+      expect(adminSearch.status).toBe(200);
 
       const access = lines.filter((l) => l.req && l.res);
       const pageLine = access.find((l) => l.req.url.startsWith('/checkout/chk_secretive'))!;
@@ -81,9 +84,10 @@ describe('access logs (pino-http)', () => {
       const phoneLine = access.find((l) => l.req.id === byPhone.headers.get('x-request-id'))!;
       expect(searchLine.req.url).toBe('/api/v1/customers/search?email=[redacted]');
       expect(phoneLine.req.url).toBe('/api/v1/customers/search?phone_number=[redacted]&internal_id=crm-42');
+      expect(access.find((l) => l.req.id === adminSearch.headers.get('x-request-id'))!.req.url).toBe('/admin/v1/checkouts?q=[redacted]&merchant_id=mer_x');
 
       const everything = lines.map((l) => JSON.stringify(l)).join('\n');
-      for (const secret of ['cs_very_secret_value', merchant.api_key, service.adminToken, merchant.webhook_signing_secret, 'nobody@example.com', 'nobody%40example.com', '867-5309']) {
+      for (const secret of ['cs_very_secret_value', merchant.api_key, service.adminToken, merchant.webhook_signing_secret, 'nobody@example.com', 'nobody%40example.com', '867-5309', 'findme']) {
         expect(everything).not.toContain(secret);
       }
     } finally {

@@ -18,11 +18,12 @@ function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
 
 /**
  * The query values that are secrets (the wallet link's client_secret) or a person's contact
- * details (customer search by email or phone_number) never reach a log line.
+ * details (customer search by email or phone_number, the admin search's q, which may be part of
+ * an email address) never reach a log line.
  */
 export function redactUrl(url: string | undefined): string | undefined {
   if (!url) return url;
-  return url.replace(/([?&](?:client_secret|token|api_key|email|phone_number)=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:client_secret|token|api_key|email|phone_number|q)=)[^&#]*/gi, '$1[redacted]');
 }
 
 /**
