@@ -352,6 +352,36 @@ describe('geo, review and charges', () => {
       payment_method: { id: pmId, payment_type: 'card', card: { last4: '4242' } },
     });
   });
+
+  it('shows a withdrawal in review past the deadline it had before the review as an unfinished checkout (audit)', async () => {
+    // Audit regression: a pending review pauses the deadline (expires_at stays the old one until
+    // the approval sets a new one), but the read took any checkout past expires_at for finished:
+    // in review it showed no saved payment methods and each charge's customer as {id} only,
+    // though an approval reopens it and the page offers the form again after a failed payout.
+    const c = await newCheckout({ type: 'withdrawal', balance_amount_cents: 10_000 });
+    const db = service.deps.db;
+    const pmId = await insertSavedCard(c.customer_id);
+    await db('charges').insert({
+      id: `ch_${suffix()}`,
+      merchant_id: merchant.id,
+      checkout_id: c.id,
+      customer_id: c.customer_id,
+      payment_method_id: pmId,
+      attempt_key: `att_${suffix()}`,
+      amount_cents: 500,
+      currency: 'USD',
+      transaction_type: 'debit',
+      status: 'failed',
+      processor: 'sandbox_alpha',
+    });
+    await db('reviews').insert({ id: `cpilr_${suffix()}`, merchant_id: merchant.id, checkout_id: c.id, customer_id: c.customer_id, payment_method_id: pmId, amount_cents: 700 });
+    await db('checkouts').where({ id: c.id }).update({ state: 'in_review', expiry_remaining_ms: 60_000, expires_at: new Date(Date.now() - 60_000) });
+
+    const body = await read(c);
+    expect(body).toMatchObject({ state: 'in_review', expires_at: null });
+    expect(body.saved_payment_methods.map((pm: { id: string }) => pm.id)).toEqual([pmId]);
+    expect(body.charges[0].customer).toMatchObject({ id: c.customer_id, email: expect.stringContaining('@') });
+  });
 });
 
 describe('the hosted page', () => {

@@ -60,10 +60,12 @@ async function checkoutReviewSummary(db: Db, checkoutId: string): Promise<Review
 /**
  * A completed or expired checkout takes no attempt, but its link lives on in browser history and
  * in shared links: its read shows only what the page needs to say how it ended, so no customer
- * email, phone or name, and no saved payment methods.
+ * email, phone or name, and no saved payment methods. A pending review pauses the deadline
+ * (expires_at keeps the old one until the approval sets a new one): in review, never past it.
  */
 function isFinished(checkout: CheckoutRow): boolean {
-  return checkout.state === 'completed' || checkout.state === 'expired' || checkout.expires_at.getTime() <= Date.now();
+  if (checkout.state === 'completed' || checkout.state === 'expired') return true;
+  return checkout.state !== 'in_review' && checkout.expires_at.getTime() <= Date.now();
 }
 
 function withoutCustomerDetails(charge: PresentedCharge) {
