@@ -410,3 +410,18 @@ describe('the hosted page', () => {
     expect(css.headers.get('content-type')).toMatch(/text\/css/);
   });
 });
+
+describe('the wallet view in the OpenAPI document (audit)', () => {
+  // Audit regression: the document's WalletCheckout gave expires_at as a date-time string, but the
+  // view answers null while a withdrawal is in review (its expiry is paused): a client validating
+  // the wallet's answer against the document rejected every checkout in review.
+  it('describes the view of a checkout in review, whose expires_at is null, and of an open one', async () => {
+    const { WalletCheckout } = await import('../src/wallet/openapi');
+    const c = await newCheckout({ type: 'withdrawal', balance_amount_cents: 10_000 });
+    await service.deps.db('checkouts').where({ id: c.id }).update({ state: 'in_review', expiry_remaining_ms: 60_000 });
+    const inReview = await read(c);
+    expect(inReview).toMatchObject({ state: 'in_review', expires_at: null });
+    expect(WalletCheckout.safeParse(inReview).error?.issues).toBeUndefined();
+    expect(WalletCheckout.safeParse(await read(await newCheckout({ type: 'deposit' }))).error?.issues).toBeUndefined();
+  });
+});

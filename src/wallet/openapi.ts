@@ -11,7 +11,7 @@ const security = [{ [WalletAuth.name]: [] }];
 const tag = TAGS.wallet;
 const params = pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb');
 
-const WalletCheckout = registry.register(
+export const WalletCheckout = registry.register(
   'WalletCheckout',
   z.object({
     id: z.string(),
@@ -31,7 +31,7 @@ const WalletCheckout = registry.register(
     preselected_method: z.string().nullable(),
     experience: z.enum(['web', 'webview', 'iframe']).nullable(),
     return_url: z.string().nullable(),
-    expires_at: z.string().datetime(),
+    expires_at: z.string().datetime().nullable(),
     geo_required: z.boolean(),
     review: z.object({ id: z.string(), status: z.string() }).nullable(),
     charges: z.array(ChargeResponse),
