@@ -232,3 +232,35 @@ describe('wallet reads of finished checkouts', () => {
     }
   });
 });
+
+describe('saved payment methods (audit)', () => {
+  // Audit regression: a card typed in is refused once its expiry month has passed ("The card has
+  // expired.", before any charge exists), but a saved card was charged whatever its expiry: the
+  // sandbox decides a card's outcome when it is tokenized, so a card saved while valid was paid
+  // (succeeded) for ever after it expired.
+  it('pays with a saved card while it is valid, and refuses it once its expiry has passed, before any charge exists', async () => {
+    const own = await openShop(service);
+    const first = await createCheckout(service, own, { type: 'deposit', fixed_amount_cents: 900 });
+    const saved = await attempt(service, first, { payment_method: CARD(), save_payment_method: true });
+    expect(saved.body.charge).toMatchObject({ status: 'succeeded', payment_method: { saved: true } });
+    const pmId = saved.body.charge.payment_method.id as string;
+
+    const valid = await createCheckout(service, own, { type: 'deposit', fixed_amount_cents: 900 });
+    const paid = await attempt(service, valid, { payment_method: { saved_payment_method_id: pmId } });
+    expect(paid.status).toBe(201);
+    expect(paid.body.charge).toMatchObject({ status: 'succeeded', payment_method: { id: pmId } });
+
+    // Time passes: the saved card's expiry month is now behind us.
+    const row = await service.deps.db('payment_methods').where({ id: pmId }).first();
+    const lastYear = new Date().getUTCFullYear() - 1;
+    await service.deps.db('payment_methods').where({ id: pmId }).update({ details: JSON.stringify({ ...row.details, card: { ...row.details.card, exp_year: lastYear } }) });
+
+    const later = await createCheckout(service, own, { type: 'deposit', fixed_amount_cents: 900 });
+    const refused = await attempt(service, later, { payment_method: { saved_payment_method_id: pmId } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toBe('The card has expired.');
+    expect(await service.deps.db('charges').where({ checkout_id: later.id })).toHaveLength(0);
+    expect((await walletView(service, later)).body.state).toBe('open');
+  });
+
+});

@@ -49,6 +49,12 @@ export function cardBrand(digits: string): CardBrand {
   return 'other';
 }
 
+/** A card stays valid until the end of its expiry month (UTC): typed in, or saved earlier. */
+export function cardExpired(expYear: number, expMonth: number, now: Date): boolean {
+  const thisYear = now.getUTCFullYear();
+  return expYear < thisYear || (expYear === thisYear && expMonth < now.getUTCMonth() + 1);
+}
+
 export interface NormalizedCard {
   digits: string;
   brand: CardBrand;
@@ -69,7 +75,6 @@ export function normalizeCard(card: CardInput, now: Date): NormalizedCard {
   // A two-digit year is read as 20YY, as printed on cards.
   const exp_year = Number.isInteger(card.exp_year) && card.exp_year < 100 ? 2000 + card.exp_year : card.exp_year;
   const thisYear = now.getUTCFullYear();
-  const thisMonth = now.getUTCMonth() + 1;
   if (
     !Number.isInteger(exp_month) ||
     exp_month < 1 ||
@@ -79,8 +84,7 @@ export function normalizeCard(card: CardInput, now: Date): NormalizedCard {
   ) {
     throw new InvalidPaymentMethod('invalid_expiry', 'The card expiry date is not valid.');
   }
-  // A card stays valid until the end of its expiry month.
-  if (exp_year < thisYear || (exp_year === thisYear && exp_month < thisMonth)) {
+  if (cardExpired(exp_year, exp_month, now)) {
     throw new InvalidPaymentMethod('invalid_expiry', 'The card has expired.');
   }
 
