@@ -263,4 +263,21 @@ describe('saved payment methods (audit)', () => {
     expect((await walletView(service, later)).body.state).toBe('open');
   });
 
+  // Audit regression: a subscription's first successful charge keeps its method for renewals
+  // (marked saved) in the same commit, but the attempt answered the method as it was read before
+  // the charge: `saved: false`, where GET /api/v1/charges/{id} right after shows `saved: true`.
+  it("answers a subscription's first charge with its method as GET /api/v1/charges/{id} shows it: saved for renewals", async () => {
+    const own = await openShop(service);
+    const checkout = await createCheckout(service, own, {
+      type: 'deposit',
+      line_items: [{ name: 'Plan', price_cents: 1500, quantity: 1 }],
+      subscription_data: { interval: 'month', interval_count: 1 },
+    });
+    const paid = await attempt(service, checkout, { payment_method: CARD('5555555555554444') });
+    expect(paid.status).toBe(201);
+    expect(paid.body.charge.status).toBe('succeeded');
+    const read = await getCharge(service, own, paid.body.charge.id);
+    expect(read.body.payment_method.saved).toBe(true);
+    expect(paid.body.charge.payment_method).toEqual(read.body.payment_method);
+  });
 });

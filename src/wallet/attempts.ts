@@ -17,7 +17,7 @@ import { findChargeByAttemptKey, findChargeById } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReview, type ReviewRow } from '../storage/reviews';
-import { deleteUnusedPaymentMethod } from '../storage/payment-methods';
+import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
 import { submitAttemptUpdate, FAILURE_TYPES, type AttemptInput, type AttemptResult } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
@@ -111,9 +111,11 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     }
     // Workflows started before the answer carried the charge: read it back.
     const charge = result.charge ?? (await findChargeById(db, result.chargeId))!;
+    // A subscription's first success kept its method for renewals (marked it saved) in the charge's commit.
+    const chargedMethod = checkout.subscription && charge.status === 'succeeded' ? ((await findPaymentMethod(db, merchant.id, stored.method.id)) ?? stored.method) : stored.method;
     const customer = await customerRead;
     if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
-    res.status(201).json({ charge: presentCharge(charge, customer, stored.method) });
+    res.status(201).json({ charge: presentCharge(charge, customer, chargedMethod) });
   };
 }
 
