@@ -70,6 +70,43 @@ describe('Idempotency-Key on POST', () => {
     expect(await service.deps.db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
   });
 
+  it('makes the checkout when a create is sent again under its key after a 503 that came once its workflow had started', async () => {
+    const shop = await openShop(service);
+    const db = service.deps.db;
+    const key = randomUUID();
+    const body = { customer_id: shop.customerId, type: 'deposit', fixed_amount_cents: 900 };
+    // The first insert of this customer's checkout fails as on a connection the database dropped
+    // (57P01, answered 503), after the checkout's workflow has started.
+    const name = `fail_once_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    await db.raw(`CREATE SEQUENCE ${name}`);
+    await db.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.customer_id = '${shop.customerId}' THEN
+          IF nextval('${name}') = 1 THEN RAISE EXCEPTION 'terminating connection' USING ERRCODE = '57P01'; END IF;
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.raw(`CREATE TRIGGER ${name} BEFORE INSERT ON checkouts FOR EACH ROW EXECUTE FUNCTION ${name}()`);
+    try {
+      const first = await post(shop, '/api/v1/checkouts', body, key);
+      expect(first.status).toBe(503);
+      // The 503 asks for a retry under the key: it makes the checkout, once.
+      const again = await post(shop, '/api/v1/checkouts', body, key);
+      expect([again.status, again.body.error]).toEqual([201, undefined]);
+      expect(again.body.fixed_amount_cents).toBe(900);
+      const read = await request(service.baseUrl, 'GET', `/api/v1/checkouts/${again.body.id}`, { token: shop.merchant.api_key });
+      expect(read.status).toBe(200);
+      expect(await db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
+      const third = await post(shop, '/api/v1/checkouts', body, key);
+      expect(third.body).toEqual(again.body);
+      expect(third.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await db.raw(`DROP TRIGGER ${name} ON checkouts`);
+      await db.raw(`DROP FUNCTION ${name}()`);
+      await db.raw(`DROP SEQUENCE ${name}`);
+    }
+  });
+
   it('keys are scoped to the merchant: another merchant with the same key gets its own result', async () => {
     const [one, two] = [await openShop(service), await openShop(service)];
     const key = randomUUID();

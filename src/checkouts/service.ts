@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError, UnsupportedError, ValidationError } from 
 import { findCustomer } from '../storage/customers';
 import type { Db } from '../storage/db';
 import type { MerchantRow } from '../storage/merchants';
-import { insertCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
+import { findCheckout, insertCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
 import { findOrInsertDedupProduct, findProducts, insertProduct, type ProductRow } from '../storage/products';
 import { abandonCheckoutWorkflow, startCheckoutWorkflow } from '../temporal/checkouts';
 import { acceptPaymentOptions, detectFlow, flowNotEnabled, isRefusal, lineItemKind, lineItemsTotal } from './flows';
@@ -47,20 +47,31 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
   const lines = await planLines(deps.db, merchant.id, body.line_items ?? []);
   const total = lines.length ? totalOf(lines) : null;
 
-  // An id derived from an Idempotency-Key makes a retried create meet its own workflow, never start a second.
-  const id = given.id ?? newId('checkout');
   const clientSecret = CHECKOUT_CLIENT_SECRET_PREFIX + randomToken(CLIENT_SECRET_LENGTH);
   const expiresAt = new Date(Date.now() + merchant.settings.checkout_expiry_seconds * 1000);
-  await startCheckoutWorkflow(deps.temporal, deps.config.taskQueue, {
-    checkoutId: id,
-    merchantId: merchant.id,
-    customerId: customer.id,
-    type: body.type,
-    expiresAt: expiresAt.toISOString(),
-    maxAttempts: merchant.settings.max_attempts_per_checkout ?? undefined,
-  }, deps.config.checkoutDelayedStart).catch((error: unknown) => {
-    throw error instanceof WorkflowExecutionAlreadyStartedError && given.id ? idempotentCheckoutTaken(id) : error;
-  });
+  const start = (checkoutId: string) =>
+    startCheckoutWorkflow(deps.temporal, deps.config.taskQueue, {
+      checkoutId,
+      merchantId: merchant.id,
+      customerId: customer.id,
+      type: body.type,
+      expiresAt: expiresAt.toISOString(),
+      maxAttempts: merchant.settings.max_attempts_per_checkout ?? undefined,
+    }, deps.config.checkoutDelayedStart);
+  // An id derived from an Idempotency-Key makes a retried create meet its own workflow, never start a second.
+  let id = given.id ?? newId('checkout');
+  try {
+    await start(id);
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError && given.id)) throw error;
+    // A checkout recorded under the key is its earlier request's; none means that request failed
+    // after starting the workflow (a 5xx, which released the key, or a process that died): no
+    // checkout exists, so this request makes it, under a new id, and ends the unrecorded workflow.
+    if (await findCheckout(deps.db, merchant.id, id)) throw idempotentCheckoutTaken(id);
+    await abandonCheckoutWorkflow(deps.temporal, id);
+    id = newId('checkout');
+    await start(id);
+  }
   const insert = (db: Db, lineItems: StoredLineItem[]) =>
     insertCheckout(db, {
       id,
@@ -94,8 +105,8 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
 }
 
 /**
- * An id derived from an Idempotency-Key whose workflow already exists, though the key's stored
- * answer is gone (its first request failed after starting the work): never a second checkout.
+ * An id derived from an Idempotency-Key whose checkout already exists, though the key's stored
+ * answer is gone (its first request failed after recording it): never a second checkout.
  */
 function idempotentCheckoutTaken(id: string): ConflictError {
   return new ConflictError('A checkout was already started with this Idempotency-Key.', `Read it with GET /api/v1/checkouts/${id}, or use a new key.`);
