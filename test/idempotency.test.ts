@@ -151,6 +151,24 @@ describe('Idempotency-Key on POST', () => {
     expect(first.status).toBe(201);
   });
 
+  it('makes a new checkout for a checkout create sent with a key again after its 24 hours', async () => {
+    const shop = await openShop(service);
+    const db = service.deps.db;
+    const key = randomUUID();
+    const first = await post(shop, '/api/v1/checkouts', { customer_id: shop.customerId, type: 'deposit' }, key);
+    expect(first.status).toBe(201);
+    // A day and more later: the key and the checkout it made are 25 hours old.
+    const dayAgo = () => db.raw("now() - interval '25 hours'");
+    await db('idempotency_keys').where({ key }).update({ created_at: dayAgo() });
+    await db('checkouts').where({ id: first.body.id }).update({ created_at: dayAgo() });
+    const later = await post(shop, '/api/v1/checkouts', { customer_id: shop.customerId, type: 'deposit', fixed_amount_cents: 500 }, key);
+    expect([later.status, later.body.error]).toEqual([201, undefined]);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.body.id).not.toBe(first.body.id);
+    expect(later.body.fixed_amount_cents).toBe(500);
+    expect(await db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(2);
+  });
+
   it('wallet attempts: two concurrent identical attempts with one key make one charge; keys are scoped to the checkout', async () => {
     const shop = await openShop(service);
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1200 });

@@ -4,6 +4,7 @@ import { hashSecret } from '../crypto';
 import { newId, randomToken } from '../domain/ids';
 import { ConflictError, NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
 import { findCustomer } from '../storage/customers';
+import { IDEMPOTENCY_KEY_TTL_HOURS } from '../storage/idempotency-keys';
 import type { Db } from '../storage/db';
 import type { MerchantRow } from '../storage/merchants';
 import { findCheckout, insertCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
@@ -59,15 +60,14 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
       maxAttempts: merchant.settings.max_attempts_per_checkout ?? undefined,
     }, deps.config.checkoutDelayedStart);
   // An id derived from an Idempotency-Key makes a retried create meet its own workflow, never start a second.
-  let id = given.id ?? newId('checkout');
+  let id = await checkoutIdFor(deps.db, merchant.id, given.id);
   try {
     await start(id);
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError && given.id)) throw error;
-    // A checkout recorded under the key is its earlier request's; none means that request failed
-    // after starting the workflow (a 5xx, which released the key, or a process that died): no
-    // checkout exists, so this request makes it, under a new id, and ends the unrecorded workflow.
-    if (await findCheckout(deps.db, merchant.id, id)) throw idempotentCheckoutTaken(id);
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError && id === given.id)) throw error;
+    // No checkout has the derived id (checkoutIdFor): the key's earlier request failed after
+    // starting the workflow (a 5xx, which released the key, or a process that died), so this
+    // request makes the checkout, under a new id, and ends the unrecorded workflow.
     await abandonCheckoutWorkflow(deps.temporal, id);
     id = newId('checkout');
     await start(id);
@@ -102,6 +102,19 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     await abandonCheckoutWorkflow(deps.temporal, id);
     throw error;
   }
+}
+
+/**
+ * The checkout's id: the one derived from the request's Idempotency-Key (if any) unless a checkout
+ * has it. A checkout younger than the key's IDEMPOTENCY_KEY_TTL_HOURS is the key's own, its stored
+ * answer lost (the key row taken over or gone): never a second checkout. An older one was made
+ * under an earlier use of the key, which has expired, so this request is a new one, with a new id.
+ */
+async function checkoutIdFor(db: Db, merchantId: string, derived: string | undefined): Promise<string> {
+  const earlier = derived === undefined ? undefined : await findCheckout(db, merchantId, derived);
+  if (!earlier) return derived ?? newId('checkout');
+  if (earlier.created_at.getTime() > Date.now() - IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000) throw idempotentCheckoutTaken(earlier.id);
+  return newId('checkout');
 }
 
 /**
