@@ -117,6 +117,29 @@ describe('Idempotency-Key on POST', () => {
     expect(b.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('keeps keys sent with the browser-safe client secret apart from the API key\'s', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    // A page showing the merchant's client secret sends a device ping under a key the merchant's server then uses.
+    const ping = await request(service.baseUrl, 'POST', '/api/v1/device_pings', {
+      token: shop.merchant.client_secret,
+      body: { latitude: 40.7128, longitude: -74.006, customer_id: shop.customerId },
+      headers: { 'idempotency-key': key },
+    });
+    expect(ping.status).toBe(201);
+    const created = await post(shop, '/api/v1/checkouts', { customer_id: shop.customerId, type: 'deposit' }, key);
+    expect([created.status, created.body.error]).toEqual([201, undefined]);
+    // And the other way round: the page cannot tell that the server used a key.
+    const serverFirst = await post(shop, '/api/v1/checkouts', { customer_id: shop.customerId, type: 'deposit' }, `${key}-server-2`);
+    expect(serverFirst.status).toBe(201);
+    const pageAfter = await request(service.baseUrl, 'POST', '/api/v1/device_pings', {
+      token: shop.merchant.client_secret,
+      body: { latitude: 40.7128, longitude: -74.006, customer_id: shop.customerId },
+      headers: { 'idempotency-key': `${key}-server-2` },
+    });
+    expect([pageAfter.status, pageAfter.body.error]).toEqual([201, undefined]);
+  });
+
   it('replays a refused request too, and a refund replays its 200 instead of "Unable to refund charge."', async () => {
     const shop = await openShop(service);
     const key = randomUUID();

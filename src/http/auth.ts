@@ -11,6 +11,8 @@ declare module 'express-serve-static-core' {
   interface Request {
     /** The merchant the presented credential belongs to; every read and write is scoped to it. */
     merchant?: MerchantRow;
+    /** Which of the merchant's credentials authenticated the request: the server-side API key or the browser-safe client secret. */
+    merchantCredential?: CredentialKind;
   }
 }
 
@@ -22,7 +24,7 @@ export function bearerCredential(req: Request): string | null {
   return match ? match[1]! : null;
 }
 
-type CredentialKind = 'api_key' | 'client_secret';
+export type CredentialKind = 'api_key' | 'client_secret';
 
 const RULES: Record<CredentialKind, { prefix: string; message: string; lookup: typeof findActiveByApiKeyHash; column: 'api_key_hash' | 'client_secret_hash' }> = {
   api_key: { prefix: 'key_', message: 'API key not found.', lookup: findActiveByApiKeyHash, column: 'api_key_hash' },
@@ -54,6 +56,7 @@ export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[ki
       });
       if (!merchant) throw new AuthenticationError(message);
       req.merchant = merchant;
+      req.merchantCredential = kind;
       next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the credential passed
     } catch (error) {
       next(error);

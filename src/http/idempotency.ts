@@ -27,9 +27,14 @@ export class IdempotencyError extends ApiError {
   }
 }
 
-/** A key means something only inside its scope: the API key's merchant, or the wallet's checkout. */
+/**
+ * A key means something only inside its scope: the API key's merchant, or the wallet's checkout.
+ * Requests made with the merchant's client secret, which is browser-safe (any page of the merchant
+ * shows it), have a scope of their own, so whoever holds it can neither take nor probe the keys
+ * of the merchant's server-side requests.
+ */
 function scopeOf(req: Request): string {
-  if (req.merchant) return `merchant:${req.merchant.id}`;
+  if (req.merchant) return req.merchantCredential === 'client_secret' ? `client_secret:${req.merchant.id}` : `merchant:${req.merchant.id}`;
   if (req.checkout) return `checkout:${req.checkout.id}`;
   throw new Error('idempotent() must run after authentication');
 }
