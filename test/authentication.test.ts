@@ -36,6 +36,17 @@ describe('Authentication (contract section Authentication)', () => {
     expect(res.body).toMatchObject({ error: 'Request body is not valid JSON.', hint: expect.any(String) });
   });
 
+  it('checks the credential before the body\'s size: a body over 100 kB is 422 without an API key (401 without the admin token), 413 with one', async () => {
+    const big = JSON.stringify({ customer_id: 'x'.repeat(150_000), type: 'deposit' });
+    const without = await request(service.baseUrl, 'POST', '/api/v1/checkouts', { rawBody: big });
+    expect([without.status, without.body?.error]).toEqual([422, 'API key not found.']);
+    const unknown = await request(service.baseUrl, 'POST', '/api/v1/checkouts', { rawBody: big, token: 'key_doesnotexist0000000000000000000000000' });
+    expect([unknown.status, unknown.body?.error]).toEqual([422, 'API key not found.']);
+    expect((await request(service.baseUrl, 'POST', '/admin/v1/merchants', { rawBody: big })).status).toBe(401);
+    const withKey = await request(service.baseUrl, 'POST', '/api/v1/checkouts', { rawBody: big, token: merchant.api_key });
+    expect([withKey.status, withKey.body?.error]).toEqual([413, 'Request body is too large.']);
+  });
+
   it.each([
     ['no Authorization header', {}],
     ['a bare credential without Bearer', { authorization: 'KEY' }],

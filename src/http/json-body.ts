@@ -11,9 +11,10 @@ const readsAnyBody = (path: string) => READS_ANY_BODY.some((prefix) => path.star
 
 /**
  * `express.json` (accepting any JSON value), except that on the merchant and admin APIs a body
- * that is not JSON is reported only once the credential has passed: the contract answers a missing
- * or invalid credential 422 (the admin API 401) whatever else is wrong with the request.
- * requireMerchant and the admin guards raise the held-back failure (400) after it.
+ * that cannot be read (not JSON, too large, an unknown charset) is reported only once the
+ * credential has passed: the contract answers a missing or invalid credential 422 (the admin API
+ * 401) whatever else is wrong with the request. requireMerchant and the admin guards raise the
+ * held-back failure (400, or 413 for a body too large) after it.
  */
 export function jsonBody(options: { limit: string }): RequestHandler {
   // Not strict: any JSON parses, so `123` or `null` reach validation and are answered 422 as an
@@ -28,7 +29,7 @@ export function jsonBody(options: { limit: string }): RequestHandler {
   const parse = express.json({ ...options, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) || (readsAnyBody(req.url ?? '') && req.headers['content-length'] !== '0') });
   return (req, res, next) =>
     parse(req, res, (error?: unknown) => {
-      if ((error as { type?: string } | undefined)?.type === 'entity.parse.failed' && readsAnyBody(req.path)) {
+      if (isBodyReadFailure(error) && readsAnyBody(req.path)) {
         heldBack.set(req, error);
         next();
         return;
@@ -37,7 +38,16 @@ export function jsonBody(options: { limit: string }): RequestHandler {
     });
 }
 
-/** The request's held-back parse failure, if its body was not JSON. */
+/**
+ * A body the parser refused for the client's reason (not JSON, too large, an unknown charset or
+ * encoding): on the merchant and admin APIs, answered only once the credential has passed.
+ */
+function isBodyReadFailure(error: unknown): boolean {
+  const failure = error as { type?: unknown; status?: unknown } | undefined;
+  return typeof failure?.type === 'string' && typeof failure.status === 'number' && failure.status < 500;
+}
+
+/** The request's held-back body failure (not JSON, too large, ...), if its body could not be read. */
 export function heldBackBodyError(req: Request): unknown {
   return heldBack.get(req);
 }
