@@ -192,6 +192,25 @@ describe('Idempotency-Key on POST', () => {
     expect(await db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(2);
   });
 
+  it('stores no 429: a wallet attempt the velocity limits refused goes through under its key once the limit has passed', async () => {
+    const shop = await openShop(service, { velocity_limits: { enabled: true, card_attempts_per_hour: 1, ip_attempts_per_hour: 100 } });
+    const first = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const second = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const key = randomUUID();
+    const attemptWithKey = () =>
+      request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${second.id}/attempts`, { body: { payment_method: CARD() }, headers: { 'x-client-secret': second.client_secret, 'idempotency-key': key } });
+    expect((await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${first.id}/attempts`, { body: { payment_method: CARD() }, headers: { 'x-client-secret': first.client_secret } })).status).toBe(201);
+    const limited = await attemptWithKey();
+    expect(limited.status).toBe(429);
+    // The hour is over (the card's attempts are 2 hours old): the retry the 429 asked for, under its key, is made.
+    await service.deps.db('attempt_log').where({ merchant_id: shop.merchant.id }).update({ created_at: service.deps.db.raw("now() - interval '2 hours'") });
+    const retried = await attemptWithKey();
+    expect([retried.status, retried.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    expect(retried.body.charge.status).toBe('succeeded');
+    const replayed = await attemptWithKey();
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body]).toEqual([201, 'true', retried.body]);
+  });
+
   it('wallet attempts: two concurrent identical attempts with one key make one charge; keys are scoped to the checkout', async () => {
     const shop = await openShop(service);
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1200 });

@@ -57,7 +57,7 @@ function replay(res: Response, status: number, body: string): void {
  * as usual. With it, the first request claims a row in idempotency_keys and records its answer;
  * the same key with the same request replays that answer (with `Idempotent-Replayed: true`),
  * with another request it is 422, and while the first is still running a second one waits for
- * it instead of doing the work twice. A 5xx is not recorded, so a retry runs again.
+ * it instead of doing the work twice. A 5xx or a 429 is not recorded, so a retry runs again.
  */
 export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>): RequestHandler {
   const digestKey = sealer.fingerprintKey();
@@ -96,12 +96,18 @@ export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>): Requ
   };
 }
 
+/**
+ * Answers that decided nothing and ask the caller to try again: a 5xx, and a 429 (a velocity limit,
+ * with Retry-After). They are not recorded, so the retry they ask for, under the same key, runs.
+ */
+const isTryAgain = (status: number) => status >= 500 || status === 429;
+
 /** Records the answer before it is sent, so a waiting or retried request never sees a half-finished key. */
 function recordAnswer(db: Db, res: Response, scope: string, key: string): void {
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
     const status = res.statusCode;
-    const stored = status >= 500 ? releaseIdempotencyKey(db, scope, key) : completeIdempotencyKey(db, scope, key, status, JSON.stringify(body));
+    const stored = isTryAgain(status) ? releaseIdempotencyKey(db, scope, key) : completeIdempotencyKey(db, scope, key, status, JSON.stringify(body));
     stored.then(
       () => send(body),
       () => send(body),

@@ -42,7 +42,7 @@ export async function completeIdempotencyKey(db: Db, scope: string, key: string,
   await db('idempotency_keys').where({ scope, key }).update({ status, response_body: responseBody, completed_at: db.fn.now() });
 }
 
-/** Forgets a key whose request failed on our side (5xx), so a retry with it runs again. */
+/** Forgets a key whose answer asked for a retry (a 5xx, a 429), so a retry with it runs again. */
 export async function releaseIdempotencyKey(db: Db, scope: string, key: string): Promise<void> {
   await db('idempotency_keys').where({ scope, key }).whereNull('status').delete();
 }
