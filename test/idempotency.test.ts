@@ -44,6 +44,25 @@ describe('Idempotency-Key on POST', () => {
     expect(invalid.body.error).toBe('Invalid Idempotency-Key header.');
   });
 
+  // Audit finding: a keyed checkout create's stored answer held its client_secret (and the url
+  // carrying it) in plain text for 24 hours, where the service keeps that secret only as a hash.
+  it('stores the answer sealed: a keyed checkout create\'s client_secret is not in the table, and the replay still carries it', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const body = { customer_id: shop.customerId, type: 'deposit', fixed_amount_cents: 900 };
+    const first = await post(shop, '/api/v1/checkouts', body, key);
+    expect(first.status).toBe(201);
+    const row = await service.deps.db('idempotency_keys').where({ key }).first();
+    expect(row.response_body).not.toContain(first.body.client_secret);
+    expect(row.response_body).not.toContain(first.body.id);
+    const again = await post(shop, '/api/v1/checkouts', body, key);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // An answer stored before answers were sealed (plain JSON) still replays.
+    await service.deps.db('idempotency_keys').where({ key }).update({ response_body: JSON.stringify(first.body) });
+    expect((await post(shop, '/api/v1/checkouts', body, key)).body).toEqual(first.body);
+  });
+
   it('runs two concurrent identical checkout creates once: one checkout, one workflow, id derived from the key', async () => {
     const shop = await openShop(service);
     const key = randomUUID();

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../app-deps';
+import type { Sealer } from '../crypto';
 import { ID_PREFIX } from '../domain/ids';
 import type { Db } from '../storage/db';
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey, releaseIdempotencyKey } from '../storage/idempotency-keys';
@@ -48,6 +49,11 @@ function requestHash(req: Request, digestKey: string): string {
   return createHmac('sha256', digestKey).update(`idempotency\n${req.method} ${req.baseUrl}${req.path}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
 }
 
+/** A stored answer in plain JSON: sealed (`v1.…`, never JSON), or stored before answers were sealed and kept as it was. */
+function openAnswer(sealer: Sealer, stored: string): string {
+  return stored.startsWith('v1.') ? sealer.open(stored) : stored;
+}
+
 function replay(res: Response, status: number, body: string): void {
   res.status(status).set(REPLAYED_HEADER, 'true').type('application/json').send(body);
 }
@@ -81,14 +87,14 @@ export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>): Requ
             'A key may be reused only with the same method, path and body; use a new key for a new request.',
           );
         }
-        if (row.status !== null && row.response_body !== null) return replay(res, row.status, row.response_body);
+        if (row.status !== null && row.response_body !== null) return replay(res, row.status, openAnswer(sealer, row.response_body));
         if (Date.now() > deadline) {
           throw new IdempotencyError('A request with this Idempotency-Key is still in progress.', 'Retry with the same key later to receive its result.');
         }
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
       req.idempotency = { scope, key };
-      recordAnswer(db, res, scope, key);
+      recordAnswer(db, sealer, res, scope, key);
       next();
     } catch (error) {
       next(error);
@@ -102,12 +108,16 @@ export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>): Requ
  */
 const isTryAgain = (status: number) => status >= 500 || status === 429;
 
-/** Records the answer before it is sent, so a waiting or retried request never sees a half-finished key. */
-function recordAnswer(db: Db, res: Response, scope: string, key: string): void {
+/**
+ * Records the answer before it is sent, so a waiting or retried request never sees a half-finished
+ * key. The answer is stored sealed (AES-256-GCM, like webhook secrets): it may carry what the service
+ * otherwise keeps only as a hash or sealed, such as a created checkout's client_secret and url.
+ */
+function recordAnswer(db: Db, sealer: Sealer, res: Response, scope: string, key: string): void {
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
     const status = res.statusCode;
-    const stored = isTryAgain(status) ? releaseIdempotencyKey(db, scope, key) : completeIdempotencyKey(db, scope, key, status, JSON.stringify(body));
+    const stored = isTryAgain(status) ? releaseIdempotencyKey(db, scope, key) : completeIdempotencyKey(db, scope, key, status, sealer.seal(JSON.stringify(body)));
     stored.then(
       () => send(body),
       () => send(body),
