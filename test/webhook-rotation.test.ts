@@ -38,6 +38,11 @@ describe('rolling the webhook signing secret', () => {
 
     const merchant = await request(service.baseUrl, 'GET', `/admin/v1/merchants/${shop.merchant.id}`, { token: service.adminToken });
     expect(merchant.body.previous_webhook_secret_expires_at).toBe(rolled.body.previous_webhook_secret_expires_at);
+    // Both answers document the field (the merchant's GET left it out; found by an audit).
+    const doc = (await request(service.baseUrl, 'GET', '/api/v1/openapi.json')).body;
+    for (const [path, method] of [['/admin/v1/merchants/{id}', 'get'], ['/admin/v1/merchants/{id}/webhook_secret/roll', 'post']] as const) {
+      expect(JSON.stringify(doc.paths[path][method].responses)).toContain('previous_webhook_secret_expires_at');
+    }
     expect(merchant.text).not.toContain(fresh);
 
     for (const type of ['deposit', 'withdrawal'] as const) {

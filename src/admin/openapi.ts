@@ -56,7 +56,10 @@ const merchantParams = pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw');
 
 operation({ method: 'post', path: '/admin/v1/merchants', id: 'adminCreateMerchant', tag, security, summary: 'Onboard a merchant (secrets shown once)', body: MerchantCreateBody, responses: { 201: ['The merchant with its credentials', OnboardedMerchant] }, errors });
 operation({ method: 'get', path: '/admin/v1/merchants', id: 'adminListMerchants', tag, security, summary: 'List merchants, newest first', query: MerchantListQuery, responses: { 200: ['Merchants', results(Merchant)] }, errors });
-operation({ method: 'get', path: '/admin/v1/merchants/{id}', id: 'adminGetMerchant', tag, security, summary: 'A merchant and its settings, no secrets', params: merchantParams, responses: { 200: ['The merchant', Merchant] }, errors });
+operation({
+  method: 'get', path: '/admin/v1/merchants/{id}', id: 'adminGetMerchant', tag, security, summary: 'A merchant and its settings, no secrets', params: merchantParams,
+  responses: { 200: ['The merchant, with until when a rolled signing secret still signs', Merchant.extend({ previous_webhook_secret_expires_at: timestamp.nullable() })] }, errors,
+});
 operation({ method: 'patch', path: '/admin/v1/merchants/{id}/settings', id: 'adminUpdateSettings', tag, security, summary: 'Change any subset of the settings', params: merchantParams, body: SettingsPatchBody, responses: { 200: ['The full settings', Settings] }, errors });
 operation({
   method: 'post', path: '/admin/v1/merchants/{id}/webhook_secret/roll', id: 'adminRollSigningSecret', tag, security,
