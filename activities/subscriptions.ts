@@ -3,7 +3,7 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
 import { deliverAfterCommit } from '../src/events/first-delivery';
-import { findChargeById, findLatestChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
+import { findChargeById, findFirstChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
 import type { Db } from '../src/storage/db';
 import { findMerchant } from '../src/storage/merchants';
 import { findSubscriptionById, updateSubscription, type SubscriptionRow } from '../src/storage/subscriptions';
@@ -80,7 +80,7 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
           return { result: { kind: 'ended' }, eventIds };
         }
         // The processor that tokenized the method charges it again, whatever the merchant's setting says now.
-        const { processor } = (await findLatestChargeOfMethod(trx, sub.payment_method_id)) ?? (await findChargeById(trx, sub.first_charge_id))!;
+        const { processor } = (await findFirstChargeOfMethod(trx, sub.payment_method_id)) ?? (await findChargeById(trx, sub.first_charge_id))!;
         const period = sub.period + 1;
         const charge = await insertChargeOnce(trx, {
           id: newId('charge'),

@@ -217,6 +217,12 @@ describe('renewals on the test clock', () => {
     const shop = await openShop(service, { card_processor: 'sandbox_beta' });
     const { id } = await subscribe(shop);
     await admin('PATCH', `/merchants/${shop.merchant.id}/settings`, { card_processor: 'sandbox_gamma' });
+    // The saved card then pays a one-off deposit through the new processor: renewals still go
+    // through the one that tokenized it (they followed the method's latest charge; found by an audit).
+    const { payment_method_id: saved } = await read(id);
+    const oneOff = await attempt(service, await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 500 }), { payment_method: { saved_payment_method_id: saved } });
+    expect(oneOff.status).toBe(201);
+    expect((await service.deps.db('charges').where({ id: oneOff.body.charge.id }).first()).processor).toBe('sandbox_gamma');
     await advance(id, { seconds: 32 * 86400 });
     await until(id, (s) => s.charges.length === 2 && s.charges[1].status === 'succeeded', 'the renewal');
     const processors = (await service.deps.db('charges').where({ subscription_id: id }).orderBy('subscription_period')).map((c) => c.processor);

@@ -137,7 +137,10 @@ export async function lockCharge(db: Db, id: string): Promise<ChargeRow | undefi
   return db<ChargeRow>('charges').where({ id }).forUpdate().first();
 }
 
-/** The latest charge made with a payment method: whose processor issued its token. */
-export async function findLatestChargeOfMethod(db: Db, paymentMethodId: string): Promise<ChargeRow | undefined> {
-  return db<ChargeRow>('charges').where({ payment_method_id: paymentMethodId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
+/**
+ * The first charge made with a payment method: the method was tokenized for it, so its processor
+ * issued the token. A later charge may have gone through another processor (the merchant switched).
+ */
+export async function findFirstChargeOfMethod(db: Db, paymentMethodId: string): Promise<ChargeRow | undefined> {
+  return db<ChargeRow>('charges').where({ payment_method_id: paymentMethodId }).orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).first();
 }
