@@ -1,6 +1,8 @@
 import { startService, type Service } from './support/harness';
 import { request } from './support/http';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, type Shop } from './support/fixtures';
+import { refundCharge } from '../src/charges/refund';
+import { ServiceUnavailableError } from '../src/http/errors';
 
 let service: Service;
 beforeAll(async () => {
@@ -220,5 +222,30 @@ describe('the dashboard refund reads every body as JSON, whatever its Content-Ty
     // A wrong token is still 401, not the body's 400.
     expect((await request(service.baseUrl, 'POST', `/admin/v1/charges/${chargeId}/refund`, { token: 'wrong-admin-token-0123456789', rawBody, headers: { 'content-type': contentType } })).status).toBe(401);
     expect((await request(service.baseUrl, 'POST', `/admin/v1/charges/${chargeId}/refund`, { token: service.adminToken })).body.status).toBe('refunded');
+  });
+});
+
+describe('a refund whose workflow is stopped before it ends (audit)', () => {
+  // Audit finding: a refund workflow terminated by an operator (or timed out) answered the waiting
+  // request with a generic 500. It is a 503 now: nothing was decided, and the request sent again runs.
+  it('answers 503 with a hint, and the request sent again refunds the charge once', async () => {
+    const shop = await openShop(service);
+    const chargeId = await paidCharge(shop);
+    // The refund's workflow goes to a task queue no worker polls, so it waits until it is terminated.
+    const stalled = { ...service.deps, config: { ...service.deps.config, taskQueue: `no-worker-${chargeId}` } };
+    const answer = refundCharge(stalled, chargeId, { merchantId: shop.merchant.id }, 'api').then(() => null, (error: unknown) => error);
+    const handle = service.deps.temporal.workflow.getHandle(chargeId);
+    await waitFor(() => handle.describe().then(() => true, () => false), 10_000, 'the refund workflow');
+    await handle.terminate('stopped by an operator');
+    const error = await answer;
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as ServiceUnavailableError).status).toBe(503);
+    expect((error as ServiceUnavailableError).body()).toMatchObject({ error: 'The refund did not finish.', hint: expect.stringContaining(chargeId) });
+    expect((await getCharge(service, shop, chargeId)).body.status).toBe('succeeded');
+
+    const again = await refund(shop, chargeId);
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('refunded');
+    expect(await service.deps.db('refunds').where({ charge_id: chargeId })).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdRe
 import { applicationFailureOf } from '../../workflows/failures';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
-import { ApiError, ValidationError } from '../http/errors';
+import { ApiError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { isEmptyBody } from '../http/validate';
 import { findChargeById, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
@@ -113,7 +113,9 @@ function refundFailure(chargeId: string, error: unknown, operatorHint: boolean):
   if (error instanceof WorkflowExecutionAlreadyStartedError) return unableToRefund(chargeId, 'was already refunded or has a refund in progress');
   if (!(error instanceof WorkflowFailedError)) return error;
   const cause = applicationFailureOf(error);
-  if (!cause) return error;
+  // Stopped before it ended (terminated by an operator, cancelled, timed out): nothing was decided,
+  // and a refund sent again runs again (its claim and the processor's idempotency key keep it to one).
+  if (!cause) return new ServiceUnavailableError('The refund did not finish.', `The refund of charge ${chargeId} was stopped before it ended; send the request again.`);
   if (cause.type === FAILURE_TYPES.refundDeclined) {
     return refundDeclined(chargeId, String(cause.details?.[0] ?? cause.message), operatorHint);
   }
