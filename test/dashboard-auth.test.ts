@@ -68,6 +68,22 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     expect((await request(service.baseUrl, 'POST', '/dashboard/session', { body: { token: 'wrong-token-0123456789', name: 'x' } })).status).toBe(401);
   });
 
+  it('answers an asset that does not exist, or another method than GET, 404 {error, hint}, signed in or not', async () => {
+    const { cookie } = await signIn();
+    const notFound = { error: 'Not found.', hint: expect.any(String), request_id: expect.any(String) };
+    for (const [method, path, headers] of [
+      ['GET', '/dashboard/assets/nope.js', { cookie }],
+      ['GET', '/dashboard/assets/', { cookie }],
+      ['POST', '/dashboard/assets/login.js', {}],
+      ['POST', '/dashboard/assets/app.js', { cookie }],
+    ] as const) {
+      const res = await request(service.baseUrl, method, path, { headers });
+      expect([method, path, res.status, res.body]).toEqual([method, path, 404, notFound]);
+    }
+    // Unchanged: the application's assets need a session.
+    expect((await request(service.baseUrl, 'GET', '/dashboard/assets/nope.js')).status).toBe(401);
+  });
+
   it('signs in to an HttpOnly, SameSite=Strict cookie that opens the pages and the admin API, with a CSRF header for changes', async () => {
     const { cookie, csrf, setCookie } = await signIn();
     expect(setCookie).toMatch(/HttpOnly/);

@@ -51,12 +51,14 @@ export function dashboardRoutes(sessions: DashboardSessions): Router {
     res.json({ signed_out: true });
   });
 
-  // Assets: the sign-in page's are public; the application's need a session.
+  // Assets: the sign-in page's are public; the application's need a session. A file that does not
+  // exist, a directory or another method than GET/HEAD falls through to the JSON 404 (not the
+  // static handler's errors, which reached the error handler as a 500, or its empty 405).
   router.use('/assets', (req, res, next) => {
     if (!PUBLIC_ASSETS.has(req.path.replace(/^\//, '')) && !sessions.read(req)) return next(new AdminAuthenticationError('Not signed in.'));
     res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
     next();
-  }, express.static(dir, { index: false, fallthrough: false }));
+  }, express.static(dir, { index: false, redirect: false }));
 
   router.get(['/', '/:page'], (req, res, next) => {
     const page = req.params.page ?? 'reviews';
