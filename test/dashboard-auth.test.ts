@@ -51,6 +51,11 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     }
   });
 
+  it.each(['/ADMIN/V1/merchants', '/Admin/v1/merchants', '/admin/v1', '/admin/v1?x=1', '/ADMIN/V1'])('POST %s with a body that is not JSON answers 401 without a token (the token is checked before the body)', async (path) => {
+    const res = await request(service.baseUrl, 'POST', path, { rawBody: '{bad' });
+    expect([res.status, res.body]).toEqual([401, { error: 'Admin token not valid.', hint: expect.any(String), request_id: expect.any(String) }]);
+  });
+
   it.each(PAGES)('page %s redirects to the sign-in page without a session', async (page) => {
     const res = await fetch(service.baseUrl + page, { redirect: 'manual' });
     expect(res.status).toBe(303);

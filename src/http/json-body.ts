@@ -5,9 +5,12 @@ const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 /** Parse failures held back until the credential has been checked (merchant and admin APIs). */
 const heldBack = new WeakMap<Request, unknown>();
 
-/** The APIs that read every non-empty body as JSON, whatever its Content-Type, after the credential. */
-const READS_ANY_BODY = ['/api/v1/', '/admin/v1/'];
-const readsAnyBody = (path: string) => READS_ANY_BODY.some((prefix) => path.startsWith(prefix));
+/**
+ * The APIs that read every non-empty body as JSON, whatever its Content-Type, after the credential:
+ * /api/v1 and /admin/v1 as Express routes them, in any letter case and with or without a path after.
+ */
+const READS_ANY_BODY = /^\/(api|admin)\/v1(\/|\?|$)/i;
+const readsAnyBody = (path: string) => READS_ANY_BODY.test(path);
 
 /**
  * `express.json` (accepting any JSON value), except that on the merchant and admin APIs a body
