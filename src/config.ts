@@ -134,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const missing = [
       !e.ADMIN_TOKEN && `  ADMIN_TOKEN: required when NODE_ENV=${e.NODE_ENV} (the bearer token of the admin API; e.g. openssl rand -hex 24)`,
       !e.DATA_ENCRYPTION_KEY && `  DATA_ENCRYPTION_KEY: required when NODE_ENV=${e.NODE_ENV} (seals webhook signing secrets; e.g. openssl rand -hex 32; keep it stable)`,
+      e.DATA_ENCRYPTION_KEY === DEV_ENCRYPTION_KEY && `  DATA_ENCRYPTION_KEY: the development key (it is in the source) is refused when NODE_ENV=${e.NODE_ENV}; e.g. openssl rand -hex 32`,
     ].filter(Boolean);
     if (missing.length > 0) {
       throw new ConfigError(`Refusing to start:\n${missing.join('\n')}\n  (development defaults apply only with NODE_ENV=development)`);
