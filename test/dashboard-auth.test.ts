@@ -89,6 +89,17 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     expect((await request(service.baseUrl, 'GET', '/dashboard/assets/nope.js')).status).toBe(401);
   });
 
+  it('serves the pages\' HTML under /dashboard/assets with the pages\' headers too: never framed, strict CSP', async () => {
+    const { cookie } = await signIn();
+    for (const file of ['app.html', 'login.html', 'app.js', 'login.js']) {
+      const res = await fetch(`${service.baseUrl}/dashboard/assets/${file}`, { headers: { cookie } });
+      expect([file, res.status]).toEqual([file, 200]);
+      expect([file, res.headers.get('x-frame-options')]).toEqual([file, 'DENY']);
+      expect([file, res.headers.get('content-security-policy')]).toEqual([file, expect.stringContaining("frame-ancestors 'none'")]);
+      expect([file, res.headers.get('cache-control')]).toEqual([file, 'no-store']);
+    }
+  });
+
   it('signs in to an HttpOnly, SameSite=Strict cookie that opens the pages and the admin API, with a CSRF header for changes', async () => {
     const { cookie, csrf, setCookie } = await signIn();
     expect(setCookie).toMatch(/HttpOnly/);

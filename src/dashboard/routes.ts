@@ -56,7 +56,8 @@ export function dashboardRoutes(sessions: DashboardSessions): Router {
   // static handler's errors, which reached the error handler as a 500, or its empty 405).
   router.use('/assets', (req, res, next) => {
     if (!PUBLIC_ASSETS.has(req.path.replace(/^\//, '')) && !sessions.read(req)) return next(new AdminAuthenticationError('Not signed in.'));
-    res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' });
+    // The pages' headers on every asset: app.html and login.html are served here too, and must not be framed either.
+    res.set(PAGE_HEADERS);
     next();
   }, express.static(dir, { index: false, redirect: false }));
 
