@@ -87,6 +87,21 @@ describe('dashboard', () => {
     await screenshots(page, 'login');
   });
 
+  it('the sign-in form submitted before its script runs never puts the admin token in the address', async () => {
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await noScript.newPage();
+      await page.goto(`${service.baseUrl}/dashboard/login`);
+      await page.getByLabel('Your name').fill(REVIEWER);
+      await page.getByLabel('Admin token').fill(service.adminToken);
+      await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Sign in' }).click()]);
+      expect(page.url()).not.toContain(encodeURIComponent(service.adminToken));
+      expect(page.url()).not.toContain('token=');
+    } finally {
+      await noScript.close();
+    }
+  });
+
   it('signs in, approves one review and declines another after a confirmation, and shows who decided', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 } });
     const first = await pausedWithdrawal(shop, 1500);
