@@ -84,10 +84,17 @@ describe('an approval covers exactly one charge (point 1)', () => {
     const first = await approvedAttempt(checkout, { amount_cents: 500, payment_method: CARD() });
     const { submitAttemptUpdate } = await import('../workflows/definitions');
     const { failureType } = await import('../workflows/failures');
-    const error = await service.deps.temporal.workflow
-      .getHandle(checkout.id)
-      .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: `direct-${checkout.id}`, paymentMethodId: first.payment_method_id, amountCents: 9_000 }] })
-      .then(() => null, (e: unknown) => e);
+    const send = () =>
+      service.deps.temporal.workflow
+        .getHandle(checkout.id)
+        .executeUpdate(submitAttemptUpdate, { args: [{ attemptId: `direct-${checkout.id}`, paymentMethodId: first.payment_method_id, amountCents: 9_000 }] })
+        .then(() => null, (e: unknown) => e);
+    // The failed charge commits a moment before the workflow ends that attempt: until then it refuses
+    // any update as in flight (the wallet API sends such a refusal again; this update bypasses it).
+    const error = await waitFor(async () => {
+      const answer = await send();
+      return failureType(answer) === 'ATTEMPT_IN_FLIGHT' ? undefined : answer;
+    }, 5_000, 'the workflow to end the approved attempt');
     expect(failureType(error)).toBe('REVIEW_SPENT');
     expect(await chargesOf(checkout.id)).toHaveLength(1);
   });
