@@ -8,13 +8,9 @@ import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import { findReview, listReviews, presentReview } from '../storage/reviews';
 import { setReviewDecider } from '../storage/evidence';
 import { reviewDetails } from '../admin/service';
-import { executeUpdateRetrying } from '../temporal/updates';
+import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
 import { FAILURE_TYPES, decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
 import { failureType } from '../../workflows/failures';
-
-/** How long a decision waits for the workflow that made the review to start waiting for it. */
-const WORKFLOW_CATCH_UP_MS = 5_000;
-const WORKFLOW_CATCH_UP_PAUSE_MS = 25;
 
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
@@ -39,36 +35,27 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     const review = await findReview(db, req.params.id);
     if (!review) throw new AdminNotFoundError('Review not found.', `No review ${req.params.id}.`);
     if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
-    const catchUpUntil = Date.now() + WORKFLOW_CATCH_UP_MS;
-    for (;;) {
-      try {
-        // One update id per request: its own retries after a transient refusal reach the same
-        // decision, while a second reviewer's request, even at the same moment and for the same
-        // decision, is a second update that the workflow refuses (one decision, one 200).
-        const decided = await executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, {
-          args: [decision],
-          updateId: `${review.id}-decision-${randomUUID()}`,
-        });
-        if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
-        await setReviewDecider(db, review.id, req.operator ?? 'admin API');
-        res.json({ ...decided, decided_by: req.operator ?? 'admin API' });
-        return;
-      } catch (error) {
-        // The workflow refuses a second decision: another reviewer decided first.
-        if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
-          const current = (await findReview(db, review.id))!;
-          // The review is listed (its row committed) a moment before its workflow, which made it,
-          // hears back and waits for the decision: until then it refuses every decision. Sent
-          // again shortly, this one decides; a decision another reviewer made shows up in the row.
-          const notYetWaiting = error instanceof WorkflowUpdateFailedError && current.status === 'pending' && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided;
-          if (notYetWaiting && Date.now() < catchUpUntil) {
-            await new Promise((resolve) => setTimeout(resolve, WORKFLOW_CATCH_UP_PAUSE_MS));
-            continue;
-          }
-          throw alreadyDecided(review.id, current.status);
-        }
-        throw error;
+    try {
+      // One update id per send: a send's own retries after a transient refusal reach the same
+      // decision, while a second reviewer's request, even at the same moment and for the same
+      // decision, is a second update that the workflow refuses (one decision, one 200).
+      const decided = await sendOnceCaughtUp(
+        () => executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, { args: [decision], updateId: `${review.id}-decision-${randomUUID()}` }),
+        // The review is listed (its row committed) a moment before its workflow, which made it,
+        // hears back and waits for the decision: until then it refuses every decision as a second
+        // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
+        async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReview(db, review.id))?.status === 'pending',
+      );
+      if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
+      await setReviewDecider(db, review.id, req.operator ?? 'admin API');
+      res.json({ ...decided, decided_by: req.operator ?? 'admin API' });
+    } catch (error) {
+      // The workflow refuses a second decision: another reviewer decided first.
+      if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
+        const current = (await findReview(db, review.id))!;
+        throw alreadyDecided(review.id, current.status);
       }
+      throw error;
     }
   };
 

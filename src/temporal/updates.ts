@@ -36,3 +36,24 @@ export async function executeUpdateRetrying<Ret, Args extends [unknown, ...unkno
     }
   }
 }
+
+/** How long a request waits for its workflow to catch up with a commit that came before it, and how often it asks again. */
+export const CATCH_UP = { forMs: 5_000, pauseMs: 25 } as const;
+
+/**
+ * Sends an update (`send`, e.g. an executeUpdateRetrying call) again while the workflow refuses it
+ * only because it has not yet caught up with a commit that came before the request (`behind` says
+ * which refusals those are): every CATCH_UP.pauseMs for up to CATCH_UP.forMs. After that, or on any
+ * other outcome, it answers or throws as the last send did.
+ */
+export async function sendOnceCaughtUp<T>(send: () => Promise<T>, behind: (error: unknown) => boolean | Promise<boolean>): Promise<T> {
+  const until = Date.now() + CATCH_UP.forMs;
+  for (;;) {
+    try {
+      return await send();
+    } catch (error) {
+      if (Date.now() >= until || !(await behind(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, CATCH_UP.pauseMs));
+    }
+  }
+}

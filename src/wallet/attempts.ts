@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
@@ -12,13 +12,13 @@ import { idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
 import { logAttempt } from '../storage/attempt-log';
-import { executeUpdateRetrying } from '../temporal/updates';
+import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
 import { findChargeByAttemptKey, findChargeById } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReview, type ReviewRow } from '../storage/reviews';
 import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
-import { submitAttemptUpdate, FAILURE_TYPES, type AttemptInput, type AttemptResult } from '../../workflows/definitions';
+import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod } from './attempt-rules';
@@ -94,7 +94,15 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     const attemptId = keyedAttemptId ?? randomUUID();
     try {
       stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
-      result = await submitWhenFree(temporal.workflow.getHandle(checkout.id), { attemptId, paymentMethodId: stored.method.id, amountCents });
+      const paymentMethodId = stored.method.id;
+      // The admission found no charge in progress, but the workflow may still be ending the attempt
+      // before, whose charge ended a moment ago (a pending charge the processor failed: the workflow
+      // reads it after that commit), and refuses this one as in flight until then. Such a refusal is
+      // sent again under the same update id (a refused update is not kept).
+      result = await sendOnceCaughtUp(
+        () => executeUpdateRetrying(temporal.workflow.getHandle(checkout.id), submitAttemptUpdate, { args: [{ attemptId, paymentMethodId, amountCents }], updateId: attemptId }),
+        (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
+      );
     } catch (error) {
       // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
       // After a transient failure (503) the update may still run, so its method stays.
@@ -117,30 +125,6 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
     res.status(201).json({ charge: presentCharge(charge, customer, chargedMethod) });
   };
-}
-
-/** How long an admitted attempt waits for the checkout's workflow to finish the attempt before it. */
-const PREVIOUS_ATTEMPT_END_MS = 5_000;
-const PREVIOUS_ATTEMPT_PAUSE_MS = 25;
-
-/**
- * Hands the admitted attempt to the checkout's workflow. The admission found no charge in progress,
- * but the workflow may still be ending the attempt before, whose charge ended a moment ago (a
- * pending charge the processor failed: the workflow reads it after that commit) and refuses this
- * one as in flight until then: such a refusal is sent again shortly under the same update id (a
- * refused update is not kept), for a few seconds at most.
- */
-async function submitWhenFree(handle: WorkflowHandle, attempt: AttemptInput): Promise<AttemptResult> {
-  const until = Date.now() + PREVIOUS_ATTEMPT_END_MS;
-  for (;;) {
-    try {
-      return await executeUpdateRetrying(handle, submitAttemptUpdate, { args: [attempt], updateId: attempt.attemptId });
-    } catch (error) {
-      const previousStillEnding = error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight;
-      if (!previousStillEnding || Date.now() >= until) throw error;
-      await new Promise((resolve) => setTimeout(resolve, PREVIOUS_ATTEMPT_PAUSE_MS));
-    }
-  }
 }
 
 const presentAttemptReview = (review: ReviewRow) => ({ id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() });
