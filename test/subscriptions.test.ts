@@ -3,7 +3,7 @@ import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
-import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView } from './support/fixtures';
+import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView, type Shop } from './support/fixtures';
 import { DAY, HOUR, plus, subscriptionHelpers } from './support/subscriptions';
 import { subscriptionViolations } from './support/subscription-invariants';
 
@@ -299,6 +299,27 @@ describe('dunning', () => {
   }, 180_000);
 });
 
+/** A monthly 9.00 subscription whose bank first charge the processor simulator settled: its id and when its first renewal falls due. */
+async function bankSubscription(shop: Shop): Promise<{ id: string; due: string }> {
+  const checkout = await createCheckout(service, shop, {
+    type: 'deposit',
+    line_items: [{ name: 'Plan', price_cents: 900, quantity: 1 }],
+    subscription_data: { interval: 'month', interval_count: 1 },
+  });
+  const first = await attempt(service, checkout, { payment_method: BANK() });
+  expect(first.body.charge.status).toBe('pending');
+  expect((await admin('POST', `/sandbox/charges/${first.body.charge.id}/transition`, { to: 'succeeded' })).status).toBe(200);
+  const row = await waitFor(async () => service.deps.db('subscriptions').where({ checkout_id: checkout.id }).first(), 15_000, 'the subscription');
+  const id = row.id as string;
+  return { id, due: (await read(id)).current_period_end as string };
+}
+
+/** Moves the subscription's clock past `due` and waits for its first renewal, which the bank keeps pending. */
+async function pendingRenewal(id: string, due: string): Promise<{ id: string }> {
+  await advance(id, { to: plus(due, HOUR) });
+  return waitFor(async () => service.deps.db('charges').where({ subscription_id: id, subscription_period: 1, status: 'pending' }).first(), 20_000, 'the pending renewal');
+}
+
 describe('a renewal cancelled while pending', () => {
   // Audit regression: only failed was dunned, so a bank renewal the processor cancelled while
   // pending left the subscription due on an ended charge; each new run found that same charge
@@ -306,22 +327,10 @@ describe('a renewal cancelled while pending', () => {
   it('is dunned like a failure: past_due, retried on schedule with a new charge, and the workflow waits', async () => {
     const shop = await openShop(service, { sandbox_settlement_seconds: 4, subscription_retry_days: [2, 4] });
     await setClock(shop, '2027-10-01T00:00:00Z');
-    const checkout = await createCheckout(service, shop, {
-      type: 'deposit',
-      line_items: [{ name: 'Plan', price_cents: 900, quantity: 1 }],
-      subscription_data: { interval: 'month', interval_count: 1 },
-    });
-    // A bank first charge, settled at once by the processor simulator.
-    const first = await attempt(service, checkout, { payment_method: BANK() });
-    expect(first.body.charge.status).toBe('pending');
-    expect((await admin('POST', `/sandbox/charges/${first.body.charge.id}/transition`, { to: 'succeeded' })).status).toBe(200);
-    const row = await waitFor(async () => service.deps.db('subscriptions').where({ checkout_id: checkout.id }).first(), 15_000, 'the subscription');
-    const id = row.id as string;
-    const due = (await read(id)).current_period_end as string;
+    const { id, due } = await bankSubscription(shop);
 
     // The renewal goes pending; the processor cancels it before it settles (an edge the state table lists).
-    await advance(id, { to: plus(due, HOUR) });
-    const renewal = await waitFor(async () => service.deps.db('charges').where({ subscription_id: id, subscription_period: 1, status: 'pending' }).first(), 20_000, 'the pending renewal');
+    const renewal = await pendingRenewal(id, due);
     const { runId: renewalRun } = await service.deps.temporal.workflow.getHandle(id).describe();
     const moved = await admin('POST', `/sandbox/charges/${renewal.id}/transition`, { to: 'cancelled' });
     expect(moved.status).toBe(200);
@@ -352,19 +361,9 @@ describe('a pending renewal the simulator settles', () => {
   it('stops waiting at the move: a cancellation answers at once, not after sandbox_settlement_seconds', async () => {
     const shop = await openShop(service, { sandbox_settlement_seconds: 90 });
     await setClock(shop, '2027-11-01T00:00:00Z');
-    const checkout = await createCheckout(service, shop, {
-      type: 'deposit',
-      line_items: [{ name: 'Plan', price_cents: 900, quantity: 1 }],
-      subscription_data: { interval: 'month', interval_count: 1 },
-    });
-    const first = await attempt(service, checkout, { payment_method: BANK() });
-    expect((await admin('POST', `/sandbox/charges/${first.body.charge.id}/transition`, { to: 'succeeded' })).status).toBe(200);
-    const row = await waitFor(async () => service.deps.db('subscriptions').where({ checkout_id: checkout.id }).first(), 15_000, 'the subscription');
-    const id = row.id as string;
-    const due = (await read(id)).current_period_end as string;
+    const { id, due } = await bankSubscription(shop);
 
-    await advance(id, { to: plus(due, HOUR) });
-    const renewal = await waitFor(async () => service.deps.db('charges').where({ subscription_id: id, subscription_period: 1, status: 'pending' }).first(), 20_000, 'the pending renewal');
+    const renewal = await pendingRenewal(id, due);
     expect((await admin('POST', `/sandbox/charges/${renewal.id}/transition`, { to: 'succeeded' })).status).toBe(200);
     await until(id, (s) => s.current_period_start === due, 'the paid renewal');
 
