@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import { ApiError, ServiceUnavailableError, isTransientDependencyFailure } from './errors';
 import { requestIdOf } from './request-context';
 import { JSON_BODY_HINT } from './validate';
+import { isBodyReadFailure } from './json-body';
 
 /** Every error body carries the request id, so a merchant's report can be matched to our logs. */
 function send(req: Request, res: Response, status: number, body: Record<string, unknown>): void {
@@ -38,7 +39,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       send(req, res, 413, { error: 'Request body is too large.', hint: 'Bodies are limited to 100 kB.' });
       return;
     }
-    if (typeof parserError.type === 'string' && parserError.status && parserError.status < 500) {
+    if (isBodyReadFailure(error)) {
       send(req, res, 400, { error: 'Request body could not be read.', hint: 'Send UTF-8 JSON with Content-Type: application/json.' });
       return;
     }

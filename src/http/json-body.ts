@@ -45,7 +45,7 @@ export function jsonBody(options: { limit: string }): RequestHandler {
  * A body the parser refused for the client's reason (not JSON, too large, an unknown charset or
  * encoding): on the merchant and admin APIs, answered only once the credential has passed.
  */
-function isBodyReadFailure(error: unknown): boolean {
+export function isBodyReadFailure(error: unknown): boolean {
   const failure = error as { type?: unknown; status?: unknown } | undefined;
   return typeof failure?.type === 'string' && typeof failure.status === 'number' && failure.status < 500;
 }
