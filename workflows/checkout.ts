@@ -31,6 +31,7 @@ import {
 } from './definitions';
 import { DATABASE, DATABASE_LOCAL, HOLD, PROCESSOR, PROCESSOR_LOCAL } from './retry-policies';
 import { failureType } from './failures';
+import { waitUnlessMoved } from './waits';
 import { refundWorkflow } from './refund';
 import type { ChargeSnapshot } from '../activities/charges';
 import type { HoldAnswer } from '../activities/holds';
@@ -200,20 +201,14 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
    * settleCharge then finds it failed, cancelled or settled and the checkout takes the next attempt
    * at once. Earlier histories slept the whole time.
    */
-  async function untilSettlement(chargeId: string, ms: number): Promise<void> {
-    if (!patched(WAKE_ON_MOVE)) return sleep(ms);
-    if (ms > 0) await condition(() => movedCharges.has(chargeId), ms);
-  }
+  const untilSettlement = (chargeId: string, ms: number) => waitUnlessMoved(WAKE_ON_MOVE, movedCharges, chargeId, ms);
 
   /**
    * Waits out a held charge's hold time, or less when the charge was moved meanwhile (failed,
    * paid, made pending): payoutCharge then finds it moved on, and a failed one frees the checkout
    * for the next attempt at once. Earlier histories slept the whole time.
    */
-  async function untilPayout(chargeId: string, ms: number): Promise<void> {
-    if (!patched(WAKE_HOLD_ON_MOVE)) return sleep(ms);
-    if (ms > 0) await condition(() => movedFromHeld.has(chargeId), ms);
-  }
+  const untilPayout = (chargeId: string, ms: number) => waitUnlessMoved(WAKE_HOLD_ON_MOVE, movedFromHeld, chargeId, ms);
 
   async function runWithdrawal(attempt: AttemptInput, charge: ChargeSnapshot, plan: { holdMs: number; settlementMs: number }): Promise<ChargeSnapshot> {
     let holdAnswer: HoldAnswer | undefined;

@@ -1,7 +1,8 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SubscriptionPlan } from '../activities/subscriptions';
 import { DATABASE, PROCESSOR } from './retry-policies';
+import { waitUnlessMoved } from './waits';
 import {
   SUBSCRIPTION_FAILURES,
   advanceClockUpdate,
@@ -126,19 +127,12 @@ async function renew(plan: SubscriptionPlan, movedCharges: ReadonlySet<string>):
   if (step.kind !== 'charge') return step.kind;
   const charge = await processor.chargeDeposit({ chargeId: step.chargeId });
   if (charge.status === 'pending') {
-    await untilSettlement(step.chargeId, plan.settlementMs, movedCharges);
+    // Less when the renewal was moved meanwhile: settleCharge then finds it settled, failed or
+    // cancelled, and a cancellation waiting for the renewal runs at once instead of after up to an
+    // hour of sandbox settlement time. Earlier histories slept the whole time.
+    await waitUnlessMoved(WAKE_ON_MOVE, movedCharges, step.chargeId, plan.settlementMs);
     await processor.settleCharge({ chargeId: step.chargeId });
   }
   return 'charged';
 }
 
-/**
- * Waits out a pending renewal's settlement time, or less when the charge was moved meanwhile:
- * settleCharge then finds it settled, failed or cancelled, and a cancellation waiting for the
- * renewal runs at once instead of after up to an hour of sandbox settlement time. Earlier
- * histories slept the whole time.
- */
-async function untilSettlement(chargeId: string, ms: number, movedCharges: ReadonlySet<string>): Promise<void> {
-  if (!patched(WAKE_ON_MOVE)) return sleep(ms);
-  if (ms > 0) await condition(() => movedCharges.has(chargeId), ms);
-}
