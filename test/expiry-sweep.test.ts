@@ -140,7 +140,17 @@ describe('the sweep of late expiry timers', () => {
     try {
       await service.deps.db('checkouts').whereIn('id', held.map((c) => c.id)).update({ expires_at: service.deps.db.raw("now() - interval '10 seconds'") });
       await service.deps.db('checkouts').where({ id: free.id }).update({ expires_at: service.deps.db.fn.now() });
-      expect(await sweepOverdueCheckouts(service.deps, 0, 1)).toBe(1);
+      // The sweep is not scoped: other test files' open checkouts share the run's database, and one
+      // of theirs overdue at this moment would be swept and counted too. Held locked meanwhile by
+      // another transaction, they are skipped (the sweep's SKIP LOCKED), so the count is this file's.
+      const mine = [...held, free].map((c) => c.id);
+      const others = await service.deps.db.transaction();
+      try {
+        await others('checkouts').where({ state: 'open' }).whereNotIn('id', mine).forUpdate().select('id');
+        expect(await sweepOverdueCheckouts(service.deps, 0, 1)).toBe(1);
+      } finally {
+        await others.rollback();
+      }
       expect((await service.deps.db('checkouts').where({ id: free.id }).first()).state).toBe('expired');
       for (const checkout of held) expect((await service.deps.db('checkouts').where({ id: checkout.id }).first()).state).toBe('open');
     } finally {
