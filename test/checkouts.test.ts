@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { MAX_AMOUNT_CENTS, MAX_LINE_ITEMS } from '../src/checkouts/schemas';
+import type { Request } from 'express';
 import { createCheckout } from '../src/checkouts/service';
+import { idempotentId } from '../src/http/idempotency';
 import { findCheckout, findCheckoutById, updateCheckoutState } from '../src/storage/checkouts';
 import { findMerchant } from '../src/storage/merchants';
 import { CHECKOUT_FLOWS } from '../src/domain/settings';
@@ -424,6 +426,30 @@ describe('crash safety and storage helpers', () => {
     expect((await service.deps.temporal.workflow.getHandle(attempted!).describe()).status.name).toBe('TERMINATED');
     expect(await findCheckoutById(db, attempted!)).toBeUndefined();
     expect(await db('products').where({ sku })).toHaveLength(0);
+  });
+
+  it('checks the customer in the checkout INSERT: a refused customer ends the started workflow and writes nothing', async () => {
+    const db = service.deps.db;
+    const other = await onboard(service);
+    const theirs = await newCustomer(other);
+    for (const customer of [theirs, `cus_missing_${randomUUID().replace(/-/g, '')}`]) {
+      // A keyed create: its workflow id is derived from the key, so the test can find it.
+      const key = randomUUID();
+      const sku = uniqueSku();
+      const res = await request(service.baseUrl, 'POST', '/api/v1/checkouts', {
+        token: merchant.api_key,
+        headers: { 'Idempotency-Key': key },
+        body: { customer_id: customer, type: 'deposit', line_items: [inline({ sku, dedup: true })] },
+      });
+      expect(res.body).toMatchObject({ error: 'Customer not found.', hint: `No customer ${customer} exists for this business.` });
+      expect(res.status).toBe(422);
+      const workflowId = idempotentId({ idempotency: { scope: `merchant:${merchant.id}`, key } } as Request, 'checkout')!;
+      expect((await service.deps.temporal.workflow.getHandle(workflowId).describe()).status.name).toBe('TERMINATED');
+      expect(await findCheckoutById(db, workflowId)).toBeUndefined();
+      // The line's product would have been made in the same transaction: rolled back with it.
+      expect(await db('products').where({ sku })).toHaveLength(0);
+      expect(await db('checkouts').where({ customer_id: customer })).toHaveLength(0);
+    }
   });
 
   it('updateCheckoutState moves only from the given states', async () => {

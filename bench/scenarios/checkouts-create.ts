@@ -2,9 +2,9 @@ import { measureAtEachConnectionCount } from '../support/load';
 import { defineScenario } from '../support/scenario';
 
 /**
- * POST /api/v1/checkouts for a preset deposit: validation, API-key authentication, the
- * customer lookup, the start of the checkout's Temporal workflow (a round trip to the
- * Temporal server, which persists it) and the checkout INSERT. The workflow starts delayed until
+ * POST /api/v1/checkouts for a preset deposit: validation, API-key authentication, the start of
+ * the checkout's Temporal workflow (a round trip to the Temporal server, which persists it) and
+ * the checkout INSERT, which also checks the customer. The workflow starts delayed until
  * its deadline (src/temporal/checkouts.ts), so no task of it runs here; with
  * CHECKOUT_WORKFLOW_DELAYED_START=false the worker runs its first task (its expiry timer) after
  * the answer, inside the round. 201 expected. Two floors: Express + one workflow.start of a

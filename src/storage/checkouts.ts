@@ -61,17 +61,34 @@ export type NewCheckout = Omit<
 // pg sends a JS array as a Postgres array literal, not JSON, so jsonb values are serialised here.
 const asJson = <T>(value: T): T => (value === null ? value : (JSON.stringify(value) as unknown as T));
 
-/** Inserts the checkout in state `open`. */
-export async function insertCheckout(db: Db, row: NewCheckout): Promise<CheckoutRow> {
-  const [inserted] = await db<CheckoutRow>('checkouts')
-    .insert({
-      ...row,
-      line_items: asJson(row.line_items),
-      subscription: asJson(row.subscription),
-      payment_options: asJson(row.payment_options),
-    })
-    .returning('*');
-  return inserted as CheckoutRow;
+/**
+ * Inserts the checkout in state `open` if `row.customer_id` names a customer of `row.merchant_id`,
+ * in one statement: the customer's id comes from a subquery scoped to the merchant, so another
+ * merchant's or a missing customer leaves it NULL, which the column refuses (NOT NULL). That
+ * refusal is returned as undefined; the statement (and, inside a transaction, the transaction)
+ * has then written nothing.
+ */
+export async function insertCheckoutForCustomer(db: Db, row: NewCheckout): Promise<CheckoutRow | undefined> {
+  try {
+    const [inserted] = await db<CheckoutRow>('checkouts')
+      .insert({
+        ...row,
+        customer_id: db('customers').select('id').where({ merchant_id: row.merchant_id, id: row.customer_id }) as unknown as string,
+        line_items: asJson(row.line_items),
+        subscription: asJson(row.subscription),
+        payment_options: asJson(row.payment_options),
+      })
+      .returning('*');
+    return inserted as CheckoutRow;
+  } catch (error) {
+    if (isNotNullViolation(error, 'checkouts', 'customer_id')) return undefined;
+    throw error;
+  }
+}
+
+function isNotNullViolation(error: unknown, table: string, column: string): boolean {
+  const e = error as { code?: unknown; table?: unknown; column?: unknown };
+  return e.code === '23502' && e.table === table && e.column === column;
 }
 
 /** The merchant's checkout; another merchant's is absent, exactly like a missing one. */
