@@ -432,7 +432,8 @@ describe('crash safety and storage helpers', () => {
     const db = service.deps.db;
     const other = await onboard(service);
     const theirs = await newCustomer(other);
-    for (const customer of [theirs, `cus_missing_${randomUUID().replace(/-/g, '')}`]) {
+    // The longest id the body allows is longer than any customer's (the column's 40).
+    for (const customer of [theirs, `cus_missing_${randomUUID().replace(/-/g, '')}`, `cus_${randomUUID()}`.padEnd(255, 'x')]) {
       // A keyed create: its workflow id is derived from the key, so the test can find it.
       const key = randomUUID();
       const sku = uniqueSku();
