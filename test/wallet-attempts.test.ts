@@ -238,7 +238,7 @@ describe('saved payment methods (audit)', () => {
   // expired.", before any charge exists), but a saved card was charged whatever its expiry: the
   // sandbox decides a card's outcome when it is tokenized, so a card saved while valid was paid
   // (succeeded) for ever after it expired.
-  it('pays with a saved card while it is valid, and refuses it once its expiry has passed, before any charge exists', async () => {
+  it('pays with a saved card while it is valid, and once its expiry has passed neither lists nor charges it', async () => {
     const own = await openShop(service);
     const first = await createCheckout(service, own, { type: 'deposit', fixed_amount_cents: 900 });
     const saved = await attempt(service, first, { payment_method: CARD(), save_payment_method: true });
@@ -246,6 +246,7 @@ describe('saved payment methods (audit)', () => {
     const pmId = saved.body.charge.payment_method.id as string;
 
     const valid = await createCheckout(service, own, { type: 'deposit', fixed_amount_cents: 900 });
+    expect((await walletView(service, valid)).body.saved_payment_methods.map((pm: { id: string }) => pm.id)).toContain(pmId);
     const paid = await attempt(service, valid, { payment_method: { saved_payment_method_id: pmId } });
     expect(paid.status).toBe(201);
     expect(paid.body.charge).toMatchObject({ status: 'succeeded', payment_method: { id: pmId } });
@@ -256,6 +257,8 @@ describe('saved payment methods (audit)', () => {
     await service.deps.db('payment_methods').where({ id: pmId }).update({ details: JSON.stringify({ ...row.details, card: { ...row.details.card, exp_year: lastYear } }) });
 
     const later = await createCheckout(service, own, { type: 'deposit', fixed_amount_cents: 900 });
+    // The wallet no longer offers it (it would preselect the first saved method).
+    expect((await walletView(service, later)).body.saved_payment_methods.map((pm: { id: string }) => pm.id)).not.toContain(pmId);
     const refused = await attempt(service, later, { payment_method: { saved_payment_method_id: pmId } });
     expect(refused.status).toBe(422);
     expect(refused.body.error).toBe('The card has expired.');

@@ -55,6 +55,15 @@ export function cardExpired(expYear: number, expMonth: number, now: Date): boole
   return expYear < thisYear || (expYear === thisYear && expMonth < now.getUTCMonth() + 1);
 }
 
+/**
+ * A saved card past its expiry month. Its outcome was decided when it was tokenized, so the
+ * expiry is ours to check: attempts refuse it and the wallet does not offer it.
+ */
+export function savedCardExpired(method: { details: { card?: { exp_year: number; exp_month: number } } }, now: Date): boolean {
+  const card = method.details.card;
+  return card !== undefined && cardExpired(card.exp_year, card.exp_month, now);
+}
+
 export interface NormalizedCard {
   digits: string;
   brand: CardBrand;

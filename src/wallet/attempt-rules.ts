@@ -2,7 +2,7 @@ import { newId } from '../domain/ids';
 import { PAYMENT_METHODS, type PaymentMethodId } from '../domain/settings';
 import type { AppDeps } from '../app-deps';
 import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
-import { cardExpired, checkInstrument, getProcessor, InvalidPaymentMethod, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, type TokenizeInput } from '../processors';
+import { checkInstrument, getProcessor, InvalidPaymentMethod, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, savedCardExpired, type TokenizeInput } from '../processors';
 import type { CheckoutRow } from '../storage/checkouts';
 import type { MerchantRow } from '../storage/merchants';
 import { findPaymentMethod, insertPaymentMethod, saveOrReusePaymentMethod, type PaymentMethodRow } from '../storage/payment-methods';
@@ -63,9 +63,8 @@ export async function checkPaymentMethod(deps: AppDeps, merchant: MerchantRow, c
       throw new NotFoundError('Saved payment method not found.', 'Use one of the saved_payment_methods the wallet lists.');
     }
     assertOffered(METHOD_FOR_TYPE[saved.payment_type]!, offered);
-    // Its outcome was decided when it was tokenized: an expired card is refused here, as when typed in.
-    const card = saved.payment_type === 'card' ? saved.details.card : undefined;
-    if (card && cardExpired(card.exp_year, card.exp_month, new Date())) {
+    // An expired card is refused here, as when typed in.
+    if (savedCardExpired(saved, new Date())) {
       throw new ValidationError('The card has expired.', 'Choose another payment method, or enter the card again with its new expiry date.');
     }
     return { kind: 'saved', fingerprint: saved.fingerprint, method: saved };

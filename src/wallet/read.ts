@@ -5,6 +5,7 @@ import { presentPaymentMethod, type PresentedCharge } from '../charges/present';
 import { presentLineItem } from '../checkouts/present';
 import { offeredPaymentMethods, visibleSavedMethods } from '../checkouts/flows';
 import type { PaymentMethodId } from '../domain/settings';
+import { savedCardExpired } from '../processors';
 import { WALLET_PAYMENT_TYPES } from '../processors/types';
 import { listCheckoutCharges } from '../storage/charges';
 import type { CheckoutRow, StoredLineItem } from '../storage/checkouts';
@@ -93,7 +94,8 @@ export function presentWalletCheckout({ checkout, merchant, savedMethods, review
       : null,
     amount_due_cents: amountDue(checkout),
     payment_options: offered,
-    saved_payment_methods: finished ? [] : visibleSavedMethods(savedMethods, offered).map(presentPaymentMethod),
+    // An expired card is left out: an attempt with it would be refused ("The card has expired.").
+    saved_payment_methods: finished ? [] : visibleSavedMethods(savedMethods, offered).filter((pm) => !savedCardExpired(pm, new Date())).map(presentPaymentMethod),
     preselected_method: preselectedMethod(offered),
     experience: checkout.experience,
     return_url: checkout.return_url,
