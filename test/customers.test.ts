@@ -223,6 +223,21 @@ describe('GET /api/v1/customers/search', () => {
     expect(bad.body.hint).toEqual(expect.any(String));
   });
 
+  it('reads an unencoded + in the query (form-decoded to a space) as the +1 it was (audit)', async () => {
+    // Audit regression: `?phone_number=+15551234567` sent as written arrives as " 15551234567",
+    // since a query string decodes + as a space, so the +1 was not stripped and the search was 422.
+    const created = (await post(uniqueCustomer())).body;
+    const p = created.phone_number as string;
+    for (const form of [`+1${p}`, `+1+${p.slice(0, 3)}+${p.slice(3)}`]) {
+      const res = await search(`phone_number=${form}`);
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((r: { id: string }) => r.id)).toEqual([created.id]);
+    }
+    // Ten digits after a stray space are still the number itself, and an 11-digit number without + is not one.
+    expect((await search(`phone_number=${encodeURIComponent(' ' + p)}`)).body.results.map((r: { id: string }) => r.id)).toEqual([created.id]);
+    expect((await search(`phone_number=1${p}`)).status).toBe(422);
+  });
+
   it('matches internal_id exactly and combines parameters with AND', async () => {
     const created = (await post(uniqueCustomer({ internal_id: 987654 + Math.floor(Math.random() * 1e6) }))).body;
     expect((await search(`internal_id=${created.internal_id}`)).body.results).toHaveLength(1);

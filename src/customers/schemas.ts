@@ -63,8 +63,11 @@ export const CustomerSearchQuery = z
 
 export function normalizeSearchPhone(raw: string): string {
   const trimmed = raw.trim();
-  const withoutCountry = trimmed.startsWith('+1') ? trimmed.slice(2) : trimmed;
-  return withoutCountry.replace(/\D/g, '');
+  if (trimmed.startsWith('+1')) return trimmed.slice(2).replace(/\D/g, '');
+  const digits = trimmed.replace(/\D/g, '');
+  // A query string decodes an unencoded + as a space, so "+15551234567" sent as written reads
+  // " 15551234567": a leading blank before 1 and ten more digits is that +1.
+  return /^\s/.test(raw) && digits.length === 11 && digits.startsWith('1') ? digits.slice(1) : digits;
 }
 
 const CustomerFields = {
