@@ -382,6 +382,34 @@ describe('geo, review and charges', () => {
     expect(body.saved_payment_methods.map((pm: { id: string }) => pm.id)).toEqual([pmId]);
     expect(body.charges[0].customer).toMatchObject({ id: c.customer_id, email: expect.stringContaining('@') });
   });
+
+  it('reads a blocked checkout like a completed or expired one: no saved methods, each charge\'s customer as {id} (audit)', async () => {
+    // Audit regression: a checkout blocked by a geo or KYC gate takes no attempt ever again, as a
+    // completed or expired one, and its link lives on the same way, but its read still listed the
+    // customer's saved payment methods and each charge's customer with email, phone and name.
+    const c = await newCheckout({ type: 'deposit' });
+    const db = service.deps.db;
+    const pmId = await insertSavedCard(c.customer_id);
+    await db('charges').insert({
+      id: `ch_${suffix()}`,
+      merchant_id: merchant.id,
+      checkout_id: c.id,
+      customer_id: c.customer_id,
+      payment_method_id: pmId,
+      attempt_key: `att_${suffix()}`,
+      amount_cents: 500,
+      currency: 'USD',
+      transaction_type: 'credit',
+      status: 'failed',
+      processor: 'sandbox_alpha',
+    });
+    await db('checkouts').where({ id: c.id }).update({ state: 'blocked', blocked_reason: 'geo_check_stale' });
+
+    const body = await read(c);
+    expect(body.state).toBe('blocked');
+    expect(body.saved_payment_methods).toEqual([]);
+    expect(body.charges[0].customer).toEqual({ id: c.customer_id });
+  });
 });
 
 describe('the hosted page', () => {

@@ -59,13 +59,13 @@ async function checkoutReviewSummary(db: Db, checkoutId: string): Promise<Review
 }
 
 /**
- * A completed or expired checkout takes no attempt, but its link lives on in browser history and
- * in shared links: its read shows only what the page needs to say how it ended, so no customer
- * email, phone or name, and no saved payment methods. A pending review pauses the deadline
+ * A completed, expired or blocked checkout takes no attempt, but its link lives on in browser
+ * history and in shared links: its read shows only what the page needs to say how it ended, so no
+ * customer email, phone or name, and no saved payment methods. A pending review pauses the deadline
  * (expires_at keeps the old one until the approval sets a new one): in review, never past it.
  */
 function isFinished(checkout: CheckoutRow): boolean {
-  if (checkout.state === 'completed' || checkout.state === 'expired') return true;
+  if (checkout.state === 'completed' || checkout.state === 'expired' || checkout.state === 'blocked') return true;
   return checkout.state !== 'in_review' && checkout.expires_at.getTime() <= Date.now();
 }
 
