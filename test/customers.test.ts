@@ -238,6 +238,18 @@ describe('GET /api/v1/customers/search', () => {
     expect((await search(`phone_number=1${p}`)).status).toBe(422);
   });
 
+  it('reads an unencoded + in email (form-decoded to a space) as the + it was (audit)', async () => {
+    // Audit regression: `?email=ada+shop@example.com` sent as written arrives as
+    // "ada shop@example.com" (a query string decodes + as a space): no email holds a space, so the
+    // search answered no result for a customer that exists, and a create after it was a duplicate.
+    const tag = `tag${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const created = (await post(uniqueCustomer({ email: `Ada+${tag}@example.com` }))).body;
+    const res = await search(`email=ada+${tag}@example.com`);
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { id: string }) => r.id)).toEqual([created.id]);
+    expect((await search(`email=${encodeURIComponent(`ada+${tag}@example.com`)}`)).body.results).toHaveLength(1);
+  });
+
   it('matches internal_id exactly and combines parameters with AND', async () => {
     const created = (await post(uniqueCustomer({ internal_id: 987654 + Math.floor(Math.random() * 1e6) }))).body;
     expect((await search(`internal_id=${created.internal_id}`)).body.results).toHaveLength(1);

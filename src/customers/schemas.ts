@@ -48,7 +48,8 @@ export type CustomerUpdateBody = z.infer<typeof CustomerUpdateBody>;
 /** Search input: a leading +1 and every non-digit are stripped from phone_number before matching. */
 export const CustomerSearchQuery = z
   .object({
-    email: z.string().min(1).max(MAX_TEXT).optional(),
+    // No email holds a space: one here is a + that a query string decoded (ada+shop@ sent unencoded).
+    email: z.string().min(1).max(MAX_TEXT).transform((raw) => raw.replace(/ /g, '+')).optional(),
     phone_number: z
       .string()
       .max(40)
