@@ -88,6 +88,24 @@ describe('POST /api/v1/customers', () => {
     expect(typeof res.body.hint).toBe('string');
   });
 
+  it('refuses a blank first_name or last_name on create and update, as it refuses an empty one (audit)', async () => {
+    // Audit regression: min length 1 let "   " through, so an account that requires names
+    // (names_and_email, names_and_email_or_phone) took customers whose legal names were blank.
+    for (const blank of [' ', '   ', '\t\n']) {
+      for (const field of ['first_name', 'last_name']) {
+        const res = await post(uniqueCustomer({ [field]: blank }));
+        expect(res.status).toBe(422);
+        expect(res.body.error).toContain(field);
+      }
+    }
+    const created = (await post(uniqueCustomer())).body;
+    const res = await patch(created.id, { last_name: '  ' });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toContain('last_name');
+    // Names with inner or surrounding blanks around letters are names, kept as given.
+    expect((await post(uniqueCustomer({ first_name: ' Mary Ann ' }))).body.first_name).toBe(' Mary Ann ');
+  });
+
   it('rejects a non-object or unparseable body in the contract shape, never 500', async () => {
     const notJson = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, rawBody: '{"email":' });
     expect(notJson.status).toBe(400);

@@ -7,7 +7,8 @@ export const PHONE_PATTERN = /^\d{10}$/;
 const MAX_TEXT = 255;
 
 const email = z.string().max(MAX_TEXT).pipe(z.email());
-const name = z.string().min(1).max(MAX_TEXT);
+/** A legal name: min length 1 as the contract says, and not blanks alone, which would stand for no name. */
+const name = z.string().min(1).max(MAX_TEXT).regex(/\S/, 'must not be blank');
 const phoneNumber = z.string().regex(PHONE_PATTERN, 'must be exactly 10 digits, no country code or punctuation');
 const dateOfBirth = dateOfBirthSchema;
 /** Input accepts a string or an integer; it is stored and echoed as a string. */
