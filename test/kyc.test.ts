@@ -108,6 +108,12 @@ describe('POST /api/v1/kyc/upsert: fields', () => {
     ['state', 'N1'],
     ['postal_code', ''],
     ['postal_code', 10001],
+    // Audit regression: blanks alone passed min length 1 for the required text fields.
+    ['first_name', '   '],
+    ['last_name', '\t'],
+    ['address_line_1', ' '],
+    ['city', '  '],
+    ['postal_code', ' \n'],
     ['country', 'US'],
     ['country', 'usa'],
     ['country', 'USAA'],

@@ -30,7 +30,8 @@ export const LAST_FOUR_SSN_PATTERN = /^[0-9]{4}$/;
 /** Older dates are typos, and PostgreSQL rejects year 0, which would otherwise surface as a 500. */
 const MAX_TEXT = 255;
 
-const text = z.string().min(1).max(MAX_TEXT);
+/** A required text field: min length 1 as the contract says, and not blanks alone, which would stand for no value. */
+const text = z.string().min(1).max(MAX_TEXT).regex(/\S/, 'must not be blank');
 const dateOfBirth = dateOfBirthSchema;
 
 export const KycUpsertBody = registry.register(
