@@ -178,6 +178,19 @@ describe('Admin API: merchants', () => {
     expect((await admin('POST', '/events/ev_unknown/resend')).status).toBe(404);
   });
 
+  // Audit regression: the list answered each merchant's stored settings as they were, so a
+  // merchant onboarded before a setting existed showed it missing there while its own GET showed
+  // the default.
+  it('lists merchants with the same full settings as their own GET, defaults of later settings included', async () => {
+    const m = await onboard(service);
+    await service.deps.db.raw(`UPDATE merchants SET settings = settings - 'withdrawal_destinations' - 'max_attempts_per_checkout' WHERE id = ?`, [m.id]);
+    const one = await admin('GET', `/merchants/${m.id}`);
+    expect(one.body.settings).toMatchObject({ withdrawal_destinations: 'any', max_attempts_per_checkout: null });
+    const list = await admin('GET', '/merchants?limit=200');
+    expect(list.status).toBe(200);
+    expect(list.body.results.find((r: { id: string }) => r.id === m.id)).toEqual(one.body);
+  });
+
   it('answers 404 for an unknown merchant', async () => {
     expect((await admin('GET', '/merchants/mer_nope')).status).toBe(404);
     expect((await admin('PATCH', '/merchants/mer_nope/settings', { kyc_enabled: false })).status).toBe(404);

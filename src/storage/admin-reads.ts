@@ -1,4 +1,5 @@
 import type { Db } from './db';
+import { withDefaultSettings } from '../domain/settings';
 import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { CustomerRow } from './customers';
@@ -54,8 +55,10 @@ export async function searchChargesUnscoped(db: Db, s: AdminSearch, limit: numbe
   return query.orderBy(NEWEST_FIRST).limit(limit);
 }
 
+/** With the defaults of settings added after each was onboarded, as findMerchant reads one. */
 export async function listMerchantsUnscoped(db: Db, limit: number): Promise<MerchantRow[]> {
-  return db<MerchantRow>('merchants').orderBy(NEWEST_FIRST).limit(limit);
+  const rows = await db<MerchantRow>('merchants').orderBy(NEWEST_FIRST).limit(limit);
+  return rows.map((row) => ({ ...row, settings: withDefaultSettings(row.settings, row.environment) }));
 }
 
 export async function listRestrictedCustomersUnscoped(db: Db, merchantId: string | undefined, limit: number): Promise<AdminCustomerRow[]> {
