@@ -128,4 +128,20 @@ describe('reading back (extensions)', () => {
     const byType = await get(shop, '/api/v1/event_log?type=checkout.failed');
     expect(byType.body.results).toHaveLength(1);
   });
+
+  // Audit regression: an event type filter was compared as given, so a misspelt or differently
+  // cased type answered an empty list, read as "no such event was sent", instead of an error.
+  it('refuses an event type filter outside the catalog with 422, on both merchant lists and the admin log', async () => {
+    const shop = await openShop(service);
+    for (const path of ['/api/v1/events?type=checkout.succeded', '/api/v1/event_log?type=CHECKOUT.FAILED']) {
+      const res = await get(shop, path);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({ error: expect.stringContaining('type'), hint: expect.stringContaining('checkout.succeeded'), request_id: expect.any(String) });
+    }
+    const admin = await request(service.baseUrl, 'GET', `/admin/v1/events?merchant_id=${shop.merchant.id}&type=Checkout.Succeeded`, { token: service.adminToken });
+    expect(admin.status).toBe(422);
+    expect(admin.body.hint).toContain('checkout.succeeded');
+    expect((await get(shop, '/api/v1/event_log?type=checkout.failed')).status).toBe(200);
+    expect((await request(service.baseUrl, 'GET', `/admin/v1/events?merchant_id=${shop.merchant.id}&type=checkout.failed`, { token: service.adminToken })).status).toBe(200);
+  });
 });

@@ -1,6 +1,7 @@
 // The admin API (the dashboard's back end) in the OpenAPI document.
 import { z } from 'zod';
 import { CHARGE_STATUSES } from '../domain/charge-states';
+import { EVENT_TYPES } from '../domain/event-catalog';
 import { MerchantSettingsSchema } from '../domain/settings';
 import { ChargeResponse } from '../charges/schemas';
 import { AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
@@ -106,7 +107,7 @@ operation({
 });
 operation({
   method: 'get', path: '/admin/v1/events', id: 'adminListEvents', tag, security, summary: 'The event log, newest first, with delivery attempts',
-  query: z.object({ merchant_id: z.string().optional(), type: z.string().optional(), checkout_id: z.string().optional(), charge_id: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+  query: z.object({ merchant_id: z.string().optional(), type: z.enum(EVENT_TYPES).optional(), checkout_id: z.string().optional(), charge_id: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
   responses: { 200: ['Events', results(LoggedEvent)] }, errors,
 });
 operation({ method: 'get', path: '/admin/v1/events/{id}', id: 'adminGetEvent', tag, security, summary: 'One event with its delivery attempts', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The event', LoggedEvent] }, errors });

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
+import { EVENT_TYPES } from '../domain/event-catalog';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import { findEvent, listAttempts, listEvents } from '../storage/events';
@@ -11,7 +12,8 @@ import { redeliverEvent } from './dispatch';
 
 const EventListQuery = z.object({
   merchant_id: z.string().min(1).optional(),
-  type: z.string().min(1).optional(),
+  // Refused outside the catalog, as on the merchant's lists (src/readback/schemas.ts).
+  type: z.enum(EVENT_TYPES).optional(),
   checkout_id: z.string().min(1).optional(),
   charge_id: z.string().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
