@@ -191,6 +191,19 @@ describe('Admin API: merchants', () => {
     expect(list.body.results.find((r: { id: string }) => r.id === m.id)).toEqual(one.body);
   });
 
+  // Audit regression: the onboarding answer named no key prefix, the only handle
+  // DELETE .../api_keys/{key_prefix} takes, so the first key could not be revoked from it.
+  it('names the first key by its key_prefix at onboarding, which revokes it', async () => {
+    const created = await admin('POST', '/merchants', { name: 'Prefix' });
+    expect(created.status).toBe(201);
+    expect(created.body.key_prefix).toBe(created.body.api_key.slice(0, 12));
+    const listed = (await admin('GET', `/merchants/${created.body.id}/api_keys`)).body.results;
+    expect(listed.map((k: { key_prefix: string }) => k.key_prefix)).toEqual([created.body.key_prefix]);
+    expect((await admin('DELETE', `/merchants/${created.body.id}/api_keys/${created.body.key_prefix}`)).status).toBe(200);
+    const refused = await request(service.baseUrl, 'GET', '/api/v1/customers/search?email=a@b.co', { token: created.body.api_key });
+    expect(refused.status).toBe(422);
+  });
+
   it('answers 404 for an unknown merchant', async () => {
     expect((await admin('GET', '/merchants/mer_nope')).status).toBe(404);
     expect((await admin('PATCH', '/merchants/mer_nope/settings', { kyc_enabled: false })).status).toBe(404);

@@ -23,7 +23,7 @@ const Credentials = registry.register(
   'IssuedCredentials',
   z.object({ api_key: z.string(), client_secret: z.string(), key_prefix: z.string().optional(), webhook_signing_secret: z.string().optional() }).openapi({ description: 'Shown once; only hashes (or the sealed signing secret) are stored.' }),
 );
-const OnboardedMerchant = registry.register('OnboardedMerchant', Merchant.extend({ api_key: z.string(), client_secret: z.string(), webhook_signing_secret: z.string() }));
+const OnboardedMerchant = registry.register('OnboardedMerchant', Merchant.extend({ api_key: z.string(), key_prefix: z.string(), client_secret: z.string(), webhook_signing_secret: z.string() }));
 const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });
 const Review = registry.register(
   'AdminReview',

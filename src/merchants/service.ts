@@ -39,7 +39,14 @@ export async function onboardMerchant(db: Db, options: MerchantServiceOptions, b
     });
     const credentials = await issueCredentials(trx, merchant.id);
     // Secrets are answered once, here; only their hashes (or the sealed signing secret) remain.
-    return { ...presentMerchant(merchant), api_key: credentials.api_key, client_secret: credentials.client_secret, webhook_signing_secret: signingSecret };
+    // The key's prefix is what names it for revocation, as when a key is issued later.
+    return {
+      ...presentMerchant(merchant),
+      api_key: credentials.api_key,
+      key_prefix: credentials.key_prefix,
+      client_secret: credentials.client_secret,
+      webhook_signing_secret: signingSecret,
+    };
   });
 }
 
