@@ -1,8 +1,9 @@
 import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from '../domain/event-types';
 import { CARD_PROCESSORS, CHECKOUT_FLOWS, CHECKOUT_TYPES, CUSTOMER_FIELD_MODES, PAYMENT_METHODS } from '../domain/settings';
 
-/** The contract catalog's groups, as the dashboard shows the enabled-events choices. */
+/** The contract catalog's groups, as the dashboard shows the enabled-events choices, and our subscription events apart. */
 function groupOf(type: string): string {
+  if (type.startsWith('subscription.')) return 'Subscriptions';
   if (type.startsWith('checkout.review.')) return 'Reviews';
   if (type.startsWith('customer.')) return 'Customers';
   if (type === 'checkout.expired' || type === 'checkout.terminally_failed') return 'Checkout outcomes';
