@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
-import { parseEmptyBody, parseOrThrow } from '../http/validate';
+import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
 import { findEvent, listAttempts, listEvents } from '../storage/events';
 import { findMerchant } from '../storage/merchants';
 import { presentEvent } from './present';
@@ -24,7 +24,7 @@ export function eventAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {
-    const q = parseOrThrow(EventListQuery, req.query, 'Query');
+    const q = parseOrThrow(EventListQuery, withoutBlankParameters(req.query), 'Query');
     const events = await listEvents(deps.db, { merchantId: q.merchant_id, type: q.type, checkoutId: q.checkout_id, chargeId: q.charge_id, limit: q.limit });
     const attempts = await listAttempts(deps.db, events.map((e) => e.id));
     res.json({ results: events.map((e) => presentEvent(e, attempts)) });

@@ -32,3 +32,11 @@ export function parseEmptyBody(input: unknown): void {
 export function isEmptyBody(input: unknown): boolean {
   return EmptyBody.safeParse(input ?? {}).success;
 }
+
+/**
+ * A query whose empty parameters are left out: `?merchant_id=&type=` (the operator spec writes the
+ * event log's route so) filters by nothing rather than by an empty id or type.
+ */
+export function withoutBlankParameters(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
+}
