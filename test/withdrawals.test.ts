@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
@@ -77,6 +79,38 @@ describe('the hold handshake', () => {
     const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: holdEvent!.id });
     expect(attempts).toHaveLength(1);
     expect(attempts[0].error).toContain('timed out');
+  }, 30_000);
+
+  // Audit regression: the merchant's 200 arrived at once but its body was still streaming at 10 s,
+  // and the attempt was counted a timeout: a hold the merchant had accepted (its status said so)
+  // failed the charge with insufficient_funds and checkout.failed, never a release of the funds.
+  it('answered 200 at once with a body that is still streaming at 10 s: the status is the answer, the hold is accepted', async () => {
+    const streaming = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('accepted');
+        const tick = setInterval(() => res.write('.'), 500);
+        setTimeout(() => (clearInterval(tick), res.end()), 12_000);
+        res.on('close', () => clearInterval(tick));
+      });
+    });
+    await new Promise<void>((resolve) => streaming.listen(0, '127.0.0.1', resolve));
+    try {
+      const shop = await withdrawalShop({ webhook_url: `http://127.0.0.1:${(streaming.address() as AddressInfo).port}/hooks` });
+      const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3000 });
+      const res = await attempt(service, checkout, { payment_method: CARD() });
+      expect(res.status).toBe(201);
+      expect(['held', 'succeeded']).toContain(res.body.charge.status);
+      const [holdEvent] = await recordedEvents(service, checkout.id);
+      const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: holdEvent!.id });
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toMatchObject({ http_status: 200, error: null });
+      expect(attempts[0].response_excerpt).toMatch(/^accepted/);
+    } finally {
+      streaming.closeAllConnections();
+      await new Promise((resolve) => streaming.close(resolve));
+    }
   }, 30_000);
 
   it('with no webhook_url: the charge fails with insufficient_funds', async () => {

@@ -99,20 +99,25 @@ function postPinned(url: URL, targets: ResolvedAddress[], headers: Record<string
   };
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    // Once the status line is in, it is the answer: a body still arriving when the time is up, or
+    // cut off, does not undo it (a merchant that answered 200 at once has accepted, whatever its body).
+    let answered: { status: number; excerpt: string } | undefined;
+    // PostgreSQL text holds no NUL: one in the answer (a UTF-16 or binary body) would make the
+    // attempt unrecordable and lose its 2xx, so it is kept as U+FFFD like any undecodable byte.
+    const answer = () => resolve({ status: answered!.status, excerpt: answered!.excerpt.replace(/\u0000/g, '\uFFFD') });
     const request = transport.request(
       url,
       { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: pinnedLookup, agent: false },
       (response) => {
         // Drain the answer; its status decides, and its start is kept for the event log.
-        let excerpt = '';
+        const got = { status: response.statusCode ?? 0, excerpt: '' };
+        answered = got;
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => {
-          if (excerpt.length < RESPONSE_EXCERPT_CHARS) excerpt = (excerpt + chunk).slice(0, RESPONSE_EXCERPT_CHARS);
+          if (got.excerpt.length < RESPONSE_EXCERPT_CHARS) got.excerpt = (got.excerpt + chunk).slice(0, RESPONSE_EXCERPT_CHARS);
         });
-        // PostgreSQL text holds no NUL: one in the answer (a UTF-16 or binary body) would make the
-        // attempt unrecordable and lose its 2xx, so it is kept as U+FFFD like any undecodable byte.
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, excerpt: excerpt.replace(/\u0000/g, '\uFFFD') }));
-        response.on('error', reject);
+        response.on('end', answer);
+        response.on('error', answer);
       },
     );
     const timer = setTimeout(() => {
@@ -123,7 +128,8 @@ function postPinned(url: URL, targets: ResolvedAddress[], headers: Record<string
     request.on('close', () => clearTimeout(timer));
     request.on('error', (error) => {
       clearTimeout(timer);
-      reject(error);
+      if (answered) answer();
+      else reject(error);
     });
     request.end(body);
   });
