@@ -312,6 +312,34 @@ describe('hosted checkout page', () => {
     await page.screenshot({ path: '/tmp/wallet-review.png', fullPage: true });
   });
 
+  // Audit regression: the page followed a review by polling for the checkout's latest charge, so
+  // a charge that had failed before the review (a refused hold) was taken for the review's outcome
+  // at the first poll: the page showed that old failure and the form again while still in review.
+  it('keeps showing a review after an earlier failed attempt, until the review has its own charge', async () => {
+    const m = await onboard(service, { name: 'Careful Casino', settings: { review: { enabled: true, min_amount_cents: 5000 } } });
+    const checkout = await newCheckout({ type: 'withdrawal', balance_amount_cents: 10_000 }, m);
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    // No webhook_url: the hold of this small withdrawal is refused, and the customer may retry.
+    await page.getByTestId('amount-input').fill('10');
+    await payByBank(page);
+    await expectText(page, 'error', 'did not confirm');
+    await page.getByTestId('amount-input').fill('60');
+    await page.getByTestId('pay-button').click();
+    await expectText(page, 'result', 'Your withdrawal is being reviewed');
+    await page.waitForTimeout(6_500); // past the first poll of the review (every 5 s)
+    expect(await page.getByTestId('result').isVisible()).toBe(true);
+    expect(await page.getByTestId('result').textContent()).toContain('Your withdrawal is being reviewed');
+    expect(await page.getByTestId('pay-button').isVisible()).toBe(false);
+    // Approved, the review's own charge is followed: its hold is refused too, and the page says so.
+    const review = await service.deps.db('reviews').where({ checkout_id: checkout.id }).first();
+    const approved = await request(service.baseUrl, 'POST', `/admin/v1/reviews/${review.id}/approve`, { token: service.adminToken });
+    expect(approved.status).toBe(200);
+    await pollFor(async () => (await service.deps.db('charges').where({ checkout_id: checkout.id, status: 'failed' })).length === 2);
+    await page.getByTestId('pay-button').waitFor({ state: 'visible', timeout: FINAL_TIMEOUT });
+    await expectText(page, 'error', 'did not confirm');
+  }, 60_000);
+
   it('sends the device location when the merchant requires a geo check', async () => {
     const m = await onboard(service, { name: 'Geo Shop', settings: { geo_required_for: ['deposit'] } });
     const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 800 }, m);

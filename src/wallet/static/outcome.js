@@ -115,7 +115,7 @@ function stopPolling() {
   pollTimer = null;
 }
 
-/** Follows one charge (or, with null, a review until its charge appears). */
+/** Follows one charge (or, with null, a review until its own charge appears). */
 function startPolling(chargeId, every) {
   stopPolling();
   const tick = async () => {
@@ -133,10 +133,17 @@ function startPolling(chargeId, every) {
   pollTimer = setTimeout(tick, every);
 }
 
+/** The charge a poll follows: the one named, or (with null) the review's own, once its approval made it. */
+function followedCharge(c, chargeId) {
+  const id = chargeId || (c.review && c.review.charge_id);
+  return id ? c.charges.find((ch) => ch.id === id) : undefined;
+}
+
 /** Answers true when polling should stop. */
 function onPoll(chargeId) {
   const c = state.checkout;
-  const charge = chargeId ? c.charges.find((ch) => ch.id === chargeId) : latestCharge(c);
+  // Not the latest charge: one that failed before the review is no outcome of it.
+  const charge = followedCharge(c, chargeId);
   if (c.state === 'completed') {
     showCompleted(c, latestCharge(c, 'succeeded') || charge);
     return true;
