@@ -235,6 +235,24 @@ describe('holds the merchant accepted are never dropped (points 4 and 7)', () =>
     expect((await recordedEvents(service, unknown.checkout.id)).map((e) => e.type)).toEqual(['checkout.failed', 'checkout.release_hold']);
   });
 
+  // Audit regression: a hold activity that failed after the merchant's refusal was recorded (a worker
+  // that died before returning it) was resolved as one whose answer was never learnt: the charge
+  // failed with checkout.release_hold, so a merchant crediting the held amount back on a release
+  // credited a customer whose withdrawal it had refused, and held nothing for.
+  it('when the hold activity failed after the merchant refused, the recorded refusal decides: failed, no release', async () => {
+    const { createHoldActivities } = await import('../activities/holds');
+    const holds = createHoldActivities(service.deps);
+    const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['checkout.failed'] });
+    const { checkout, charge } = await withdrawalCharge(shop, false);
+    receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 402 : 200 });
+    expect(await holds.placeHold({ chargeId: charge.id })).toMatchObject({ accepted: false, sent: true });
+    // The activity's answer lost: the workflow resolves the hold without it.
+    const resolved = await holds.resolveHold({ chargeId: charge.id, accepted: false, answered: false, sentByOther: false });
+    expect(resolved.status).toBe('failed');
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).toEqual(['checkout.hold', 'checkout.failed']);
+    expect((await service.deps.db('charges').where({ id: charge.id }).first()).hold_released_at).toBeNull();
+  });
+
   // Audit regression: a hold activity that outlived its time limit (the workflow gave up on it and
   // failed the charge, releasing the hold) and then learnt the merchant's 2xx recorded a second
   // checkout.release_hold. A merchant crediting the held amount back on each release credited it twice.

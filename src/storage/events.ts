@@ -61,6 +61,20 @@ export async function insertAttempt(db: Db, row: Omit<DeliveryAttemptRow, 'id'>)
   await db('event_delivery_attempts').insert(row);
 }
 
+/**
+ * Whether the charge's checkout.hold has a recorded attempt that was not a 2xx (a refusal, a
+ * timeout, a refused target): the merchant's answer was learnt, and it was no. Not merchant-scoped:
+ * the hold activities' own look-up by charge id, never on a request path.
+ */
+export async function holdRefusalRecordedUnscoped(db: Db, chargeId: string): Promise<boolean> {
+  const row = await db('event_delivery_attempts as a')
+    .join('events as e', 'e.id', 'a.event_id')
+    .where({ 'e.charge_id': chargeId, 'e.channel': 'hold' })
+    .where((q) => q.whereNull('a.http_status').orWhere('a.http_status', '<', 200).orWhere('a.http_status', '>=', 300))
+    .first('a.id');
+  return row !== undefined;
+}
+
 export async function setDeliveryStatus(db: Db, id: string, status: EventRow['delivery_status']): Promise<void> {
   await db('events').where({ id }).update({ delivery_status: status });
 }
