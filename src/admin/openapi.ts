@@ -76,8 +76,13 @@ operation({
   responses: { 200: ['Revoked', z.object({ key_prefix: z.string(), revoked: z.literal(true) })] }, errors,
 });
 operation({
-  method: 'get', path: '/admin/v1/reviews', id: 'adminListReviews', tag, security, summary: 'The review queue, oldest first, with customer, payment method and evidence',
-  query: z.object({ status: z.enum(['pending', 'approved', 'declined']).optional(), merchant_id: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+  method: 'get', path: '/admin/v1/reviews', id: 'adminListReviews', tag, security, summary: 'The review queue, oldest first (or newest first), with customer, payment method and evidence',
+  query: z.object({
+    status: z.enum(['pending', 'approved', 'declined']).optional(),
+    merchant_id: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+    order: z.enum(['oldest', 'newest']).optional().openapi({ description: '`oldest` (default, the queue) or `newest` (recent decisions first).' }),
+  }),
   responses: { 200: ['Reviews', results(Review)] }, errors,
 });
 for (const decision of ['approve', 'decline'] as const) {

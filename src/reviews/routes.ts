@@ -16,6 +16,8 @@ const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
   merchant_id: z.string().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
+  /** `oldest` (the queue's order) or `newest` (recent decisions first: a limit keeps the latest, not the first ever made). */
+  order: z.enum(['oldest', 'newest']).default('oldest'),
 });
 
 /** Reviewers list and decide withdrawal reviews; the decision goes to the paused checkout workflow. */
@@ -25,7 +27,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
 
   router.get('/reviews', async (req, res) => {
     const query = parseOrThrow(ReviewListQuery, req.query, 'Query');
-    const rows = await listReviews(db, { status: query.status, merchantId: query.merchant_id, limit: query.limit });
+    const rows = await listReviews(db, { status: query.status, merchantId: query.merchant_id, limit: query.limit, newestFirst: query.order === 'newest' });
     const details = await reviewDetails(db, rows);
     res.json({ results: rows.map((row, i) => ({ ...presentReview(row), ...details[i] })) });
   });

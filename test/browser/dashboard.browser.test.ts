@@ -136,6 +136,28 @@ describe('dashboard', () => {
     expect(errors).toEqual([]);
   });
 
+  // Audit regression: the Approved and Declined tabs asked for the 200 oldest reviews and reversed
+  // them, so once 200 decisions were older, a decision just made never showed.
+  it('shows the latest decisions on the Approved tab, whatever number of older ones there are', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 } });
+    const latest = await pausedWithdrawal(shop, 1700);
+    const approved = await request(service.baseUrl, 'POST', `/admin/v1/reviews/${latest.reviewId}/approve`, { token: service.adminToken });
+    expect(approved.status).toBe(200);
+    // 200 older approved reviews, each on a copy of this checkout (a checkout has one review).
+    const { db } = service.deps;
+    await db.raw(
+      `INSERT INTO checkouts SELECT (jsonb_populate_record(c, jsonb_build_object('id', 'chk_old' || g || '_' || left(md5(c.id), 16)))).* FROM checkouts c, generate_series(1, 200) g WHERE c.id = ?`,
+      [latest.checkout.id],
+    );
+    await db.raw(
+      `INSERT INTO reviews SELECT (jsonb_populate_record(r, jsonb_build_object('id', 'cpilr_old' || g || '_' || left(md5(r.id), 16), 'checkout_id', 'chk_old' || g || '_' || left(md5(r.checkout_id), 16), 'charge_id', NULL, 'attempt_key', NULL, 'created_at', now() - make_interval(days => 1, secs => g)))).* FROM reviews r, generate_series(1, 200) g WHERE r.id = ?`,
+      [latest.reviewId],
+    );
+    const page = await signIn();
+    await page.goto(`${service.baseUrl}/dashboard/reviews?status=approved`);
+    await page.locator(`[data-review="${latest.reviewId}"]`).waitFor({ timeout: TIMEOUT });
+  });
+
   it('enables an event type in the merchant settings and the next webhook arrives; a new API key is shown once', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url });
     const declined = async () => {

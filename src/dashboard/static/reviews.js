@@ -59,9 +59,11 @@ export async function reviewsPage(root, params) {
   const status = params.get('status') || 'pending';
   const list = h('div', { class: 'list' });
   const reload = async () => {
-    const data = await run(() => admin.get(`/reviews?status=${encodeURIComponent(status)}&limit=200`));
+    // The queue oldest first; decisions newest first, so the latest 200 show, not the first 200 ever made.
+    const order = status === 'pending' ? 'oldest' : 'newest';
+    const data = await run(() => admin.get(`/reviews?status=${encodeURIComponent(status)}&limit=200&order=${order}`));
     if (!data) return;
-    const rows = status === 'pending' ? data.results : [...data.results].reverse();
+    const rows = data.results;
     clear(list, rows.length ? rows.map((r) => reviewCard(r, reload)) : h('p', { class: 'muted' }, status === 'pending' ? 'No reviews waiting. New withdrawals that need review appear here.' : 'Nothing here yet.'));
   };
   clear(root,
