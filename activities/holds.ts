@@ -79,9 +79,12 @@ export function createHoldActivities(deps: ActivityDeps) {
       const destination = holdDestination((await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!);
       const data = { ...base, charge: { ...base.charge, payment_method: destination } };
       const event = await recordEvent(db, merchant, 'checkout.hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id }, 'hold');
-      const result = await attemptDelivery(deps, event, merchant, 1);
+      // A 2xx is written to the charge before anything else, its log line included: a failure
+      // after it (the activity's answer lost) cannot lose the merchant's acceptance.
+      const result = await attemptDelivery(deps, event, merchant, 1, async (answer) => {
+        if (answer.ok) await recordHoldAccepted(charge.id);
+      });
       const accepted = result?.ok ?? false;
-      if (accepted) await recordHoldAccepted(charge.id);
       await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : accepted ? 'delivered' : 'failed');
       return { accepted, sent: true, eventId: event.id };
     },

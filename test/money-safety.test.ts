@@ -253,6 +253,29 @@ describe('holds the merchant accepted are never dropped (points 4 and 7)', () =>
     expect((await service.deps.db('charges').where({ id: charge.id }).first()).hold_released_at).toBeNull();
   });
 
+  // Audit regression: the merchant's 2xx was written to the event log first and to the charge
+  // after, so a failure in between (a database error on the log line, a worker that died) lost an
+  // accepted hold: the charge failed with insufficient_funds although the contract says it proceeds.
+  it('a 2xx is written to the charge before its attempt is logged: a failure in between still holds the charge', async () => {
+    const { createHoldActivities } = await import('../activities/holds');
+    const holds = createHoldActivities(service.deps);
+    const { db } = service.deps;
+    const shop = await openShop(service, { webhook_url: `${receiver.url}?lose-attempt-log` });
+    const { checkout, charge } = await withdrawalCharge(shop, false);
+    await db.raw(`CREATE FUNCTION lose_attempt_log() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.url LIKE '%lose-attempt-log%' THEN RAISE EXCEPTION 'attempt log unavailable'; END IF; RETURN NEW; END $$`);
+    await db.raw('CREATE TRIGGER lose_attempt_log BEFORE INSERT ON event_delivery_attempts FOR EACH ROW EXECUTE FUNCTION lose_attempt_log()');
+    try {
+      await expect(holds.placeHold({ chargeId: charge.id })).rejects.toThrow('attempt log unavailable');
+    } finally {
+      await db.raw('DROP TRIGGER lose_attempt_log ON event_delivery_attempts');
+      await db.raw('DROP FUNCTION lose_attempt_log()');
+    }
+    // The activity failed: the workflow resolves the hold from what was recorded.
+    expect((await holds.resolveHold({ chargeId: charge.id, accepted: false, answered: false, sentByOther: false })).status).toBe('held');
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).toEqual(['checkout.hold']);
+  });
+
   // Audit regression: a hold activity that outlived its time limit (the workflow gave up on it and
   // failed the charge, releasing the hold) and then learnt the merchant's 2xx recorded a second
   // checkout.release_hold. A merchant crediting the held amount back on each release credited it twice.

@@ -38,6 +38,8 @@ export async function attemptDelivery(
   event: Pick<EventRow, 'id' | 'type' | 'body' | 'channel'>,
   merchant: Pick<MerchantRow, 'settings'> & SigningMerchant,
   attempt: number,
+  /** Runs with the answer before the attempt is logged (the hold writes a 2xx to its charge first). */
+  onAnswer?: (result: SendResult) => Promise<void>,
 ): Promise<SendResult | null> {
   const url = merchant.settings.webhook_url;
   if (!url) return null;
@@ -52,6 +54,7 @@ export async function attemptDelivery(
     }),
   );
   recordWebhookAttempt(event.channel, result.outcome, result.durationMs);
+  await onAnswer?.(result);
   await insertAttempt(deps.db, {
     event_id: event.id,
     attempt,
