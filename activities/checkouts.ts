@@ -208,11 +208,13 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         const approved = input.decision === 'approved';
         // Expiry resumes with the time that was left when the review started, and at least the
         // time the approved charge needs to be created: a review started milliseconds before the
-        // deadline would otherwise be approved with no charge possible.
+        // deadline would otherwise be approved with no charge possible. By the database's clock,
+        // the one the charge's insert checks the deadline against (a worker's may be behind it).
         const resumesWithMs = Math.max(checkout.expiry_remaining_ms ?? 0, APPROVED_CHARGE_MIN_MS);
+        const resumedDeadline = trx.raw('now() + make_interval(secs => ?)', [resumesWithMs / 1000]) as unknown as Date;
         const resumed = await updateCheckoutState(trx, checkout.id, ['in_review'], approved ? 'open' : 'blocked', {
           blocked_reason: approved ? null : 'review_declined',
-          ...(approved ? { expires_at: new Date(Date.now() + resumesWithMs) } : {}),
+          ...(approved ? { expires_at: resumedDeadline } : {}),
           expiry_remaining_ms: null,
         });
         expiresAt = resumed?.expires_at;

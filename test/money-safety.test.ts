@@ -490,6 +490,29 @@ describe('an approval always gets its charge (audit)', () => {
   });
 });
 
+describe('an approval deadline by the database clock (audit)', () => {
+  // Audit regression: the approval set the new deadline from the worker's clock, while the approved
+  // charge's insert checks it against the database's; a worker clock a few seconds behind gave a
+  // review started near the deadline an approval whose charge could never be created.
+  it('sets the resumed deadline by the database clock, whatever the worker clock says', async () => {
+    const { createCheckoutActivities } = await import('../activities/checkouts');
+    const activities = createCheckoutActivities(service.deps);
+    const shop = await reviewShop();
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+    await service.deps.db('checkouts').where({ id: checkout.id }).update({ expiry_remaining_ms: 5 });
+    const realNow = Date.now.bind(Date);
+    const behind = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 10_000);
+    try {
+      await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
+    } finally {
+      behind.mockRestore();
+    }
+    const { rows } = await service.deps.db.raw("SELECT expires_at > now() + interval '2 seconds' AS ahead FROM checkouts WHERE id = ?", [checkout.id]);
+    expect(rows[0].ahead).toBe(true);
+  });
+});
+
 describe('a retried review decision (audit)', () => {
   // Audit regression: when the decision committed but the activity's answer was lost, its retry
   // answered no deadline, so the workflow kept the one from before the review.
