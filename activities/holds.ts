@@ -3,7 +3,7 @@ import type { ActivityDeps } from './deps';
 import { chargeEventData, holdDestination } from '../src/domain/event-catalog';
 import { recordEvent } from '../src/events/record';
 import { deliverAfterCommit } from '../src/events/first-delivery';
-import { holdRefusalRecordedUnscoped, setDeliveryStatus } from '../src/storage/events';
+import { holdRefusalRecordedUnscoped, setDeliveryStatus, settleUnansweredHold } from '../src/storage/events';
 import { claimHold, findChargeById, lockCharge, type ChargeRow } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { attemptDelivery } from '../src/events/deliver';
@@ -101,15 +101,26 @@ export function createHoldActivities(deps: ActivityDeps) {
       if (charge.status !== 'created') return snapshotOf(charge, true);
       // Workflows started before the hold answer was recorded pass only `accepted`.
       if (input.answered !== false) return move(charge.id, input.accepted ? 'held' : 'failed');
-      if (charge.hold_accepted_at) return move(charge.id, 'held');
+      // The hold's sender died before writing its event's outcome: the answer the charge goes by
+      // settles it, before the move, so that nothing is left pending if the move's answer is lost.
+      const sentAt = charge.hold_sent_at;
+      const settleHold = async (status: 'delivered' | 'failed') => sentAt && settleUnansweredHold(db, charge.merchant_id, charge.id, sentAt, status);
+      if (charge.hold_accepted_at) {
+        await settleHold('delivered');
+        return move(charge.id, 'held');
+      }
       // A refusal recorded before the answer was lost (a worker that died after the merchant's 402)
       // decides like one returned: the merchant holds nothing, so there is nothing to release.
-      if (charge.hold_sent_at && (await holdRefusalRecordedUnscoped(db, charge.id))) return move(charge.id, 'failed');
-      const waitedMs = charge.hold_sent_at ? Date.now() - charge.hold_sent_at.getTime() : Infinity;
+      if (sentAt && (await holdRefusalRecordedUnscoped(db, charge.id))) {
+        await settleHold('failed');
+        return move(charge.id, 'failed');
+      }
+      const waitedMs = sentAt ? Date.now() - sentAt.getTime() : Infinity;
       if (input.sentByOther && waitedMs < FOREIGN_HOLD_WAIT_MS) {
         throw ApplicationFailure.retryable('the hold handshake of this charge is still under way', 'HOLD_UNDER_WAY');
       }
-      return move(charge.id, 'failed', charge.hold_sent_at !== null);
+      await settleHold('failed');
+      return move(charge.id, 'failed', sentAt !== null);
     },
   };
 }

@@ -91,3 +91,28 @@ describe('a worker crash while deliveries are failing', () => {
     expect(log.body.results.filter((e: { delivery_status: string }) => e.delivery_status === 'delivered')).toHaveLength(6);
   }, 120_000);
 });
+
+describe('a worker crash during the hold handshake', () => {
+  // Audit regression: the hold activity never came back to write its event's delivery status, and
+  // nothing else did, so the event log showed that checkout.hold as `pending` for ever.
+  it('settles the hold event as not accepted once the charge failed for want of an answer', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 4200 });
+    // The merchant is slow to answer the hold, and the worker dies while it waits.
+    receiver.responder = (r) => (r.body?.type === 'checkout.hold' ? { status: 200, delayMs: 8000 } : { status: 200 });
+    const pending = attempt(service, checkout, { payment_method: CARD() });
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.hold'), 30_000, 'the hold');
+    await worker.kill();
+    receiver.responder = () => ({ status: 200 });
+    await worker.start();
+
+    await pending;
+    const charge = await waitFor(async () => {
+      const row = await service.deps.db('charges').where({ checkout_id: checkout.id }).first();
+      return row?.status === 'failed' && row;
+    }, 60_000, 'the charge to fail');
+    expect(charge.failure_code).toBe('insufficient_funds');
+    const [hold] = await service.deps.db('events').where({ checkout_id: checkout.id, type: 'checkout.hold' });
+    expect(hold.delivery_status).toBe('failed');
+  }, 90_000);
+});

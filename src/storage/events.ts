@@ -79,6 +79,19 @@ export async function setDeliveryStatus(db: Db, id: string, status: EventRow['de
   await db('events').where({ id }).update({ delivery_status: status });
 }
 
+/**
+ * Settles a charge's checkout.hold whose sender never wrote its outcome (the hold activity died
+ * after sending it), by the answer the charge goes by. Only a still pending one: a late answer
+ * that arrives after this writes its own. The hold event follows the claim of the charge's hold,
+ * so the merchant's index finds it from that time on.
+ */
+export async function settleUnansweredHold(db: Db, merchantId: string, chargeId: string, holdSentAt: Date, status: 'delivered' | 'failed'): Promise<void> {
+  await db('events')
+    .where({ merchant_id: merchantId, charge_id: chargeId, channel: 'hold', delivery_status: 'pending' })
+    .andWhere('created_at', '>=', holdSentAt)
+    .update({ delivery_status: status });
+}
+
 export async function markDispatched(db: Db, ids: string[]): Promise<void> {
   if (ids.length) await db('events').whereIn('id', ids).whereNull('dispatched_at').update({ dispatched_at: db.fn.now() });
 }
