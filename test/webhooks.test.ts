@@ -8,6 +8,7 @@ import { recordEvent } from '../src/events/record';
 import { findMerchant } from '../src/storage/merchants';
 import { deliverAfterCommit, settleFirstDeliveries } from '../src/events/first-delivery';
 import { sweepOutbox } from '../src/events/sweeper';
+import { attemptDelivery } from '../src/events/deliver';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -106,6 +107,27 @@ describe('signed delivery', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(mine()).toHaveLength(5);
   }, 120_000);
+
+  // Audit regression: the sweeper took an event whose first attempt the merchant had accepted (the
+  // 2xx is in the event log) but whose outcome the committing process died before writing, and
+  // delivered it again, with a workflow of four more attempts.
+  it('does not deliver again an event whose first attempt was accepted but whose outcome was never written', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const merchant = (await findMerchant(service.deps.db, shop.merchant.id))!;
+    const event = await recordEvent(service.deps.db, merchant, 'checkout.succeeded', { probe: 'accepted-then-crash' }, {});
+    // The committing process makes the first attempt, which the merchant accepts, and dies before recording the outcome.
+    expect((await attemptDelivery(service.deps, event, merchant, 1))?.ok).toBe(true);
+    const mine = () => receiver.requests.filter((r) => r.body?.event_id === event.id);
+    expect(mine()).toHaveLength(1);
+    await service.deps.db.transaction(async (trx) => {
+      await trx('events').where({ id: event.id }).update({ created_at: trx.raw("now() - interval '1 minute'") });
+      await sweepOutbox({ ...service.deps, db: trx });
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(mine()).toHaveLength(1);
+    expect(await service.deps.db('events').where({ id: event.id }).first()).toMatchObject({ delivery_status: 'delivered', dispatched_at: expect.any(Date) });
+  });
 
   // Audit regression: an answer holding a NUL character (a UTF-16 body, binary) could not be written
   // to the event log, so a 2xx was lost: the event was delivered again and again, and a hold so

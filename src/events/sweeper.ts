@@ -3,7 +3,7 @@ import { findUndispatched } from '../storage/events';
 import { dispatchEvents, type DispatchDeps } from './dispatch';
 import { startLostSubscriptionWorkflows } from '../subscriptions/workflows';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send';
-import { eventsWithAttempts, markDispatched } from '../storage/events';
+import { eventsWithAcceptedAttempt, eventsWithAttempts, markDelivered, markDispatched } from '../storage/events';
 import { everyWithoutOverlap } from '../periodic';
 
 /**
@@ -33,8 +33,12 @@ export async function sweepOutbox(deps: DispatchDeps & { logger: Logger }): Prom
   const found = await findUndispatched(deps.db, GRACE_MS, BATCH);
   // An event whose delivery already ended (its outcome recorded, the dispatch mark lost) needs no workflow.
   const ended = found.filter((e) => e.delivery_status !== 'pending').map((e) => e.id);
-  const pending = found.filter((e) => e.delivery_status === 'pending');
+  let pending = found.filter((e) => e.delivery_status === 'pending');
   await markDispatched(deps.db, ended);
+  // One whose first attempt the merchant accepted, the process dying before it wrote so: delivered.
+  const accepted = await eventsWithAcceptedAttempt(deps.db, pending.map((e) => e.id));
+  await markDelivered(deps.db, [...accepted]);
+  pending = pending.filter((e) => !accepted.has(e.id));
   if (pending.length) {
     deps.logger.info({ count: pending.length }, 'dispatching events left undispatched');
     const ids = pending.map((e) => e.id);

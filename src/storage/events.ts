@@ -131,6 +131,18 @@ export async function eventsWithAttempts(db: Db, ids: string[]): Promise<Set<str
   return new Set(rows.map((r) => r.event_id));
 }
 
+/** Which of these events have an attempt the merchant accepted (a 2xx answer). */
+export async function eventsWithAcceptedAttempt(db: Db, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows: Array<{ event_id: string }> = await db('event_delivery_attempts').whereIn('event_id', ids).whereBetween('http_status', [200, 299]).distinct('event_id');
+  return new Set(rows.map((r) => r.event_id));
+}
+
+/** Events whose delivery is known to have been accepted: status and dispatch in one write. */
+export async function markDelivered(db: Db, ids: string[]): Promise<void> {
+  if (ids.length) await db('events').whereIn('id', ids).whereNull('dispatched_at').update({ delivery_status: 'delivered', dispatched_at: db.fn.now() });
+}
+
 /** The merchant of each event, by event id (not merchant-scoped: used by the dispatcher, never on a request path). */
 export async function eventMerchantIds(db: Db, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
