@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
-import { findEvent, setDeliveryStatus, type EventRow } from '../src/storage/events';
+import { findEvent, hasAcceptedAttemptSince, setDeliveryStatus, type EventRow } from '../src/storage/events';
 import { findMerchant } from '../src/storage/merchants';
 import { attemptDelivery } from '../src/events/deliver';
 
@@ -14,11 +14,15 @@ export function createDeliveryActivities(deps: ActivityDeps) {
     async deliverEvent(input: { eventId: string; recordOutcome?: boolean; attemptsMade?: number }): Promise<'delivered' | 'no_webhook_url'> {
       const event = await findEvent(db, input.eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${input.eventId} does not exist`);
+      const { attempt, scheduledTimestampMs } = Context.current().info;
+      // A run of this activity before this one was accepted, but Temporal never learnt it (its
+      // worker died after the answer, or it outlived its time limit): delivered, not sent again.
+      const acceptedBefore = attempt > 1 && (await hasAcceptedAttemptSince(db, event.id, new Date(scheduledTimestampMs)));
       const merchant = (await findMerchant(db, event.merchant_id))!;
       // Numbered after the attempts made before the workflow started.
-      const result = await attemptDelivery(deps, event, merchant, Context.current().info.attempt + (input.attemptsMade ?? 0));
+      const result = acceptedBefore ? null : await attemptDelivery(deps, event, merchant, attempt + (input.attemptsMade ?? 0));
       if (result && !result.ok) throw ApplicationFailure.retryable(`delivery failed: ${result.error}`, 'WEBHOOK_NOT_ACCEPTED');
-      const outcome = result ? 'delivered' : 'no_webhook_url';
+      const outcome = acceptedBefore || result ? 'delivered' : 'no_webhook_url';
       if (input.recordOutcome) await setDeliveryStatus(db, event.id, outcome);
       return outcome;
     },

@@ -9,6 +9,9 @@ import { findMerchant } from '../src/storage/merchants';
 import { deliverAfterCommit, settleFirstDeliveries } from '../src/events/first-delivery';
 import { sweepOutbox } from '../src/events/sweeper';
 import { attemptDelivery } from '../src/events/deliver';
+import { markDispatched } from '../src/storage/events';
+import { createDeliveryActivities } from '../activities/delivery';
+import { MockActivityEnvironment } from '@temporalio/testing';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -127,6 +130,29 @@ describe('signed delivery', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(mine()).toHaveLength(1);
     expect(await service.deps.db('events').where({ id: event.id }).first()).toMatchObject({ delivery_status: 'delivered', dispatched_at: expect.any(Date) });
+  });
+
+  // Audit regression: a delivery activity whose attempt the merchant accepted, but whose worker died
+  // before Temporal learnt it (or that outlived its time limit), was run again and sent the event again.
+  it('does not send again when a retried delivery activity finds the attempt before it accepted', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const merchant = (await findMerchant(service.deps.db, shop.merchant.id))!;
+    const event = await recordEvent(service.deps.db, merchant, 'checkout.succeeded', { probe: 'accepted-then-retried' }, {});
+    await markDispatched(service.deps.db, [event.id]); // its delivery workflow runs the activity below
+    const { deliverEvent } = createDeliveryActivities(service.deps);
+    const scheduledTimestampMs = Date.now() - 1000;
+    // The activity's first run: the merchant accepts and the attempt is recorded; then its worker dies.
+    expect((await attemptDelivery(service.deps, event, merchant, 1))?.ok).toBe(true);
+    // Temporal runs it again.
+    const retry = new MockActivityEnvironment({ attempt: 2, scheduledTimestampMs });
+    expect(await retry.run(deliverEvent, { eventId: event.id, recordOutcome: true })).toBe('delivered');
+    expect(receiver.requests.filter((r) => r.body?.event_id === event.id)).toHaveLength(1);
+    expect((await service.deps.db('events').where({ id: event.id }).first()).delivery_status).toBe('delivered');
+    // A first run is never held back: a resend delivers again.
+    const resend = new MockActivityEnvironment({ attempt: 1, scheduledTimestampMs: Date.now() });
+    expect(await resend.run(deliverEvent, { eventId: event.id, recordOutcome: true })).toBe('delivered');
+    expect(receiver.requests.filter((r) => r.body?.event_id === event.id)).toHaveLength(2);
   });
 
   // Audit regression: an answer holding a NUL character (a UTF-16 body, binary) could not be written

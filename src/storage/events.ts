@@ -138,6 +138,12 @@ export async function eventsWithAcceptedAttempt(db: Db, ids: string[]): Promise<
   return new Set(rows.map((r) => r.event_id));
 }
 
+/** Whether the merchant accepted (2xx) an attempt of this event that started at or after `since`. */
+export async function hasAcceptedAttemptSince(db: Db, eventId: string, since: Date): Promise<boolean> {
+  const row = await db('event_delivery_attempts').where({ event_id: eventId }).whereBetween('http_status', [200, 299]).andWhere('started_at', '>=', since).first('id');
+  return row !== undefined;
+}
+
 /** Events whose delivery is known to have been accepted: status and dispatch in one write. */
 export async function markDelivered(db: Db, ids: string[]): Promise<void> {
   if (ids.length) await db('events').whereIn('id', ids).whereNull('dispatched_at').update({ delivery_status: 'delivered', dispatched_at: db.fn.now() });
