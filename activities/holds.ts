@@ -81,8 +81,10 @@ export function createHoldActivities(deps: ActivityDeps) {
       const event = await recordEvent(db, merchant, 'checkout.hold', data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id }, 'hold');
       // A 2xx is written to the charge before anything else, its log line included: a failure
       // after it (the activity's answer lost) cannot lose the merchant's acceptance.
-      const result = await attemptDelivery(deps, event, merchant, 1, async (answer) => {
-        if (answer.ok) await recordHoldAccepted(charge.id);
+      const result = await attemptDelivery(deps, event, merchant, 1, {
+        onAnswer: async (answer) => {
+          if (answer.ok) await recordHoldAccepted(charge.id);
+        },
       });
       const accepted = result?.ok ?? false;
       await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : accepted ? 'delivered' : 'failed');

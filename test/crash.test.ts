@@ -116,3 +116,29 @@ describe('a worker crash during the hold handshake', () => {
     expect(hold.delivery_status).toBe('failed');
   }, 90_000);
 });
+
+describe('a worker crash during an event\'s first delivery attempt', () => {
+  // Audit regression: an attempt cut off by the crash left no trace, so the sweeper gave the event a
+  // workflow of five more: the merchant received it six times, past the contract's 5 attempts in all.
+  it('makes 5 attempts in all, the cut-off one among them in the event log', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 4300 });
+    receiver.responder = () => ({ status: 503, delayMs: 4000 });
+    const pending = attempt(service, checkout, { payment_method: CARD() });
+    await waitFor(() => receiver.forCheckout(checkout.id).length > 0, 30_000, 'the first attempt');
+    await worker.kill(); // while the merchant is still answering the first attempt
+    receiver.responder = () => ({ status: 503 });
+    await worker.start();
+    await pending;
+
+    const [event] = await waitFor(async () => {
+      const rows = await service.deps.db('events').where({ checkout_id: checkout.id });
+      return rows[0]?.delivery_status === 'failed' && rows;
+    }, 120_000, 'delivery to give up');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.forCheckout(checkout.id)).toHaveLength(5);
+    const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: event.id }).orderBy('attempt');
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
+    expect(attempts[0]).toMatchObject({ http_status: null, error: expect.stringMatching(/no outcome/) });
+  }, 150_000);
+});

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Sealer } from '../crypto';
 import type { Db } from '../storage/db';
-import { insertAttempt, type EventRow } from '../storage/events';
+import { finishAttempt, insertAttempt, startAttempt, type EventRow } from '../storage/events';
 import type { MerchantRow } from '../storage/merchants';
 import { sendSignedWebhook, type SendResult } from '../webhooks/send';
 import { targetPolicy, type HostResolver } from '../webhooks/target';
@@ -38,11 +38,20 @@ export async function attemptDelivery(
   event: Pick<EventRow, 'id' | 'type' | 'body' | 'channel'>,
   merchant: Pick<MerchantRow, 'settings'> & SigningMerchant,
   attempt: number,
-  /** Runs with the answer before the attempt is logged (the hold writes a 2xx to its charge first). */
-  onAnswer?: (result: SendResult) => Promise<void>,
+  options: {
+    /** Runs with the answer before the attempt is logged (the hold writes a 2xx to its charge first). */
+    onAnswer?: (result: SendResult) => Promise<void>;
+    /**
+     * Write the attempt before making it. For attempts no one else counts (the committing process's
+     * first): if the process dies mid-attempt, the attempt, which may have reached the merchant, is
+     * in the event log, and the sweeper's workflow makes only the other four.
+     */
+    recordStart?: boolean;
+  } = {},
 ): Promise<SendResult | null> {
   const url = merchant.settings.webhook_url;
   if (!url) return null;
+  const started = options.recordStart ? await startAttempt(deps.db, { event_id: event.id, attempt, url }) : null;
   const result = await withWebhookSpan({ url, eventId: event.id, eventType: event.type, channel: event.channel }, (traceHeaders) =>
     sendSignedWebhook({
       url,
@@ -54,16 +63,9 @@ export async function attemptDelivery(
     }),
   );
   recordWebhookAttempt(event.channel, result.outcome, result.durationMs);
-  await onAnswer?.(result);
-  await insertAttempt(deps.db, {
-    event_id: event.id,
-    attempt,
-    url,
-    started_at: result.startedAt,
-    duration_ms: result.durationMs,
-    http_status: result.httpStatus,
-    error: result.error,
-    response_excerpt: result.responseExcerpt,
-  });
+  await options.onAnswer?.(result);
+  const outcome = { started_at: result.startedAt, duration_ms: result.durationMs, http_status: result.httpStatus, error: result.error, response_excerpt: result.responseExcerpt };
+  if (started !== null) await finishAttempt(deps.db, started, outcome);
+  else await insertAttempt(deps.db, { event_id: event.id, attempt, url, ...outcome });
   return result;
 }

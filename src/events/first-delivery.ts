@@ -56,7 +56,7 @@ async function firstAttempts(deps: FirstDeliveryDeps, eventIds: string[], record
 async function firstAttempt(deps: FirstDeliveryDeps, event: EventRow, merchant: MerchantRow): Promise<void> {
   // Already taken by someone (a retried activity's earlier run, a sweep): theirs to finish.
   if (event.dispatched_at !== null || event.delivery_status !== 'pending') return;
-  const result = await attemptDelivery(deps, event, merchant, 1);
+  const result = await attemptDelivery(deps, event, merchant, 1, { recordStart: true });
   if (!result) return recordFirstDeliveryOutcome(deps.db, event.id, 'no_webhook_url');
   if (result.ok) return recordFirstDeliveryOutcome(deps.db, event.id, 'delivered');
   await startDelivery(deps, event.id, event.merchant_id, 1);

@@ -61,6 +61,9 @@ export async function insertAttempt(db: Db, row: Omit<DeliveryAttemptRow, 'id'>)
   await db('event_delivery_attempts').insert(row);
 }
 
+/** What the event log keeps of an attempt written before it was made whose process died before its outcome. */
+export const UNFINISHED_ATTEMPT_ERROR = 'no outcome recorded yet: the attempt is under way, or the process sending it stopped';
+
 /**
  * Whether the charge's checkout.hold has a recorded attempt that was not a 2xx (a refusal, a
  * timeout, a refused target): the merchant's answer was learnt, and it was no. Not merchant-scoped:
@@ -71,8 +74,22 @@ export async function holdRefusalRecordedUnscoped(db: Db, chargeId: string): Pro
     .join('events as e', 'e.id', 'a.event_id')
     .where({ 'e.charge_id': chargeId, 'e.channel': 'hold' })
     .where((q) => q.whereNull('a.http_status').orWhere('a.http_status', '<', 200).orWhere('a.http_status', '>=', 300))
+    // An attempt written before it was made (startAttempt) and never finished is no answer.
+    .where((q) => q.whereNull('a.error').orWhereNot('a.error', UNFINISHED_ATTEMPT_ERROR))
     .first('a.id');
   return row !== undefined;
+}
+
+/** Writes an attempt before it is made (see attemptDelivery); answers its id for finishAttempt. */
+export async function startAttempt(db: Db, row: Pick<DeliveryAttemptRow, 'event_id' | 'attempt' | 'url'>): Promise<number> {
+  const [inserted] = await db('event_delivery_attempts')
+    .insert({ ...row, started_at: db.fn.now(), duration_ms: 0, http_status: null, error: UNFINISHED_ATTEMPT_ERROR, response_excerpt: null })
+    .returning('id');
+  return (inserted as { id: number }).id;
+}
+
+export async function finishAttempt(db: Db, id: number, outcome: Omit<DeliveryAttemptRow, 'id' | 'event_id' | 'attempt' | 'url'>): Promise<void> {
+  await db('event_delivery_attempts').where({ id }).update(outcome);
 }
 
 export async function setDeliveryStatus(db: Db, id: string, status: EventRow['delivery_status']): Promise<void> {
