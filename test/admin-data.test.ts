@@ -122,6 +122,26 @@ describe('admin data routes', () => {
     }
   });
 
+  // Audit regression: a replay started deliveries for a merchant with no webhook_url (a resend of
+  // one such event is refused with 422), and each of them wrote no_webhook_url over the event's
+  // delivery status: the log no longer said the event had been delivered.
+  it('POST /admin/v1/events/replay leaves out events of a merchant with no webhook_url, and their log as it was', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const { checkout } = await paid(shop);
+    const event = await waitFor(async () => {
+      const row = await service.deps.db('events').where({ checkout_id: checkout.id, type: 'checkout.succeeded' }).first();
+      return row?.delivery_status === 'delivered' && row;
+    });
+    expect((await admin('PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { webhook_url: null })).status).toBe(200);
+    const dry = await admin('POST', '/admin/v1/events/replay', { merchant_id: shop.merchant.id, dry_run: true });
+    expect(dry.body).toEqual({ dry_run: true, count: 0, event_ids: [] });
+    const replay = await admin('POST', '/admin/v1/events/replay', { merchant_id: shop.merchant.id });
+    expect(replay.status).toBe(202);
+    expect(replay.body.count).toBe(0);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await service.deps.db('events').where({ id: event.id }).first()).delivery_status).toBe('delivered');
+  });
+
   it('lists restricted customers with the reason and the evidence; the block records its evidence too', async () => {
     const shop = await openShop(service, { kyc_required_for: ['deposit'] }, 'production');
     const kyc = await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', { token: shop.merchant.api_key, body: KYC(shop.customerId, { first_name: 'Augusta', last_name: 'King' }) });

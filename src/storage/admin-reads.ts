@@ -92,7 +92,11 @@ export async function timelineRowsUnscoped(db: Db, checkout: CheckoutRow) {
   return { charges, review, events, attempts, geoChecks, refunds };
 }
 
-/** Events a replay selects: outbox events the merchant had enabled (only those were ever delivered). */
+/**
+ * Events a replay selects: outbox events the merchant had enabled (only those were ever delivered),
+ * of merchants that have a webhook_url now (there is nowhere else to send them, and a delivery
+ * with no URL would write no_webhook_url over the outcome the event log holds).
+ */
 export interface ReplayFilter {
   type?: string;
   merchantId?: string;
@@ -102,12 +106,16 @@ export interface ReplayFilter {
 }
 
 export async function findReplayableEventIdsUnscoped(db: Db, filter: ReplayFilter, limit: number): Promise<string[]> {
-  const query = db('events').select('id').where({ enabled: true, channel: 'outbox' });
-  if (filter.type) query.where({ type: filter.type });
-  if (filter.merchantId) query.where({ merchant_id: filter.merchantId });
-  if (filter.from) query.where('created_at', '>=', filter.from);
-  if (filter.to) query.where('created_at', '<', filter.to);
-  if (filter.failedOnly) query.where({ delivery_status: 'failed' });
-  const rows = await query.orderBy('seq').limit(limit);
+  const query = db('events as e')
+    .join('merchants as m', 'm.id', 'e.merchant_id')
+    .select('e.id')
+    .where({ 'e.enabled': true, 'e.channel': 'outbox' })
+    .whereRaw("m.settings->>'webhook_url' IS NOT NULL");
+  if (filter.type) query.where({ 'e.type': filter.type });
+  if (filter.merchantId) query.where({ 'e.merchant_id': filter.merchantId });
+  if (filter.from) query.where('e.created_at', '>=', filter.from);
+  if (filter.to) query.where('e.created_at', '<', filter.to);
+  if (filter.failedOnly) query.where({ 'e.delivery_status': 'failed' });
+  const rows = await query.orderBy('e.seq').limit(limit);
   return rows.map((r: { id: string }) => r.id);
 }
