@@ -88,6 +88,19 @@ describe('POST /api/v1/customers', () => {
     expect(typeof res.body.hint).toBe('string');
   });
 
+  it.each<[unknown, string]>([
+    [1.5, 'must be a string or an integer'],
+    [true, 'must be a string or an integer'],
+    [null, 'must be a string or an integer'],
+    [2 ** 53, 'must be a string or an integer within ±9007199254740991 (send a larger identifier as a string)'],
+  ])('says what internal_id takes when it is %p (audit)', async (value, message) => {
+    // Audit regression: a union's own failure read "internal_id: Invalid input", which names no fix.
+    const res = await post(uniqueCustomer({ internal_id: value }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe(`Request body is invalid: internal_id: ${message}.`);
+    expect(res.body.hint).toBe(`internal_id: ${message}`);
+  });
+
   it('refuses a blank first_name or last_name on create and update, as it refuses an empty one (audit)', async () => {
     // Audit regression: min length 1 let "   " through, so an account that requires names
     // (names_and_email, names_and_email_or_phone) took customers whose legal names were blank.

@@ -11,8 +11,19 @@ const email = z.string().max(MAX_TEXT).pipe(z.email());
 const name = z.string().min(1).max(MAX_TEXT).regex(/\S/, 'must not be blank');
 const phoneNumber = z.string().regex(PHONE_PATTERN, 'must be exactly 10 digits, no country code or punctuation');
 const dateOfBirth = dateOfBirthSchema;
-/** Input accepts a string or an integer; it is stored and echoed as a string. */
-const internalId = z.union([z.string().min(1).max(MAX_TEXT), z.number().int().transform(String)]);
+/**
+ * Input accepts a string or an integer; it is stored and echoed as a string. A union's own
+ * failure says only "Invalid input", so the message says what the field takes; an integer past
+ * 2^53 cannot be read exactly from JSON, hence a string for those.
+ */
+const internalId = z.union([z.string().min(1).max(MAX_TEXT), z.number().int().transform(String)], {
+  error: (issue) => {
+    if (issue.code !== 'invalid_union') return undefined;
+    return Number.isInteger(issue.input)
+      ? `must be a string or an integer within ±${Number.MAX_SAFE_INTEGER} (send a larger identifier as a string)`
+      : 'must be a string or an integer';
+  },
+});
 
 export const CustomerCreateBody = registry.register(
   'CustomerCreate',
