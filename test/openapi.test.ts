@@ -74,6 +74,19 @@ describe('GET /api/v1/openapi.json', () => {
     expect(JSON.stringify(hold)).toContain('ChargeEventData');
   });
 
+  it("documents checkout.hold's data.charge.payment_method, the destination a hold answer is decided on (audit)", async () => {
+    // Audit regression: every hold carries {fingerprint, payment_type, last4} in data.charge, but the
+    // webhooks section described the hold with the plain charge event, so the field was undocumented.
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
+    const data = resolved.webhooks['checkout.hold'].post.requestBody.content['application/json'].schema.properties.data;
+    const charge = [data, ...(data.allOf ?? [])].map((part: any) => part.properties?.charge).filter(Boolean);
+    const destination = charge.map((c: any) => [c, ...(c.allOf ?? [])].map((part: any) => part.properties?.payment_method)).flat().find(Boolean);
+    expect(destination?.required?.sort()).toEqual(['fingerprint', 'last4', 'payment_type']);
+    // The other charge events carry no destination.
+    const succeeded = resolved.webhooks['checkout.succeeded'].post.requestBody.content['application/json'].schema.properties.data;
+    expect(JSON.stringify(succeeded)).not.toContain('last4');
+  });
+
   it('covers every route the app serves', () => {
     const documented = new Set(operations().map((o) => o.name));
     const served = listRoutes(createApp(service.deps));

@@ -34,6 +34,18 @@ const ChargeEventData = registry.register(
     subscription,
   }),
 );
+/** checkout.hold: the charge event, plus where the money would go (holdDestination), for the merchant's answer. */
+const HoldEventData = ChargeEventData.extend({
+  charge: ChargeEventData.shape.charge.extend({
+    payment_method: z
+      .object({
+        fingerprint: z.string().openapi({ description: "The instrument's fingerprint, as GET /api/v1/charges/{id} shows it; stable per instrument." }),
+        payment_type: z.string(),
+        last4: z.string().nullable().openapi({ description: 'Last four of the card, account or wallet address; null when the instrument has none.' }),
+      })
+      .openapi({ description: 'The destination of the withdrawal, so the hold answer can refuse one the merchant does not know.' }),
+  }),
+});
 const ExpiredEventData = registry.register(
   'ExpiredEventData',
   z.object({ id: z.string(), expired_at: z.string().datetime(), type: checkoutType, customer: z.object({ id: z.string() }), subscription }),
@@ -83,7 +95,7 @@ const CustomerEventData = registry.register(
 
 const DATA_BY_TYPE: Record<EventType, z.ZodType> = {
   'checkout.succeeded': ChargeEventData,
-  'checkout.hold': ChargeEventData,
+  'checkout.hold': HoldEventData,
   'checkout.release_hold': ChargeEventData,
   'checkout.returned': ChargeEventData,
   'checkout.pending': ChargeEventData,
