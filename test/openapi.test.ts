@@ -2,6 +2,9 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { createApp } from '../src/app';
 import { EVENT_TYPES } from '../src/domain/event-catalog';
 import { describeFields } from '../src/http/openapi-glossary';
+import { presentCharge } from '../src/charges/present';
+import type { CustomerRow } from '../src/storage/customers';
+import type { PaymentMethodRow } from '../src/storage/payment-methods';
 import { startService, type Service } from './support/harness';
 import { request } from './support/http';
 import { listRoutes } from './support/routes';
@@ -87,6 +90,23 @@ describe('GET /api/v1/openapi.json', () => {
     expect(JSON.stringify(succeeded)).not.toContain('last4');
   });
 
+  it('documents every field of the charge GET /api/v1/charges/{id} answers, checkout_id and the customer included (audit)', async () => {
+    // Audit regression: the answer carries checkout_id and the customer's internal_id, email, names
+    // and phone, but the Charge schema listed neither (the customer as {id} plus anything).
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
+    const schema = resolved.paths['/api/v1/charges/{id}'].get.responses['200'].content['application/json'].schema;
+    const at = new Date('2030-01-01T00:00:00Z');
+    const customer = { id: 'cus_1', merchant_id: 'mer_1', internal_id: '42', email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone_number: '5551234567', date_of_birth: null, restriction_reason: null, restricted_at: null, created_at: at, updated_at: at } satisfies CustomerRow;
+    const card = { id: 'pm_1', merchant_id: 'mer_1', customer_id: 'cus_1', payment_type: 'card', details: { card: { brand: 'visa', last4: '4242', funding: 'credit', exp_month: 12, exp_year: 2031 } }, fingerprint: 'f', processor_token: 't', saved: true, created_at: at, updated_at: at } as PaymentMethodRow;
+    const charge = presentCharge(
+      { id: 'ch_1', amount_cents: 500, transaction_type: 'credit', currency: 'USD', status: 'succeeded', failure_code: null, failure_message: null, checkout_id: 'chk_1', avs_result: 'Y', cvv_result: 'M', network_authorization_code: 'A1', processor_charge_id: 'p1', threeds: { version: '2.2.0' }, created_at: at, updated_at: at },
+      customer,
+      card,
+    );
+    expect(undocumentedFields(schema, charge)).toEqual([]);
+    expect(Object.keys(schema.properties.customer.properties).sort()).toEqual(Object.keys(charge.customer).sort());
+  });
+
   it('covers every route the app serves', () => {
     const documented = new Set(operations().map((o) => o.name));
     const served = listRoutes(createApp(service.deps));
@@ -111,3 +131,19 @@ describe('GET /docs', () => {
     expect(await (await fetch(`${service.baseUrl}/docs/static/init.js`)).text()).toContain("url: '/api/v1/openapi.json'");
   });
 });
+
+/**
+ * The paths of `value` the dereferenced `schema` does not name. An object that merely allows more
+ * (additionalProperties: true) documents nothing; a map (additionalProperties: a schema) documents any key.
+ */
+function undocumentedFields(schema: any, value: unknown, path = ''): string[] {
+  if (value === null || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => undocumentedFields(schema?.items, item, `${path}[${i}]`));
+  const parts = [schema, ...(schema?.allOf ?? []), ...(schema?.anyOf ?? []), ...(schema?.oneOf ?? [])].filter(Boolean);
+  const properties: Record<string, any> = Object.assign({}, ...parts.map((part) => part.properties ?? {}));
+  const map = parts.find((part) => typeof part.additionalProperties === 'object')?.additionalProperties;
+  return Object.entries(value).flatMap(([key, field]) => {
+    const fieldSchema = properties[key] ?? map;
+    return fieldSchema ? undocumentedFields(fieldSchema, field, `${path}.${key}`) : [`${path}.${key}`];
+  });
+}

@@ -16,7 +16,15 @@ export const ChargeResponse = registry.register(
     failure_message: z.string().nullable(),
     created_at: z.string().datetime(),
     updated_at: z.string().datetime(),
-    customer: z.object({ id: z.string() }).passthrough(),
+    checkout_id: z.string().openapi({ description: 'The checkout this charge is an attempt of (chk_).' }),
+    customer: z.object({
+      id: z.string(),
+      internal_id: z.string().nullable(),
+      email: z.string().nullable(),
+      first_name: z.string().nullable(),
+      last_name: z.string().nullable(),
+      phone_number: z.string().nullable(),
+    }),
     payment_method: z
       .object({
         id: z.string(),

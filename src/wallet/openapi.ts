@@ -34,7 +34,14 @@ export const WalletCheckout = registry.register(
     expires_at: z.string().datetime().nullable(),
     geo_required: z.boolean(),
     review: z.object({ id: z.string(), status: z.string() }).nullable(),
-    charges: z.array(ChargeResponse),
+    // A finished checkout's link outlives it: its charges show the customer as {id} only (read.ts).
+    charges: z.array(
+      ChargeResponse.extend({
+        customer: ChargeResponse.shape.customer
+          .partial({ internal_id: true, email: true, first_name: true, last_name: true, phone_number: true })
+          .openapi({ description: 'Only `id` once the checkout is completed, expired or blocked.' }),
+      }),
+    ),
   }),
 );
 // clone(): the attempt schema's module does not load the zod OpenAPI extension first.
