@@ -107,6 +107,19 @@ describe('GET /api/v1/openapi.json', () => {
     expect(Object.keys(schema.properties.customer.properties).sort()).toEqual(Object.keys(charge.customer).sort());
   });
 
+  it('documents request_id in every error body, as the service answers it (audit)', async () => {
+    // Audit regression: every error body carries request_id (to match a report with our logs), but
+    // the Error and refund error schemas did not name it.
+    const res = await request(service.baseUrl, 'GET', '/api/v1/charges/ch_x', { token: 'key_unknown' });
+    expect(res.status).toBe(422);
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
+    for (const path of ['/api/v1/charges/{id}', '/api/v1/charges/{id}/refund']) {
+      const method = path.endsWith('refund') ? 'post' : 'get';
+      const schema = resolved.paths[path][method].responses['422'].content['application/json'].schema;
+      expect([path, undocumentedFields(schema, res.body)]).toEqual([path, []]);
+    }
+  });
+
   it('covers every route the app serves', () => {
     const documented = new Set(operations().map((o) => o.name));
     const served = listRoutes(createApp(service.deps));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
+import { ApiKeyAuth, errorResponses, registry, requestIdField } from '../http/openapi-registry';
 import { CHARGE_STATUSES } from '../domain/charge-states';
 
 const Instrument = z.record(z.string(), z.unknown()).nullable();
@@ -45,7 +45,7 @@ export const ChargeResponse = registry.register(
   }),
 );
 
-const RefundError = z.object({ error: z.string(), hint: z.string().optional(), responsetext: z.string().optional() });
+const RefundError = z.object({ error: z.string(), hint: z.string().optional(), responsetext: z.string().optional(), request_id: requestIdField });
 
 registry.registerPath({
   method: 'get',

@@ -21,9 +21,12 @@ export const ClientSecretAuth = registry.registerComponent('securitySchemes', 'c
   description: 'Client secret (secret_...), browser-safe; only POST /api/v1/device_pings.',
 });
 
+/** Every error body carries the request id (error-handler.ts), also answered in X-Request-Id. */
+export const requestIdField = z.string().openapi({ description: 'The request id, also in the X-Request-Id header: quote it when reporting a problem.', example: 'req_3f9c2b7e4a1d4c8e9b0a6f5e2d1c7b8a' });
+
 export const ErrorBody = registry.register(
   'Error',
-  z.object({ error: z.string(), hint: z.string().optional() }).openapi({ description: 'Every error body.' }),
+  z.object({ error: z.string(), hint: z.string().optional(), request_id: requestIdField }).openapi({ description: 'Every error body.' }),
 );
 
 /** The standard error responses shared by most operations. */
