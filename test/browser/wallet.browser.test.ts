@@ -358,6 +358,26 @@ describe('hosted checkout page', () => {
     expect(await page.getByText('This payment needs your location').isVisible()).toBe(true);
   });
 
+  it('reports the location again before paying, so a check that aged past 30 minutes on the open page does not block the checkout (audit)', async () => {
+    // Audit regression: the page pinged once, on load. A customer who paid more than 30 minutes
+    // later (checkout_expiry_seconds allows up to a day) met a stale geo check, and the checkout
+    // was blocked for good (checkout.terminally_failed) although the customer was in New York.
+    const m = await onboard(service, { name: 'Slow Geo Shop', settings: { geo_required_for: ['deposit'], checkout_expiry_seconds: 7200 } });
+    const customerId = await newCustomer(m);
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 900, customer_id: customerId }, m);
+    await context.grantPermissions(['geolocation']);
+    await context.setGeolocation({ latitude: 40.7128, longitude: -74.006 });
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    const checks = () => service.deps.db('geo_checks').where({ customer_id: customerId });
+    await pollFor(async () => (await checks()).length > 0, 10_000, 'the page load geo check');
+    // The page stayed open for 31 minutes: its check is now outside the 30-minute window.
+    await checks().update({ checked_at: service.deps.db.raw("now() - interval '31 minutes'") });
+    await payByCard(page, '4242424242424242');
+    await expectText(page, 'result', 'Payment complete');
+    expect(await checks()).toHaveLength(2);
+  });
+
   it('shows a clear message and no form for a completed checkout', async () => {
     const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 300 });
     const page = await context.newPage();

@@ -145,5 +145,21 @@ export function buildForm(c, { onSubmit, onDeadline }) {
   }
   $('card-number').addEventListener('input', formatCardNumber);
   $('card-exp').addEventListener('input', formatExpiry);
-  if (c.geo_required && c.state === 'open') state.geoPing = pingLocation();
+  sendLocation();
+}
+
+/**
+ * Reports the device's location when the merchant requires a geo check, unless a report is still
+ * on its way: on load, and again before every payment, since a check more than 30 minutes old
+ * (a page left open) would block the checkout for good. A check under 30 minutes old is simply
+ * answered again by the service.
+ */
+export function sendLocation() {
+  const c = state.checkout;
+  if (!c.geo_required || c.state !== 'open' || state.geoPingInFlight) return state.geoPing;
+  state.geoPingInFlight = true;
+  state.geoPing = pingLocation().finally(() => {
+    state.geoPingInFlight = false;
+  });
+  return state.geoPing;
 }

@@ -10,6 +10,8 @@ export const state = {
   submitting: false,
   /** Settles once the location ping (when the merchant requires one) was sent or given up. */
   geoPing: Promise.resolve(),
+  /** True while that ping is on its way. */
+  geoPingInFlight: false,
 };
 
 /** Charges that are neither settled nor failed yet: the page waits and polls. */

@@ -3,7 +3,7 @@
 // sends one attempt per "Pay" through POST /wallet/v1/checkouts/{id}/attempts.
 import { api, checkoutId, clientSecret } from './api.js';
 import { $, clearError, hideForm, node, setStateMessage, show, showError } from './dom.js';
-import { buildForm, setBusy } from './form.js';
+import { buildForm, sendLocation, setBusy } from './form.js';
 import { handleCharge, refresh, renderState, showReview } from './outcome.js';
 import { FieldError, readAmount, readPaymentMethod } from './payment-input.js';
 import { state } from './state.js';
@@ -42,7 +42,7 @@ async function onSubmit(event) {
 
   setBusy(true);
   try {
-    await Promise.race([state.geoPing, new Promise((resolve) => setTimeout(resolve, GEO_WAIT_MS))]);
+    await Promise.race([sendLocation(), new Promise((resolve) => setTimeout(resolve, GEO_WAIT_MS))]);
     const res = await api('POST', '/attempts', body);
     if (res.status === 201 && res.body && res.body.charge) return handleCharge(res.body.charge);
     setBusy(false);
