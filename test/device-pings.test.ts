@@ -197,6 +197,18 @@ describe('POST /api/v1/device_pings', () => {
     });
     expect(customers.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it('lets a browser send the headers it adds, X-Request-Id or trace context, as permissive CORS does (audit)', async () => {
+    // Audit regression: the preflight allowed only Authorization, Content-Type and Idempotency-Key,
+    // so a front end sending its own X-Request-Id (which the service honours) or a tracing header
+    // could not ping at all, and a checkout that needs a geo check was then blocked.
+    const preflight = await request(service.baseUrl, 'OPTIONS', '/api/v1/device_pings', {
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-request-id, traceparent' },
+    });
+    expect(preflight.status).toBe(204);
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+    for (const header of ['authorization', 'content-type', 'x-request-id', 'traceparent']) expect(allowed).toContain(header);
+  });
 });
 
 describe('GET /api/v1/device_pings/latest_geo_check', () => {

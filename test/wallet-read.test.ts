@@ -129,6 +129,19 @@ describe('CORS', () => {
     }
   });
 
+  it('lets a browser send the headers it adds, X-Request-Id or trace context, as permissive CORS does (audit)', async () => {
+    // Audit regression: the preflight allowed only Content-Type, X-Client-Secret and Idempotency-Key,
+    // so a merchant front end adding its own X-Request-Id or a tracing header could not call the wallet API.
+    const c = await newCheckout({ type: 'deposit' });
+    const res = await fetch(`${service.baseUrl}/wallet/v1/checkouts/${c.id}/attempts`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-client-secret, content-type, x-request-id, traceparent' },
+    });
+    expect(res.status).toBe(204);
+    const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase();
+    for (const header of ['x-client-secret', 'content-type', 'x-request-id', 'traceparent']) expect(allowed).toContain(header);
+  });
+
   it('marks answers, including the 422, as readable from any origin', async () => {
     const c = await newCheckout({ type: 'deposit' });
     const ok = await walletGet(c.id, c.client_secret, { origin: 'https://shop.example.com' });

@@ -10,12 +10,13 @@ import { assertDevicePingsEnabled, findLatestGeoCheck, presentDevicePing, presen
 /**
  * POST is called from the customer's own browser with the browser-safe client secret, so it
  * alone answers any origin (preflight included); the credential is a header, never a cookie.
+ * Permissive as the contract says: a preflight may ask for any request header (the front end's
+ * own X-Request-Id, trace context), which is echoed back, since no cookie ever rides along.
  * Everything else under /api/v1 stays server-side and sends no CORS headers.
  */
 const browserCors = cors({
   origin: '*',
   methods: ['POST', 'OPTIONS'],
-  allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
   maxAge: 600,
 });
 
