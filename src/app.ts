@@ -32,7 +32,7 @@ import { docsRoutes } from './docs/routes';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', deps.config.trustProxy);
   // A server span per request (a no-op unless tracing is on), active while the request is handled.
   app.use(httpServerSpans());
   // Then, so every answer (bad JSON included) carries a request id and gets an access-log line.

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -11,11 +12,29 @@ const boolFromEnv = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
 
+/** Express's named ranges, or an address or CIDR block: what `trust proxy` takes. */
+function isProxyRange(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Interface to listen on; development defaults to loopback, other modes to every interface. */
   HOST: z.string().min(1).optional(),
+  /**
+   * The proxies whose X-Forwarded-For names the client (velocity limits and the attempt log count
+   * client IPs): loopback by default; behind a load balancer on another address, its range.
+   */
+  TRUST_PROXY: z
+    .string()
+    .transform((v) => v.split(',').map((entry) => entry.trim()))
+    .refine((entries) => entries.every(isProxyRange), 'a comma-separated list of loopback, linklocal, uniquelocal, addresses or CIDR blocks')
+    .default(['loopback']),
   DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/payments'),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -80,6 +99,8 @@ export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
   port: number;
   host: string;
+  /** Express's `trust proxy`: the proxies whose X-Forwarded-For is believed. */
+  trustProxy: string[];
   databaseUrl: string;
   temporalAddress: string;
   temporalNamespace: string;
@@ -146,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     // Development runs with a known admin token: reachable only from this machine unless HOST says otherwise.
     host: e.HOST ?? (e.NODE_ENV === 'development' ? '127.0.0.1' : '0.0.0.0'),
+    trustProxy: e.TRUST_PROXY,
     databaseUrl: e.DATABASE_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,
     temporalNamespace: e.TEMPORAL_NAMESPACE,

@@ -29,6 +29,8 @@ describe('configuration', () => {
     [{ WORKER_NONSTICKY_POLL_RATIO: '0' }, 'WORKER_NONSTICKY_POLL_RATIO'],
     [{ WORKER_NONSTICKY_POLL_RATIO: '1.5' }, 'WORKER_NONSTICKY_POLL_RATIO'],
     [{ CHECKOUT_WORKFLOW_DELAYED_START: 'yes' }, 'CHECKOUT_WORKFLOW_DELAYED_START'],
+    [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'loopback, 10.0.0.0/33' }, 'TRUST_PROXY'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(variable));
@@ -38,6 +40,12 @@ describe('configuration', () => {
     expect(loadConfig({}).checkoutDelayedStart).toBe(true);
     expect(loadConfig({ CHECKOUT_WORKFLOW_DELAYED_START: 'false' }).checkoutDelayedStart).toBe(false);
     expect(loadConfig({ CHECKOUT_WORKFLOW_DELAYED_START: '1' }).checkoutDelayedStart).toBe(true);
+  });
+
+  it('believes X-Forwarded-For from loopback only, unless TRUST_PROXY names the proxies in front', () => {
+    expect(loadConfig({}).trustProxy).toEqual(['loopback']);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, uniquelocal' }).trustProxy).toEqual(['loopback', 'uniquelocal']);
+    expect(loadConfig({ TRUST_PROXY: '10.1.2.3,fd00::/8' }).trustProxy).toEqual(['10.1.2.3', 'fd00::/8']);
   });
 
   it('listens on loopback in development and on every interface elsewhere, unless HOST is set', () => {

@@ -2,6 +2,8 @@ import Ajv from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import express from 'express';
+import { loadConfig } from '../../src/config';
 
 /**
  * docker-compose.yml, checked without a Docker engine: interpolated the way Compose does, then
@@ -99,6 +101,19 @@ describe('docker-compose.yml', () => {
     expect(scaled.services.lb.ports).toEqual(['8080:3000']);
     expect(scaled.services.temporal.environment).toMatchObject({ NUM_HISTORY_SHARDS: '16', POSTGRES_PWD: 'secret-pw' });
     expect(scaled.services.api.environment).toMatchObject({ DATABASE_URL: 'postgres://payments:secret-pw@postgres:5432/payments', API_BASE_URL: 'https://pay.example.com' });
+  });
+
+  it('has each API replica take the client IP from the lb in front of it, and from no one else', () => {
+    // Every request reaches an API replica from Caddy's address on the compose network, never from
+    // loopback: trusting loopback only, every customer had the lb's IP, and a production merchant's
+    // per-IP velocity limit (30 an hour) refused the 31st wallet attempt of all its customers together.
+    const { services } = load(REQUIRED);
+    const config = loadConfig(services.api.environment);
+    const trusts = express().set('trust proxy', config.trustProxy).get('trust proxy fn') as (address: string, hop: number) => boolean;
+    for (const lb of ['172.18.0.7', '192.168.16.3', '10.0.3.9']) expect([lb, trusts(lb, 0)]).toEqual([lb, true]);
+    expect(trusts('127.0.0.1', 0)).toBe(true);
+    // A client's own address is never taken for a proxy (its X-Forwarded-For would name any IP it likes).
+    for (const client of ['203.0.113.9', '8.8.8.8', '2001:db8::1']) expect([client, trusts(client, 0)]).toEqual([client, false]);
   });
 
   it('uses Temporal\'s official server, admin-tools (schema) and UI images on PostgreSQL', () => {
