@@ -12,6 +12,12 @@ const boolFromEnv = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
 
+/**
+ * A number from the environment. An empty or blank value (a variable passed through unset, as
+ * `PORT: ${PORT:-}` in compose) is refused: coerced, it was 0, and PORT= listened on a random port.
+ */
+const envNumber = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? Number.NaN : v), schema);
+
 /** Express's named ranges, or an address or CIDR block: what `trust proxy` takes. */
 function isProxyRange(entry: string): boolean {
   if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
@@ -23,7 +29,7 @@ function isProxyRange(entry: string): boolean {
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: envNumber(z.coerce.number().int().min(0).max(65535)).default(3000),
   /** Interface to listen on; development defaults to loopback, other modes to every interface. */
   HOST: z.string().min(1).optional(),
   /**
@@ -45,54 +51,54 @@ const EnvSchema = z.object({
   WALLET_BASE_URL: z.string().url().optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: boolFromEnv.default(false),
   /** First retry delay of webhook delivery; later ones double (tests shorten it). */
-  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(1).default(5000),
+  WEBHOOK_RETRY_INITIAL_MS: envNumber(z.coerce.number().int().min(1)).default(5000),
   /** How often the worker re-dispatches events whose delivery was never started. */
-  OUTBOX_SWEEP_MS: z.coerce.number().int().min(100).default(5000),
+  OUTBOX_SWEEP_MS: envNumber(z.coerce.number().int().min(100)).default(5000),
   /** How often the worker looks for checkouts whose expiry timer is late (src/checkouts/expiry.ts). */
-  EXPIRY_SWEEP_MS: z.coerce.number().int().min(50).default(500),
+  EXPIRY_SWEEP_MS: envNumber(z.coerce.number().int().min(50)).default(500),
   /** How late a checkout's expiry must be before the sweep records it instead of its workflow's timer. */
-  EXPIRY_SWEEP_GRACE_MS: z.coerce.number().int().min(0).default(1000),
+  EXPIRY_SWEEP_GRACE_MS: envNumber(z.coerce.number().int().min(0)).default(1000),
   /**
    * A checkout's workflow starts with a start delay until its deadline (src/temporal/checkouts.ts):
    * it runs no task until its first attempt or its expiry. `false` runs its first task at creation.
    */
   CHECKOUT_WORKFLOW_DELAYED_START: boolFromEnv.default(true),
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
-  SANDBOX_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  SANDBOX_LATENCY_MS: envNumber(z.coerce.number().int().min(0).max(60_000)).default(0),
   /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
   TEMPORAL_UI_URL: z.string().url().optional(),
   /** The worker's health and metrics port (0 picks a free one). */
-  WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  WORKER_HTTP_PORT: envNumber(z.coerce.number().int().min(0).max(65535)).default(3001),
   /** Where the Temporal SDK serves its own worker metrics (Prometheus), e.g. 0.0.0.0:9464; off when unset. */
   TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/).optional(),
   /** OpenTelemetry traces go over OTLP (http/protobuf) to this collector; off when unset or empty (as an unset variable passed through by compose would be). */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Connections of each process's database pool. */
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  DATABASE_POOL_MAX: envNumber(z.coerce.number().int().min(1).max(500)).default(10),
   /**
    * Worker tuning (README, "Open checkouts held by one worker"). Cached workflows cost memory
    * (0.3–0.5 MiB each, measured; most of it native, outside V8's heap); one that is not cached
    * replays its history when it next wakes.
    */
-  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
-  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
-  WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(100),
-  WORKER_WORKFLOW_POLLERS: z.coerce.number().int().min(1).default(20),
-  WORKER_ACTIVITY_POLLERS: z.coerce.number().int().min(1).default(10),
+  WORKER_MAX_CACHED_WORKFLOWS: envNumber(z.coerce.number().int().min(0)).default(1000),
+  WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: envNumber(z.coerce.number().int().min(2)).default(40),
+  WORKER_MAX_CONCURRENT_ACTIVITIES: envNumber(z.coerce.number().int().min(1)).default(100),
+  WORKER_WORKFLOW_POLLERS: envNumber(z.coerce.number().int().min(1)).default(20),
+  WORKER_ACTIVITY_POLLERS: envNumber(z.coerce.number().int().min(1)).default(10),
   /**
    * The share of the workflow pollers that poll the task queue itself rather than this worker's
    * sticky queue: every new checkout's first task arrives there. With the SDK's 0.2 of 10 pollers,
    * two polls fetched every first task and capped checkout creation at about 55 a second here.
    */
-  WORKER_NONSTICKY_POLL_RATIO: z.coerce.number().gt(0).max(1).default(0.5),
+  WORKER_NONSTICKY_POLL_RATIO: envNumber(z.coerce.number().gt(0).max(1)).default(0.5),
   /** Threads that run workflow code (each its own V8 isolate, holding its share of the cache). */
-  WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  WORKER_WORKFLOW_THREADS: envNumber(z.coerce.number().int().min(1).max(64)).default(1),
   /**
    * How long a workflow task waits on this worker's sticky queue before the server hands it to any
    * worker (and replays it there): the wait for a task of a worker that died.
    */
-  WORKER_STICKY_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(10),
+  WORKER_STICKY_TIMEOUT_SECONDS: envNumber(z.coerce.number().min(1).max(600)).default(10),
 });
 
 export interface Config {

@@ -29,6 +29,11 @@ describe('configuration', () => {
     [{ WORKER_NONSTICKY_POLL_RATIO: '0' }, 'WORKER_NONSTICKY_POLL_RATIO'],
     [{ WORKER_NONSTICKY_POLL_RATIO: '1.5' }, 'WORKER_NONSTICKY_POLL_RATIO'],
     [{ CHECKOUT_WORKFLOW_DELAYED_START: 'yes' }, 'CHECKOUT_WORKFLOW_DELAYED_START'],
+    // An empty or blank number (a variable passed through unset) is not 0: PORT= listened on a random port.
+    [{ PORT: '' }, 'PORT'],
+    [{ WORKER_HTTP_PORT: ' ' }, 'WORKER_HTTP_PORT'],
+    [{ WORKER_MAX_CACHED_WORKFLOWS: '' }, 'WORKER_MAX_CACHED_WORKFLOWS'],
+    [{ EXPIRY_SWEEP_GRACE_MS: '' }, 'EXPIRY_SWEEP_GRACE_MS'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'loopback, 10.0.0.0/33' }, 'TRUST_PROXY'],
   ])('rejects %j naming %s', (env, variable) => {
