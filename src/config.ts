@@ -27,6 +27,9 @@ function isProxyRange(entry: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
+/** setInterval's limit (2^31 - 1 ms, about 24.8 days): past it, Node fires the interval every millisecond. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: envNumber(z.coerce.number().int().min(0).max(65535)).default(3000),
@@ -53,9 +56,9 @@ const EnvSchema = z.object({
   /** First retry delay of webhook delivery; later ones double (tests shorten it). */
   WEBHOOK_RETRY_INITIAL_MS: envNumber(z.coerce.number().int().min(1)).default(5000),
   /** How often the worker re-dispatches events whose delivery was never started. */
-  OUTBOX_SWEEP_MS: envNumber(z.coerce.number().int().min(100)).default(5000),
+  OUTBOX_SWEEP_MS: envNumber(z.coerce.number().int().min(100).max(MAX_TIMER_MS)).default(5000),
   /** How often the worker looks for checkouts whose expiry timer is late (src/checkouts/expiry.ts). */
-  EXPIRY_SWEEP_MS: envNumber(z.coerce.number().int().min(50)).default(500),
+  EXPIRY_SWEEP_MS: envNumber(z.coerce.number().int().min(50).max(MAX_TIMER_MS)).default(500),
   /** How late a checkout's expiry must be before the sweep records it instead of its workflow's timer. */
   EXPIRY_SWEEP_GRACE_MS: envNumber(z.coerce.number().int().min(0)).default(1000),
   /**

@@ -34,6 +34,9 @@ describe('configuration', () => {
     [{ WORKER_HTTP_PORT: ' ' }, 'WORKER_HTTP_PORT'],
     [{ WORKER_MAX_CACHED_WORKFLOWS: '' }, 'WORKER_MAX_CACHED_WORKFLOWS'],
     [{ EXPIRY_SWEEP_GRACE_MS: '' }, 'EXPIRY_SWEEP_GRACE_MS'],
+    // Past a timer's 32-bit limit Node runs an interval every millisecond: a sweep a month apart hammered the database.
+    [{ OUTBOX_SWEEP_MS: '3000000000' }, 'OUTBOX_SWEEP_MS'],
+    [{ EXPIRY_SWEEP_MS: '1e10' }, 'EXPIRY_SWEEP_MS'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'loopback, 10.0.0.0/33' }, 'TRUST_PROXY'],
   ])('rejects %j naming %s', (env, variable) => {
