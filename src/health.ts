@@ -5,6 +5,15 @@ import type { AppDeps } from './app-deps';
 /** A hung dependency must not hang the probe. */
 const PROBE_DEADLINE_MS = 2000;
 
+/** What `check` settles to, or `late` once `ms` have passed. */
+function withinDeadline<T>(check: Promise<T>, ms: number, late: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late), ms);
+  });
+  return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Liveness and readiness, without authentication so orchestrators can probe them. Ready means
  * the database answers, Temporal answers, and a worker is polling the task queue: without a
@@ -18,7 +27,9 @@ export function healthRoutes({ db, temporal, config }: AppDeps): Router {
   router.get('/readyz', async (_req, res) => {
     const deadline = () => Date.now() + PROBE_DEADLINE_MS;
     const [database, temporalServer, pollers] = await Promise.all([
-      db.raw('SELECT 1').then(() => true, () => false),
+      // Knex waits up to a minute for a connection, and a PostgreSQL that accepts TCP but never
+      // answers (hung, or a stalled network) holds one that long: the probe answers at its deadline.
+      withinDeadline(db.raw('SELECT 1').then(() => true, () => false), PROBE_DEADLINE_MS, false),
       temporal.withDeadline(deadline(), () => temporal.workflowService.getSystemInfo({})).then(() => true, () => false),
       temporal
         .withDeadline(deadline(), () =>

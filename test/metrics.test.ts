@@ -5,6 +5,10 @@ import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { startWorkerHttp } from '../src/observability/worker-http';
 import { MerchantIdAttribute } from '../workflows/definitions';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/app';
+import { createDb } from '../src/storage/db';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -98,6 +102,29 @@ describe('/readyz', () => {
       return res.status === 200 && res;
     });
     expect(ready.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok' });
+  });
+
+  it('answers within its deadline, database named, when PostgreSQL accepts connections and never answers', async () => {
+    // A hung server or a stalled network: the TCP connection opens, the start-up is never answered.
+    const sockets = new Set<Socket>();
+    const hung: Server = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const db = createDb(`postgres://postgres@127.0.0.1:${(hung.address() as AddressInfo).port}/payments`);
+    const api = createApp({ ...service.deps, db }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => api.once('listening', resolve));
+    try {
+      const started = Date.now();
+      const res = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/readyz`, { signal: AbortSignal.timeout(8_000) });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { checks: unknown }).checks).toEqual({ database: 'unreachable', temporal: 'ok', worker: 'ok' });
+    } finally {
+      api.closeAllConnections();
+      await new Promise((resolve) => api.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      hung.close();
+      await db.destroy().catch(() => undefined);
+    }
   });
 });
 
