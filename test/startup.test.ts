@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 
 /**
@@ -79,5 +80,52 @@ describe('safe defaults at start-up', () => {
     expect(run.listening?.address).toBe('0.0.0.0');
     expect(run.output).not.toContain(secrets.ADMIN_TOKEN);
     expect(run.output).not.toContain(secrets.DATA_ENCRYPTION_KEY);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM finishes the request in flight, closes its keep-alive connection and exits at once', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/entry/api.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: process.env.DATABASE_URL!, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const deadline = Date.now() + 40_000;
+      while (!output.includes('"API listening"') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const { port } = JSON.parse(output.split('\n').find((l) => l.includes('"API listening"'))!) as { port: number };
+
+      // A keep-alive client (a load balancer's pooled connection) with a request in flight: its body not yet sent.
+      const body = JSON.stringify({ email: 'drain@example.com' });
+      const agent = new http.Agent({ keepAlive: true });
+      const answered = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/api/v1/customers', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, 5));
+        setTimeout(() => {
+          child.kill('SIGTERM');
+          setTimeout(() => req.end(body.slice(5)), 300);
+        }, 200);
+      });
+      const answer = await answered;
+      const answeredAt = Date.now();
+      // The request in flight is answered, and told the connection closes, so the client does not reuse it.
+      expect(answer.status).toBe(422); // the contract's answer to a missing API key: the request was read and handled
+      expect(answer.connection).toBe('close');
+      const code = await exited;
+      expect(code).toBe(0);
+      // Not held open by the idle keep-alive connection until its timeout (nor forever, by a client that keeps using it).
+      expect(Date.now() - answeredAt).toBeLessThan(2_500);
+      agent.destroy();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   });
 });

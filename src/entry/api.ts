@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../app';
 import { closeRuntime, createRuntime } from '../runtime';
 import { loadGeoData } from '../geo';
+import { closableServer } from '../http/graceful-close';
 
 /** The API server: merchant API, admin API and hosted wallet on one port. */
 async function main(): Promise<void> {
@@ -18,8 +19,10 @@ async function main(): Promise<void> {
     const { address, port } = server.address() as AddressInfo;
     logger.info({ address, port, api: `${config.apiBaseUrl}/api/v1`, wallet: config.walletBaseUrl, admin: `${config.apiBaseUrl}/admin/v1` }, 'API listening');
   });
+  const closable = closableServer(server);
+  // Requests in flight are answered (their connections then close), then the runtime closes.
   const stop = () => {
-    server.close(() => void closeRuntime(deps).then(() => process.exit(0)));
+    void closable.close().then(() => closeRuntime(deps)).then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
