@@ -49,6 +49,19 @@ describe('/metrics after a real payment', () => {
     expect(text).not.toContain(checkout.id);
   });
 
+  it('counts every checkout in review, however long its review has been pending (expiry pauses in review)', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 }, checkout_expiry_seconds: 3 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    expect((await attempt(service, checkout, { payment_method: CARD('4000000000000002') })).status).toBe(202);
+    // Past the deadline the checkout had when its review began: the review backlog an operator alerts on.
+    await new Promise((r) => setTimeout(r, 3_500));
+    const [inReview] = await service.deps.db('checkouts').where({ state: 'in_review' }).count('* as count');
+    expect(Number(inReview!.count)).toBeGreaterThanOrEqual(1);
+    const text = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    expect(sample(text, 'payments_open_checkouts{state="in_review"}')).toBe(Number(inReview!.count));
+  });
+
   it("the worker's endpoint shows webhook and hold attempts with outcome and latency, and its health", async () => {
     receiver.responder = () => ({ status: 200 });
     const shop = await openShop(service, { webhook_url: receiver.url });

@@ -79,13 +79,15 @@ export function createApiMetrics(db: Db) {
   });
   new Gauge({
     name: 'payments_open_checkouts',
-    help: 'Checkouts open (or in review) and not yet past their expiry',
+    help: 'Checkouts open and not yet past their expiry, and checkouts in review (the review backlog; expiry pauses in review)',
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
+      // A checkout in review keeps the deadline it had when its review began, but its expiry is
+      // paused until the decision: a review pending past it is backlog, not a checkout to drop.
       const rows: Array<{ state: string; count: string }> = await db('checkouts')
-        .whereIn('state', ['open', 'in_review'])
-        .andWhere('expires_at', '>', db.fn.now())
+        .where((open) => open.where('state', 'open').andWhere('expires_at', '>', db.fn.now()))
+        .orWhere('state', 'in_review')
         .select('state')
         .count('* as count')
         .groupBy('state');
