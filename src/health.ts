@@ -1,18 +1,10 @@
 import { Router } from 'express';
 import { temporal as proto } from '@temporalio/proto';
 import type { AppDeps } from './app-deps';
+import { withinDeadline } from './deadline';
 
 /** A hung dependency must not hang the probe. */
 const PROBE_DEADLINE_MS = 2000;
-
-/** What `check` settles to, or `late` once `ms` have passed. */
-function withinDeadline<T>(check: Promise<T>, ms: number, late: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(late), ms);
-  });
-  return Promise.race([check, deadline]).finally(() => clearTimeout(timer));
-}
 
 /**
  * Liveness and readiness, without authentication so orchestrators can probe them. Ready means

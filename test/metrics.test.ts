@@ -62,6 +62,41 @@ describe('/metrics after a real payment', () => {
     expect(sample(text, 'payments_open_checkouts{state="in_review"}')).toBe(Number(inReview!.count));
   });
 
+  it('still serves the HTTP metrics while PostgreSQL is down or hung, without the gauges it cannot read', async () => {
+    // The scrape that shows the 503s of a database outage must not fail (or hang) with the database.
+    const sockets = new Set<Socket>();
+    const hung: Server = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const unreachable = [`postgres://postgres@127.0.0.1:1/payments`, `postgres://postgres@127.0.0.1:${(hung.address() as AddressInfo).port}/payments`];
+    try {
+      for (const url of unreachable) {
+        const db = createDb(url);
+        const api = createApp({ ...service.deps, db }).listen(0, '127.0.0.1');
+        await new Promise((resolve) => api.once('listening', resolve));
+        const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+        try {
+          await fetch(`${base}/healthz`);
+          const started = Date.now();
+          const res = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(8_000) });
+          expect([url, res.status]).toEqual([url, 200]);
+          expect(Date.now() - started).toBeLessThan(5_000);
+          const text = await res.text();
+          expect(sample(text, 'payments_http_requests_total{method="GET",route="/healthz",status="200"}')).toBe(1);
+          expect(text).toMatch(/^payments_outbox_backlog nan$/im); // prom-client prints NaN as Nan
+          expect(text).not.toMatch(/^payments_(charges|open_checkouts)\{/m);
+        } finally {
+          api.closeAllConnections();
+          await new Promise((resolve) => api.close(resolve));
+          // The hung server's connections end first: a pool waits for the connections it is opening.
+          for (const socket of sockets) socket.destroy();
+          await db.destroy().catch(() => undefined);
+        }
+      }
+    } finally {
+      hung.close();
+    }
+  });
+
   it("the worker's endpoint shows webhook and hold attempts with outcome and latency, and its health", async () => {
     receiver.responder = () => ({ status: 200 });
     const shop = await openShop(service, { webhook_url: receiver.url });

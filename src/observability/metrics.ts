@@ -8,6 +8,19 @@ import type { Request, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../storage/db';
 import type { SendOutcome } from '../webhooks/send';
+import { withinDeadline } from '../deadline';
+
+/**
+ * How long a scrape waits for the database-derived gauges. While PostgreSQL is down or hung the
+ * scrape still answers, with the HTTP metrics (the 503s of the outage) and without those gauges:
+ * labelled ones have no samples, the outbox backlog is NaN (unknown, never a reassuring 0).
+ */
+const DATABASE_READ_DEADLINE_MS = 2000;
+
+/** The query's rows, or null when the database fails or does not answer in time. */
+function readWithinDeadline<T>(query: PromiseLike<T>): Promise<T | null> {
+  return withinDeadline(Promise.resolve(query).then((rows) => rows, () => null), DATABASE_READ_DEADLINE_MS, null);
+}
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -63,9 +76,9 @@ export function createApiMetrics(db: Db) {
     labelNames: ['status', 'processor'] as const,
     registers: [registry],
     async collect() {
-      const rows: Array<{ status: string; processor: string; count: string }> = await db('charges').select('status', 'processor').count('* as count').groupBy('status', 'processor');
+      const rows = await readWithinDeadline<Array<{ status: string; processor: string; count: string }>>(db('charges').select('status', 'processor').count('* as count').groupBy('status', 'processor'));
       this.reset();
-      for (const row of rows) this.set({ status: row.status, processor: row.processor }, Number(row.count));
+      for (const row of rows ?? []) this.set({ status: row.status, processor: row.processor }, Number(row.count));
     },
   });
   new Gauge({
@@ -73,8 +86,8 @@ export function createApiMetrics(db: Db) {
     help: 'Enabled events recorded but not yet delivered or given up on',
     registers: [registry],
     async collect() {
-      const [row] = await db('events').where({ enabled: true, channel: 'outbox', delivery_status: 'pending' }).count('* as count');
-      this.set(Number((row as { count: string }).count));
+      const rows = await readWithinDeadline(db('events').where({ enabled: true, channel: 'outbox', delivery_status: 'pending' }).count('* as count'));
+      this.set(rows ? Number((rows[0] as { count: string }).count) : Number.NaN);
     },
   });
   new Gauge({
@@ -85,13 +98,16 @@ export function createApiMetrics(db: Db) {
     async collect() {
       // A checkout in review keeps the deadline it had when its review began, but its expiry is
       // paused until the decision: a review pending past it is backlog, not a checkout to drop.
-      const rows: Array<{ state: string; count: string }> = await db('checkouts')
-        .where((open) => open.where('state', 'open').andWhere('expires_at', '>', db.fn.now()))
-        .orWhere('state', 'in_review')
-        .select('state')
-        .count('* as count')
-        .groupBy('state');
+      const rows = await readWithinDeadline<Array<{ state: string; count: string }>>(
+        db('checkouts')
+          .where((open) => open.where('state', 'open').andWhere('expires_at', '>', db.fn.now()))
+          .orWhere('state', 'in_review')
+          .select('state')
+          .count('* as count')
+          .groupBy('state'),
+      );
       this.reset();
+      if (!rows) return;
       for (const state of ['open', 'in_review']) this.set({ state }, Number(rows.find((r) => r.state === state)?.count ?? 0));
     },
   });
