@@ -62,6 +62,24 @@ describe('/metrics after a real payment', () => {
     expect(sample(text, 'payments_open_checkouts{state="in_review"}')).toBe(Number(inReview!.count));
   });
 
+  it('shows how long the oldest undelivered event has waited, so a stuck outbox can be told from a busy one', async () => {
+    // The merchant refuses every delivery: the event stays pending through its retries.
+    receiver.responder = () => ({ status: 503 });
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 600 });
+    await attempt(service, checkout, { payment_method: CARD() });
+    await waitFor(() => receiver.forCheckout(checkout.id).length > 0);
+    await new Promise((r) => setTimeout(r, 1_200));
+    const [oldest] = await service.deps.db('events')
+      .where({ enabled: true, channel: 'outbox', delivery_status: 'pending' })
+      .select(service.deps.db.raw('extract(epoch from now() - min(created_at))::float8 as seconds'));
+    const text = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    receiver.responder = () => ({ status: 200 });
+    const age = sample(text, 'payments_outbox_oldest_pending_seconds');
+    expect(age).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(age - Number(oldest.seconds))).toBeLessThan(2);
+  });
+
   it('still serves the HTTP metrics while PostgreSQL is down or hung, without the gauges it cannot read', async () => {
     // The scrape that shows the 503s of a database outage must not fail (or hang) with the database.
     const sockets = new Set<Socket>();

@@ -91,6 +91,20 @@ export function createApiMetrics(db: Db) {
     },
   });
   new Gauge({
+    name: 'payments_outbox_oldest_pending_seconds',
+    help: 'Age of the oldest enabled event not yet delivered or given up on (0 when none): past its retries (minutes), the outbox is stuck',
+    registers: [registry],
+    async collect() {
+      // A backlog count alone cannot tell a busy outbox from one where nothing moves.
+      const rows = await readWithinDeadline<Array<{ seconds: number | null }>>(
+        db('events')
+          .where({ enabled: true, channel: 'outbox', delivery_status: 'pending' })
+          .select(db.raw('extract(epoch from now() - min(created_at))::float8 as seconds')),
+      );
+      this.set(rows ? Math.max(0, rows[0]?.seconds ?? 0) : Number.NaN);
+    },
+  });
+  new Gauge({
     name: 'payments_open_checkouts',
     help: 'Checkouts open and not yet past their expiry, and checkouts in review (the review backlog; expiry pauses in review)',
     labelNames: ['state'] as const,
