@@ -7,6 +7,19 @@ import { withinDeadline } from './deadline';
 const PROBE_DEADLINE_MS = 2000;
 
 /**
+ * Temporal lists a worker's pollers for five minutes after their last poll, so a worker that died
+ * (or stopped) still looked like one polling; a live worker's pollers poll at least once a minute
+ * (the server's long poll). The margin covers a modest clock difference with the Temporal server.
+ */
+const POLLED_WITHIN_MS = 90_000;
+
+function polledRecently(lastAccess: { seconds?: unknown; nanos?: number | null } | null | undefined): boolean {
+  if (!lastAccess) return true; // no time given: the server listed it as polling
+  const at = Number(lastAccess.seconds ?? 0) * 1000 + (lastAccess.nanos ?? 0) / 1e6;
+  return Date.now() - at < POLLED_WITHIN_MS;
+}
+
+/**
  * Liveness and readiness, without authentication so orchestrators can probe them. Ready means
  * the database answers, Temporal answers, and a worker is polling the task queue: without a
  * worker no checkout would make progress, whatever the API answers.
@@ -31,7 +44,7 @@ export function healthRoutes({ db, temporal, config }: AppDeps): Router {
             taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
           }),
         )
-        .then((answer) => (answer.pollers ?? []).length, () => 0),
+        .then((answer) => (answer.pollers ?? []).filter((poller) => polledRecently(poller.lastAccessTime)).length, () => 0),
     ]);
     const ready = database && temporalServer && pollers > 0;
     res.status(ready ? 200 : 503).json({

@@ -170,6 +170,24 @@ describe('/readyz', () => {
     expect(ready.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok' });
   });
 
+  it('is not ready once the last worker has stopped polling, not minutes later', async () => {
+    // Temporal lists a poller for five minutes after its last poll; a live worker polls at least once a minute.
+    const lone = await startService({ replicas: 1 });
+    try {
+      await waitFor(async () => (await request(lone.baseUrl, 'GET', '/readyz')).status === 200);
+      await lone.stopWorker();
+      const stoppedAt = Date.now();
+      const res = await waitFor(async () => {
+        const answer = await request(lone.baseUrl, 'GET', '/readyz');
+        return answer.status === 503 && answer;
+      }, 150_000, 'readiness to see that no worker polls');
+      expect(res.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'no_pollers' });
+      expect(Date.now() - stoppedAt).toBeLessThan(120_000);
+    } finally {
+      await lone.stop();
+    }
+  }, 200_000);
+
   it('answers within its deadline, database named, when PostgreSQL accepts connections and never answers', async () => {
     // A hung server or a stalled network: the TCP connection opens, the start-up is never answered.
     const sockets = new Set<Socket>();
