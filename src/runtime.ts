@@ -14,11 +14,20 @@ import { startTracing } from './observability/tracing';
 export async function createRuntime(config: Config = loadConfigOrExit(), serviceName = 'payments-api'): Promise<AppDeps> {
   const logger = createLogger(config.logLevel);
   const tracing = startTracing({ serviceName, otlpEndpoint: config.otlpEndpoint });
-  if (tracing.enabled) logger.info({ endpoint: config.otlpEndpoint, serviceName }, 'OpenTelemetry traces exported over OTLP');
+  if (tracing.enabled) logger.info({ endpoint: withoutCredentials(config.otlpEndpoint), serviceName }, 'OpenTelemetry traces exported over OTLP');
   // Migrations run before the processes start (entry/migrate.ts), never concurrently from two of them.
   const db = createDb(config.databaseUrl, { max: config.databasePoolMax });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
   return { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger, tracing };
+}
+
+/** A URL as it may be logged: a user name and password in it (a collector's basic auth) never reach a log line. */
+function withoutCredentials(url: string | null): string | null {
+  if (!url) return url;
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }
 
 export function loadConfigOrExit(): Config {

@@ -74,6 +74,14 @@ describe('safe defaults at start-up', () => {
     for (const value of Object.values(env)) expect(run.output).not.toContain(value);
   });
 
+  it('names the OTLP collector it exports to without the credentials its address may carry', async () => {
+    const run = await runApi({ NODE_ENV: 'development', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://tenant-7:an-otlp-password-0003@127.0.0.1:4318' });
+    expect(run.listening).not.toBeNull();
+    expect(run.output).toContain('OpenTelemetry traces exported over OTLP');
+    expect(run.output).toContain('127.0.0.1:4318');
+    expect(run.output).not.toContain('an-otlp-password-0003');
+  });
+
   it('starts in production with both secrets, listening on every interface, without printing them', async () => {
     const secrets = { ADMIN_TOKEN: 'an-operator-admin-token-0002', DATA_ENCRYPTION_KEY: 'an-operator-data-key-00000002' };
     const run = await runApi({ NODE_ENV: 'production', ...secrets });
