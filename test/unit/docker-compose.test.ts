@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import express from 'express';
 import { loadConfig } from '../../src/config';
+import { WEBHOOK_TIMEOUT_MS } from '../../src/webhooks/send';
 
 /**
  * docker-compose.yml, checked without a Docker engine: interpolated the way Compose does, then
@@ -114,6 +115,15 @@ describe('docker-compose.yml', () => {
     expect(trusts('127.0.0.1', 0)).toBe(true);
     // A client's own address is never taken for a proxy (its X-Forwarded-For would name any IP it likes).
     for (const client of ['203.0.113.9', '8.8.8.8', '2001:db8::1']) expect([client, trusts(client, 0)]).toEqual([client, false]);
+  });
+
+  it('gives an API replica time to answer its requests in flight when stopped, as the workers get', () => {
+    // Docker's default 10 s is the hold handshake's timeout alone: a wallet attempt waiting on a slow
+    // hold when the replica was stopped was killed, and the customer got a 502.
+    const { services } = load(REQUIRED);
+    const seconds = (value: string | undefined) => (value === undefined ? 10 : Number(/^(\d+)s$/.exec(value)![1]));
+    expect(seconds(services.api.stop_grace_period) * 1000).toBeGreaterThanOrEqual(2 * WEBHOOK_TIMEOUT_MS);
+    expect(seconds(services.worker.stop_grace_period) * 1000).toBeGreaterThanOrEqual(2 * WEBHOOK_TIMEOUT_MS);
   });
 
   it('uses Temporal\'s official server, admin-tools (schema) and UI images on PostgreSQL', () => {
