@@ -7,6 +7,8 @@ CACHE_DIR="${PAYMENTS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-servic
 
 log() { printf '\033[1m[payments]\033[0m %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
+# A URL as it may be printed: the password of its user info (postgres://user:password@host) masked.
+redact_url() { printf '%s' "$1" | sed -E 's#(://[^:/@]*):[^@/]*@#\1:***@#'; }
 
 # node_modules from the lock file. `npm ci` refuses our lock file on registries that lack some
 # optional platform packages (@swc/core's), while `npm install` honours the lock as it is.

@@ -44,7 +44,7 @@ npx tsc -p tsconfig.build.json
 log "bundling workflows"
 node dist/src/entry/bundle-workflows.js dist/workflow-bundle.js >/dev/null
 export WORKFLOW_BUNDLE_PATH="$ROOT/dist/workflow-bundle.js"
-log "migrating the database ($DATABASE_URL)"
+log "migrating the database ($(redact_url "$DATABASE_URL"))"
 node dist/src/entry/migrate.js
 
 node dist/src/entry/worker.js & PIDS+=($!)
