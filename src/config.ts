@@ -27,6 +27,13 @@ function isProxyRange(entry: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
+/**
+ * URLs by their scheme: `host:port` without one parses as a URL whose scheme is the host, and a
+ * WALLET_BASE_URL of `pay.example.com:443` made every checkout link `pay.example.com:443/checkout/...`.
+ */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+const postgresUrl = () => z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' });
+
 /** setInterval's limit (2^31 - 1 ms, about 24.8 days): past it, Node fires the interval every millisecond. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -44,14 +51,14 @@ const EnvSchema = z.object({
     .transform((v) => v.split(',').map((entry) => entry.trim()))
     .refine((entries) => entries.every(isProxyRange), 'a comma-separated list of loopback, linklocal, uniquelocal, addresses or CIDR blocks')
     .default(['loopback']),
-  DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/payments'),
+  DATABASE_URL: postgresUrl().default('postgres://postgres@127.0.0.1:5432/payments'),
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
   ADMIN_TOKEN: z.string().min(16).optional(),
   DATA_ENCRYPTION_KEY: z.string().min(16).optional(),
-  API_BASE_URL: z.string().url().optional(),
-  WALLET_BASE_URL: z.string().url().optional(),
+  API_BASE_URL: httpUrl().optional(),
+  WALLET_BASE_URL: httpUrl().optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: boolFromEnv.default(false),
   /** First retry delay of webhook delivery; later ones double (tests shorten it). */
   WEBHOOK_RETRY_INITIAL_MS: envNumber(z.coerce.number().int().min(1)).default(5000),
@@ -69,13 +76,13 @@ const EnvSchema = z.object({
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
   SANDBOX_LATENCY_MS: envNumber(z.coerce.number().int().min(0).max(60_000)).default(0),
   /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
-  TEMPORAL_UI_URL: z.string().url().optional(),
+  TEMPORAL_UI_URL: httpUrl().optional(),
   /** The worker's health and metrics port (0 picks a free one). */
   WORKER_HTTP_PORT: envNumber(z.coerce.number().int().min(0).max(65535)).default(3001),
   /** Where the Temporal SDK serves its own worker metrics (Prometheus), e.g. 0.0.0.0:9464; off when unset. */
   TEMPORAL_METRICS_BIND_ADDRESS: z.string().regex(/^[^:]+:\d+$/).optional(),
   /** OpenTelemetry traces go over OTLP (http/protobuf) to this collector; off when unset or empty (as an unset variable passed through by compose would be). */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), httpUrl().optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Connections of each process's database pool. */
   DATABASE_POOL_MAX: envNumber(z.coerce.number().int().min(1).max(500)).default(10),

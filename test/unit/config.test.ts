@@ -37,6 +37,13 @@ describe('configuration', () => {
     // Past a timer's 32-bit limit Node runs an interval every millisecond: a sweep a month apart hammered the database.
     [{ OUTBOX_SWEEP_MS: '3000000000' }, 'OUTBOX_SWEEP_MS'],
     [{ EXPIRY_SWEEP_MS: '1e10' }, 'EXPIRY_SWEEP_MS'],
+    // host:port without a scheme parses as a URL whose scheme is the host: every checkout link was 'pay.example.com:443/checkout/...'.
+    [{ WALLET_BASE_URL: 'pay.example.com:443' }, 'WALLET_BASE_URL'],
+    [{ API_BASE_URL: 'localhost:3000' }, 'API_BASE_URL'],
+    [{ API_BASE_URL: 'ftp://files.example.com' }, 'API_BASE_URL'],
+    [{ TEMPORAL_UI_URL: 'temporal:8233' }, 'TEMPORAL_UI_URL'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [{ DATABASE_URL: 'localhost:5432/payments' }, 'DATABASE_URL'],
     [{ TRUST_PROXY: 'everyone' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: 'loopback, 10.0.0.0/33' }, 'TRUST_PROXY'],
   ])('rejects %j naming %s', (env, variable) => {
