@@ -117,6 +117,15 @@ describe('docker-compose.yml', () => {
     for (const client of ['203.0.113.9', '8.8.8.8', '2001:db8::1']) expect([client, trusts(client, 0)]).toEqual([client, false]);
   });
 
+  it('keeps /metrics off the published address: the lb answers 404 for it, and proxies the rest', () => {
+    // /metrics has no authentication (README): Prometheus scrapes each replica on the compose network.
+    const caddyfile = readFileSync(path.join(ROOT, 'config/caddy/Caddyfile'), 'utf8');
+    const directives = caddyfile.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    expect(directives).toContain('respond /metrics* 404');
+    expect(directives.indexOf('respond /metrics* 404')).toBeLessThan(directives.indexOf('reverse_proxy {'));
+    expect(load(REQUIRED).services.lb.volumes).toContain('./config/caddy/Caddyfile:/etc/caddy/Caddyfile:ro');
+  });
+
   it('gives an API replica time to answer its requests in flight when stopped, as the workers get', () => {
     // Docker's default 10 s is the hold handshake's timeout alone: a wallet attempt waiting on a slow
     // hold when the replica was stopped was killed, and the customer got a 502.
