@@ -29,6 +29,11 @@ try {
 export interface Service {
   /** The API's address: with replicas, a round-robin proxy in front of every API process. */
   baseUrl: string;
+  /**
+   * The in-process API's own address, past the proxy: where a test sends the requests that must
+   * meet the dependencies it changed in this process (a patched Temporal client, say).
+   */
+  ownUrl: string;
   deps: AppDeps;
   taskQueue: string;
   adminToken: string;
@@ -112,11 +117,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
   });
-  let baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const ownUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let baseUrl = ownUrl;
   let proxy: RoundRobinProxy | null = null;
   if (replicas > 1) {
     proxy = await new RoundRobinProxy().start();
-    proxy.add(baseUrl);
+    proxy.add(ownUrl);
     baseUrl = proxy.url;
   }
   config.apiBaseUrl = baseUrl;
@@ -172,6 +178,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   return {
     baseUrl,
+    ownUrl,
     deps,
     taskQueue,
     adminToken: config.adminToken,
