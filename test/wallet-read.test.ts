@@ -35,6 +35,25 @@ async function read(checkout: Checkout) {
   return res.body;
 }
 
+/** A charge row of checkout `c`, paid with the payment method `paymentMethodId`; `fields` says the rest. */
+function chargeRow(
+  c: { id: string; customer_id: string },
+  paymentMethodId: string,
+  fields: { amount_cents: number; transaction_type: 'credit' | 'debit'; status: string; id?: string; created_at?: string; updated_at?: string },
+) {
+  return {
+    id: `ch_${suffix()}`,
+    merchant_id: merchant.id,
+    checkout_id: c.id,
+    customer_id: c.customer_id,
+    payment_method_id: paymentMethodId,
+    attempt_key: `att_${suffix()}`,
+    currency: 'USD',
+    processor: 'sandbox_alpha',
+    ...fields,
+  };
+}
+
 async function insertSavedCard(customerId: string, merchantId = merchant.id): Promise<string> {
   const id = `pm_${suffix()}`;
   await service.deps.db('payment_methods').insert({
@@ -331,21 +350,8 @@ describe('geo, review and charges', () => {
     const pmId = await insertSavedCard(c.customer_id);
     const reviewId = `cpilr_${suffix()}`;
     await db('reviews').insert({ id: reviewId, merchant_id: merchant.id, checkout_id: c.id, customer_id: c.customer_id, payment_method_id: pmId, amount_cents: 700 });
-    const charge = (id: string, status: string, createdAt: string) => ({
-      id,
-      merchant_id: merchant.id,
-      checkout_id: c.id,
-      customer_id: c.customer_id,
-      payment_method_id: pmId,
-      attempt_key: `att_${suffix()}`,
-      amount_cents: 700,
-      currency: 'USD',
-      transaction_type: 'debit',
-      status,
-      processor: 'sandbox_alpha',
-      created_at: createdAt,
-      updated_at: createdAt,
-    });
+    const charge = (id: string, status: string, createdAt: string) =>
+      chargeRow(c, pmId, { id, amount_cents: 700, transaction_type: 'debit', status, created_at: createdAt, updated_at: createdAt });
     const older = `ch_${suffix()}`;
     const newer = `ch_${suffix()}`;
     await db('charges').insert([charge(newer, 'held', '2030-01-01T00:00:02Z'), charge(older, 'failed', '2030-01-01T00:00:01Z')]);
@@ -374,19 +380,7 @@ describe('geo, review and charges', () => {
     const c = await newCheckout({ type: 'withdrawal', balance_amount_cents: 10_000 });
     const db = service.deps.db;
     const pmId = await insertSavedCard(c.customer_id);
-    await db('charges').insert({
-      id: `ch_${suffix()}`,
-      merchant_id: merchant.id,
-      checkout_id: c.id,
-      customer_id: c.customer_id,
-      payment_method_id: pmId,
-      attempt_key: `att_${suffix()}`,
-      amount_cents: 500,
-      currency: 'USD',
-      transaction_type: 'debit',
-      status: 'failed',
-      processor: 'sandbox_alpha',
-    });
+    await db('charges').insert(chargeRow(c, pmId, { amount_cents: 500, transaction_type: 'debit', status: 'failed' }));
     await db('reviews').insert({ id: `cpilr_${suffix()}`, merchant_id: merchant.id, checkout_id: c.id, customer_id: c.customer_id, payment_method_id: pmId, amount_cents: 700 });
     await db('checkouts').where({ id: c.id }).update({ state: 'in_review', expiry_remaining_ms: 60_000, expires_at: new Date(Date.now() - 60_000) });
 
@@ -403,19 +397,7 @@ describe('geo, review and charges', () => {
     const c = await newCheckout({ type: 'deposit' });
     const db = service.deps.db;
     const pmId = await insertSavedCard(c.customer_id);
-    await db('charges').insert({
-      id: `ch_${suffix()}`,
-      merchant_id: merchant.id,
-      checkout_id: c.id,
-      customer_id: c.customer_id,
-      payment_method_id: pmId,
-      attempt_key: `att_${suffix()}`,
-      amount_cents: 500,
-      currency: 'USD',
-      transaction_type: 'credit',
-      status: 'failed',
-      processor: 'sandbox_alpha',
-    });
+    await db('charges').insert(chargeRow(c, pmId, { amount_cents: 500, transaction_type: 'credit', status: 'failed' }));
     await db('checkouts').where({ id: c.id }).update({ state: 'blocked', blocked_reason: 'geo_check_stale' });
 
     const body = await read(c);
