@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiKeyAuth, errorResponses, registry, requestIdField } from '../http/openapi-registry';
 import { CHARGE_STATUSES } from '../domain/charge-states';
+import { ChargeCustomer } from '../customers/schemas';
 
 const Instrument = z.record(z.string(), z.unknown()).nullable();
 
@@ -17,14 +18,7 @@ export const ChargeResponse = registry.register(
     created_at: z.string().datetime(),
     updated_at: z.string().datetime(),
     checkout_id: z.string().openapi({ description: 'The checkout this charge is an attempt of (chk_).' }),
-    customer: z.object({
-      id: z.string(),
-      internal_id: z.string().nullable(),
-      email: z.string().nullable(),
-      first_name: z.string().nullable(),
-      last_name: z.string().nullable(),
-      phone_number: z.string().nullable(),
-    }),
+    customer: ChargeCustomer,
     payment_method: z
       .object({
         id: z.string(),

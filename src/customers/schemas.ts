@@ -92,6 +92,8 @@ const CustomerFields = {
   phone_number: z.string().nullable(),
   created_at: z.string().datetime(),
 };
+/** A customer as each of its charges shows it: the customer's own fields but its creation time. */
+export const ChargeCustomer = z.object(CustomerFields).omit({ created_at: true });
 export const CustomerResponse = registry.register(
   'Customer',
   z.object({ ...CustomerFields, date_of_birth: z.string().nullable() }),
