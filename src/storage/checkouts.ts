@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { notNullViolation, type Db } from './db';
 import type { AttemptLogEntry } from './attempt-log';
 import type { WebhookLineItem } from '../domain/event-catalog';
 import type { CheckoutFlow, CheckoutType, PaymentMethodId } from '../domain/settings';
@@ -81,14 +81,9 @@ export async function insertCheckoutForCustomer(db: Db, row: NewCheckout): Promi
       .returning('*');
     return inserted as CheckoutRow;
   } catch (error) {
-    if (isNotNullViolation(error, 'checkouts', 'customer_id')) return undefined;
+    if (notNullViolation(error) === 'checkouts.customer_id') return undefined;
     throw error;
   }
-}
-
-function isNotNullViolation(error: unknown, table: string, column: string): boolean {
-  const e = error as { code?: unknown; table?: unknown; column?: unknown };
-  return e.code === '23502' && e.table === table && e.column === column;
 }
 
 /** The merchant's checkout; another merchant's is absent, exactly like a missing one. */

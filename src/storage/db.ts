@@ -86,3 +86,9 @@ export function uniqueViolation(error: unknown): string | null {
   const e = error as { code?: string; constraint?: string };
   return e && e.code === '23505' ? (e.constraint ?? 'unknown') : null;
 }
+
+/** Postgres not_null_violation, with the column that refused the NULL as `table.column`. */
+export function notNullViolation(error: unknown): string | null {
+  const e = error as { code?: string; table?: string; column?: string };
+  return e && e.code === '23502' ? `${e.table ?? 'unknown'}.${e.column ?? 'unknown'}` : null;
+}
