@@ -1,4 +1,4 @@
-import { notNullViolation, type Db } from './db';
+import { notNullViolation, queryPrepared, type Db } from './db';
 import type { AttemptLogEntry } from './attempt-log';
 import type { WebhookLineItem } from '../domain/event-catalog';
 import type { CheckoutFlow, CheckoutType, PaymentMethodId } from '../domain/settings';
@@ -70,16 +70,19 @@ const asJson = <T>(value: T): T => (value === null ? value : (JSON.stringify(val
  */
 export async function insertCheckoutForCustomer(db: Db, row: NewCheckout): Promise<CheckoutRow | undefined> {
   try {
-    const [inserted] = await db<CheckoutRow>('checkouts')
-      .insert({
-        ...row,
-        customer_id: db('customers').select('id').where({ merchant_id: row.merchant_id, id: row.customer_id }) as unknown as string,
-        line_items: asJson(row.line_items),
-        subscription: asJson(row.subscription),
-        payment_options: asJson(row.payment_options),
-      })
-      .returning('*');
-    return inserted as CheckoutRow;
+    const [inserted] = await queryPrepared<CheckoutRow>(
+      db,
+      db<CheckoutRow>('checkouts')
+        .insert({
+          ...row,
+          customer_id: db('customers').select('id').where({ merchant_id: row.merchant_id, id: row.customer_id }) as unknown as string,
+          line_items: asJson(row.line_items),
+          subscription: asJson(row.subscription),
+          payment_options: asJson(row.payment_options),
+        })
+        .returning('*'),
+    );
+    return inserted;
   } catch (error) {
     if (notNullViolation(error) === 'checkouts.customer_id') return undefined;
     throw error;
