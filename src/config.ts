@@ -87,6 +87,12 @@ const EnvSchema = z.object({
   /** Connections of each process's database pool. */
   DATABASE_POOL_MAX: envNumber(z.coerce.number().int().min(1).max(500)).default(10),
   /**
+   * How long a query waits for a pooled connection (a new one included: connecting counts) before
+   * it fails; a request then answers 503. knex's own default is a minute, longer than a merchant's
+   * HTTP client waits, so a hung PostgreSQL would hold every request that long.
+   */
+  DATABASE_ACQUIRE_TIMEOUT_MS: envNumber(z.coerce.number().int().min(100).max(600_000)).default(10_000),
+  /**
    * Worker tuning (README, "Open checkouts held by one worker"). Cached workflows cost memory
    * (0.3–0.5 MiB each, measured; most of it native, outside V8's heap); one that is not cached
    * replays its history when it next wakes.
@@ -141,6 +147,7 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   temporalUiUrl: string;
   databasePoolMax: number;
+  databaseAcquireTimeoutMs: number;
   worker: WorkerTuning;
 }
 
@@ -206,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     temporalUiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:8233/namespaces/${e.TEMPORAL_NAMESPACE}/workflows/{id}`,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     worker: {
       maxCachedWorkflows: e.WORKER_MAX_CACHED_WORKFLOWS,
       maxConcurrentWorkflowTaskExecutions: e.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,

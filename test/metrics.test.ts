@@ -1,6 +1,6 @@
 import { startService, type Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
-import { request } from './support/http';
+import { onboard, request, uniqueCustomer } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { startWorkerHttp } from '../src/observability/worker-http';
@@ -9,6 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app';
 import { createDb } from '../src/storage/db';
+import { loadConfig } from '../src/config';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -202,6 +203,37 @@ describe('/readyz', () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(res.status).toBe(503);
       expect(((await res.json()) as { checks: unknown }).checks).toEqual({ database: 'unreachable', temporal: 'ok', worker: 'ok' });
+    } finally {
+      api.closeAllConnections();
+      await new Promise((resolve) => api.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      hung.close();
+      await db.destroy().catch(() => undefined);
+    }
+  });
+
+  it('answers a merchant request 503 with Retry-After once DATABASE_ACQUIRE_TIMEOUT_MS has passed, when PostgreSQL never answers', async () => {
+    const sockets = new Set<Socket>();
+    const hung: Server = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const merchant = await onboard(service);
+    const config = loadConfig({ ...service.childEnv, DATABASE_ACQUIRE_TIMEOUT_MS: '1500' });
+    const db = createDb(`postgres://postgres@127.0.0.1:${(hung.address() as AddressInfo).port}/payments`, { acquireTimeoutMs: config.databaseAcquireTimeoutMs });
+    const api = createApp({ ...service.deps, db }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => api.once('listening', resolve));
+    try {
+      const started = Date.now();
+      const res = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/api/v1/customers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${merchant.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(uniqueCustomer()),
+        signal: AbortSignal.timeout(20_000),
+      });
+      const waited = Date.now() - started;
+      expect([res.status, res.headers.get('retry-after')]).toEqual([503, '1']);
+      // knex's own default would have held it for a minute.
+      expect(waited).toBeGreaterThanOrEqual(1_400);
+      expect(waited).toBeLessThan(6_000);
     } finally {
       api.closeAllConnections();
       await new Promise((resolve) => api.close(resolve));

@@ -11,11 +11,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export type Db = Knex;
 
-export function createDb(databaseUrl: string, pool: { min?: number; max?: number } = {}): Db {
+/** Config's DATABASE_ACQUIRE_TIMEOUT_MS default, for pools made without a config (migrations, tests). */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+
+export function createDb(databaseUrl: string, pool: { min?: number; max?: number; acquireTimeoutMs?: number } = {}): Db {
   return knex({
     client: 'pg',
     connection: databaseUrl,
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
+    acquireConnectionTimeout: pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
 }

@@ -95,6 +95,12 @@ describe('configuration', () => {
     });
   });
 
+  it('bounds the wait for a database connection at 10 s unless DATABASE_ACQUIRE_TIMEOUT_MS says otherwise', () => {
+    expect(loadConfig({}).databaseAcquireTimeoutMs).toBe(10_000);
+    expect(loadConfig({ DATABASE_ACQUIRE_TIMEOUT_MS: '2500' }).databaseAcquireTimeoutMs).toBe(2_500);
+    for (const bad of ['50', 'soon', '']) expect(() => loadConfig({ DATABASE_ACQUIRE_TIMEOUT_MS: bad })).toThrow(/DATABASE_ACQUIRE_TIMEOUT_MS/);
+  });
+
   it('gives the worker its tuning: the SDK defaults for workflow threads and the sticky timeout, or what is set', () => {
     expect(tuningOptions(loadConfig({}).worker)).toMatchObject({
       maxCachedWorkflows: 1000,
