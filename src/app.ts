@@ -33,8 +33,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.trustProxy);
-  // A server span per request (a no-op unless tracing is on), active while the request is handled.
-  app.use(httpServerSpans());
+  // With tracing on, a server span per request, active while the request is handled.
+  if (deps.tracing?.enabled) app.use(httpServerSpans());
   // Then, so every answer (bad JSON included) carries a request id and gets an access-log line.
   app.use(accessLog(deps.logger));
   const metrics = createApiMetrics(deps.db);

@@ -17,7 +17,7 @@ export async function createRuntime(config: Config = loadConfigOrExit(), service
   if (tracing.enabled) logger.info({ endpoint: withoutCredentials(config.otlpEndpoint), serviceName }, 'OpenTelemetry traces exported over OTLP');
   // Migrations run before the processes start (entry/migrate.ts), never concurrently from two of them.
   const db = createDb(config.databaseUrl, { max: config.databasePoolMax, acquireTimeoutMs: config.databaseAcquireTimeoutMs });
-  const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
+  const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace, { traced: tracing.enabled });
   return { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger, tracing };
 }
 

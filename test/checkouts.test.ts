@@ -97,6 +97,17 @@ describe('POST /api/v1/checkouts: the six flows', () => {
     expect(described.taskQueue).toBe(service.taskQueue);
   });
 
+  it('starts the workflow without a trace header when tracing is off (test/tracing.test.ts: with it on)', async () => {
+    expect(service.deps.tracing?.enabled).toBe(false);
+    const m = await onboard(service);
+    const res = await create({ customer_id: await newCustomer(m), type: 'deposit', fixed_amount_cents: 100 }, m.api_key);
+    expect(res.status).toBe(201);
+    const history = await service.deps.temporal.workflow.getHandle(res.body.id).fetchHistory();
+    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+    expect(started.input?.payloads).toHaveLength(1);
+    expect(Object.keys(started.header?.fields ?? {})).toEqual([]);
+  });
+
   it('echoes experience and payment_options, and keeps return_url', async () => {
     const res = await create({
       customer_id: customerId,

@@ -111,7 +111,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const config = loadConfig(env);
   const db = createDb(config.databaseUrl, { max: 5 });
   const tracing = startTracing({ serviceName: 'payments-test', otlpEndpoint: null, exporter: options.spanExporter });
-  const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace);
+  const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace, { traced: tracing.enabled });
   const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost, tracing };
 
   const server: Server = await new Promise((resolve) => {
