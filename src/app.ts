@@ -3,6 +3,7 @@ import type { AppDeps } from './app-deps';
 import { errorHandler, notFoundHandler } from './http/error-handler';
 import { jsonBody } from './http/json-body';
 import { rejectNulCharacters } from './http/reject-nul';
+import { API_PREFIXES, noSniff, noStore } from './http/answer-headers';
 import { accessLog } from './http/request-context';
 import { createApiMetrics, metricsHandler } from './observability/metrics';
 import { httpServerSpans } from './observability/tracing';
@@ -39,6 +40,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(accessLog(deps.logger));
   const metrics = createApiMetrics(deps.db);
   app.use(metrics.middleware);
+  // Before anything can answer (a refused credential, bad JSON, a 404), so every answer has them.
+  app.use(noSniff);
+  app.use(API_PREFIXES, noStore);
   app.use(jsonBody({ limit: '100kb' }));
   app.use(rejectNulCharacters);
 

@@ -34,8 +34,8 @@ interface WalletView {
 
 /** GET /wallet/v1/checkouts/{id}: what the hosted page shows (behind requireCheckoutSecret). */
 export function getWalletCheckout({ db }: AppDeps): RequestHandler {
+  // Its Cache-Control: no-store is every API answer's (src/http/answer-headers.ts).
   return async (req, res) => {
-    res.set('Cache-Control', 'no-store');
     res.json(presentWalletCheckout(await loadWalletView(db, checkoutOf(req))));
   };
 }
