@@ -143,6 +143,20 @@ describe('GET /docs', () => {
     }
     expect(await (await fetch(`${service.baseUrl}/docs/static/init.js`)).text()).toContain("url: '/api/v1/openapi.json'");
   });
+
+  // Audit regression: /docs/assets served the whole swagger-ui-dist folder, so the package's own
+  // demo page (index.html, whose swagger-initializer.js loads the third-party petstore document)
+  // and oauth2-redirect.html ran as pages on the dashboard's origin with no CSP and no framing rule.
+  it('serves only the two Swagger UI files the page loads, never the package\'s own HTML pages', async () => {
+    for (const asset of ['index.html', 'oauth2-redirect.html', 'oauth2-redirect.js', 'swagger-initializer.js', 'swagger-ui.js', 'package.json', '', 'SWAGGER-UI.CSS']) {
+      const res = await request(service.baseUrl, 'GET', `/docs/assets/${asset}`);
+      expect([asset, res.status, res.body?.error]).toEqual([asset, 404, 'Not found.']);
+    }
+    const page = await fetch(`${service.baseUrl}/docs`);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect((await fetch(`${service.baseUrl}/docs/assets/swagger-ui-bundle.js`)).headers.get('x-content-type-options')).toBe('nosniff');
+  });
 });
 
 /**

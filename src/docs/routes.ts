@@ -4,9 +4,18 @@ import { findStaticDir } from '../http/static-dir';
 
 /** Same-origin only: Swagger UI's own assets from the npm package, our page and its start script. */
 const HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; form-action 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
 };
+
+/**
+ * The files of swagger-ui-dist that our page loads, and nothing else of the package: its own
+ * demo page (index.html with swagger-initializer.js, which loads the third-party petstore
+ * document) and oauth2-redirect.html are HTML pages that would run on the dashboard's origin
+ * without our CSP.
+ */
+const SWAGGER_UI_FILES = new Set(['/swagger-ui.css', '/swagger-ui-bundle.js']);
 
 /** GET /docs: the OpenAPI document rendered by Swagger UI, whose assets ship in swagger-ui-dist. */
 export function docsRoutes(): Router {
@@ -14,7 +23,11 @@ export function docsRoutes(): Router {
   const router = Router();
   // The package's directory, found through Node's resolver (the package ships no types).
   const swaggerUi = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  router.use('/docs/assets', express.static(swaggerUi, { index: false, maxAge: '1h' }));
+  router.use(
+    '/docs/assets',
+    (req, _res, next) => next(SWAGGER_UI_FILES.has(req.path) ? undefined : 'router'),
+    express.static(swaggerUi, { index: false, redirect: false, maxAge: '1h' }),
+  );
   router.use('/docs/static', express.static(dir, { index: false, setHeaders: (res) => res.set(HEADERS) }));
   router.get('/docs', (_req, res) => {
     res.set(HEADERS).sendFile(path.join(dir, 'index.html'));
