@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use('/wallet/v1', walletRoutes(deps));
   // The hosted checkout page (GET /checkout/:id) and its assets under /wallet-assets.
-  app.use(walletPageRoutes());
+  app.use(walletPageRoutes(deps));
 
   // The dashboard signs in with the admin token; its session cookie then also opens the admin API.
   const sessions = new DashboardSessions(deps.config.adminToken, deps.config.nodeEnv === 'production');

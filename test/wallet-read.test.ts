@@ -424,6 +424,25 @@ describe('the hosted page', () => {
     expect(html).toContain('data-testid="pay-button"');
   });
 
+  // Audit regression: every checkout's page let any site frame it (frame-ancestors *), so a site
+  // holding a link could lay the page, a saved card preselected, under its own buttons. Only a
+  // checkout made for an iframe (experience: iframe, as the contract says in-frame payment needs) may be framed.
+  it('refuses framing for a checkout not made for an iframe, and for an unknown id', async () => {
+    const pages: Array<[string, string]> = [];
+    for (const experience of ['web', 'webview', undefined]) {
+      const c = await newCheckout({ type: 'deposit', ...(experience ? { experience } : {}) });
+      pages.push([`experience ${experience ?? 'omitted'}`, c.url]);
+    }
+    pages.push(['an unknown checkout', `${service.baseUrl}/checkout/chk_unknown?client_secret=cs_x`]);
+    for (const [name, url] of pages) {
+      const res = await fetch(url);
+      expect([name, res.status]).toEqual([name, 200]);
+      expect([name, res.headers.get('content-security-policy')]).toEqual([name, expect.stringContaining("frame-ancestors 'none'")]);
+      expect([name, res.headers.get('x-frame-options')]).toEqual([name, 'DENY']);
+      expect([name, res.headers.get('referrer-policy'), res.headers.get('cache-control')]).toEqual([name, 'no-referrer', 'no-store']);
+    }
+  });
+
   it('serves the script and the stylesheet', async () => {
     const js = await fetch(`${service.baseUrl}/wallet-assets/wallet.js`);
     expect(js.status).toBe(200);

@@ -1,6 +1,8 @@
 import express, { Router } from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { AppDeps } from '../app-deps';
+import { findCheckoutById } from '../storage/checkouts';
 
 /**
  * The assets live beside this file in the source tree; the production build compiles to
@@ -14,32 +16,26 @@ export function walletStaticDir(): string {
 }
 
 /**
- * Headers of the hosted page. It must work inside a merchant's iframe (`experience: iframe`),
- * so any ancestor may frame it and no X-Frame-Options is sent; `payment=*` lets the frame use
- * the Payment Request API when the host page grants it (allow="payment"). Scripts, styles and
- * calls stay on our own origin; product images may come from the merchant's https hosts.
+ * Headers of the hosted page. Scripts, styles and calls stay on our own origin; product images
+ * may come from the merchant's https hosts. A checkout made with `experience: iframe` must work
+ * inside a merchant's iframe, so any ancestor may frame its page; `payment=*` lets the frame use
+ * the Payment Request API when the host page grants it (allow="payment"). Any other checkout's
+ * page (and an unknown id's) is never framed: a framed page with a saved card preselected is
+ * one click from a payment, so another site must not be able to lay it under its own buttons.
  */
+const PAGE_CSP = ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' https: data:", "connect-src 'self'", "form-action 'self'", "base-uri 'none'", "object-src 'none'"];
 const PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': [
-    "default-src 'self'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' https: data:",
-    "connect-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "object-src 'none'",
-    'frame-ancestors *',
-  ].join('; '),
   'Permissions-Policy': 'payment=*',
   // The URL carries the client secret: never send it on to product image hosts or the return_url.
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
 };
+const FRAMED_PAGE_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'Content-Security-Policy': [...PAGE_CSP, 'frame-ancestors *'].join('; ') };
+const UNFRAMED_PAGE_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'Content-Security-Policy': [...PAGE_CSP, "frame-ancestors 'none'"].join('; '), 'X-Frame-Options': 'DENY' };
 
 /** GET /checkout/:id (the checkout's `url`) and the page's assets under /wallet-assets. */
-export function walletPageRoutes(): Router {
+export function walletPageRoutes({ db }: Pick<AppDeps, 'db'>): Router {
   const dir = walletStaticDir();
   const indexFile = path.join(dir, 'index.html');
   const router = Router();
@@ -54,9 +50,11 @@ export function walletPageRoutes(): Router {
   );
 
   // The page is the same for every checkout: wallet.js reads the id from the path and the
-  // secret from the query, and everything else comes from the wallet API.
-  router.get('/checkout/:id', (_req, res, next) => {
-    res.set(PAGE_HEADERS);
+  // secret from the query, and everything else comes from the wallet API. Only its framing
+  // depends on the checkout (its experience), read without the secret, which a reload no longer sends.
+  router.get('/checkout/:id', async (req, res, next) => {
+    const checkout = await findCheckoutById(db, req.params.id);
+    res.set(checkout?.experience === 'iframe' ? FRAMED_PAGE_HEADERS : UNFRAMED_PAGE_HEADERS);
     res.sendFile(indexFile, (error) => {
       if (error) next(error);
     });

@@ -182,6 +182,17 @@ describe('hosted checkout page', () => {
     expect(pageErrors).toEqual([]);
   });
 
+  // Audit regression: any site could frame any checkout's page and lay its Pay button (a saved card
+  // preselected) under its own; only a checkout made for an iframe may be framed now.
+  it('is not shown inside another site\'s frame when the checkout was not made for an iframe', async () => {
+    const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 4200, experience: 'web' });
+    const page = await context.newPage();
+    const pageErrors = collectErrors(page);
+    await page.goto(`${hostOrigin}/?src=${encodeURIComponent(checkout.url)}`);
+    await waitFor(() => pageErrors.some((error) => error.includes("frame-ancestors 'none'")), 10_000);
+    expect(await page.frameLocator('iframe').getByTestId('pay-button').count()).toBe(0);
+  });
+
   it('redirects to the return_url inside the frame after completion', async () => {
     const returnUrl = `${hostOrigin}/returned`;
     const checkout = await newCheckout({ type: 'deposit', fixed_amount_cents: 500, experience: 'iframe', return_url: returnUrl });
