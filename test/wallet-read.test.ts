@@ -451,6 +451,15 @@ describe('the hosted page', () => {
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toMatch(/text\/css/);
   });
+
+  // Audit regression: the page's HTML was also served as an asset, /wallet-assets/index.html,
+  // without the page's headers (no CSP, no framing rule, cached for 5 minutes).
+  it('serves the page only under /checkout/{id}, never as an asset', async () => {
+    for (const path of ['/wallet-assets/index.html', '/wallet-assets/INDEX.HTML', '/wallet-assets/', '/wallet-assets']) {
+      const res = await request(service.baseUrl, 'GET', path);
+      expect([path, res.status, res.body?.error]).toEqual([path, 404, 'Not found.']);
+    }
+  });
 });
 
 describe('the wallet view in the OpenAPI document (audit)', () => {

@@ -40,8 +40,11 @@ export function walletPageRoutes({ db }: Pick<AppDeps, 'db'>): Router {
   const indexFile = path.join(dir, 'index.html');
   const router = Router();
 
+  // The page itself only under /checkout/{id}, with its headers: here it would be a page on our
+  // origin that any site may frame, with a 5-minute cache and no CSP.
   router.use(
     '/wallet-assets',
+    (req, _res, next) => next(req.path.toLowerCase().endsWith('.html') ? 'router' : undefined),
     express.static(dir, {
       index: false,
       maxAge: '5m',
