@@ -14,9 +14,13 @@ const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'dom.js']);
 const SignInBody = z.object({ token: z.string().min(1).max(500), name: z.string().trim().min(1).max(80) }).strict();
 
 
-/** Nothing from another origin, never framed, never cached: the pages show operators' data. */
+/**
+ * Nothing from another origin, never framed, never cached: the pages show operators' data.
+ * Trusted Types with no policy: a string can never become HTML or script (innerHTML and the like
+ * throw), so "every value as text" is the browser's rule, not only the code's.
+ */
 const PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
   'X-Content-Type-Options': 'nosniff',

@@ -23,7 +23,19 @@ export function walletStaticDir(): string {
  * page (and an unknown id's) is never framed: a framed page with a saved card preselected is
  * one click from a payment, so another site must not be able to lay it under its own buttons.
  */
-const PAGE_CSP = ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' https: data:", "connect-src 'self'", "form-action 'self'", "base-uri 'none'", "object-src 'none'"];
+// Trusted Types with no policy: no string ever becomes HTML or script on the page (innerHTML throws).
+const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "object-src 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
+];
 const PAGE_HEADERS: Record<string, string> = {
   'Permissions-Policy': 'payment=*',
   // The URL carries the client secret: never send it on to product image hosts or the return_url.

@@ -5,7 +5,7 @@ import type { Service } from '../support/harness';
 import { useServiceWithReceiver } from '../support/file-environment';
 import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
-import { collectErrors, launchChromium } from '../support/browser';
+import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium } from '../support/browser';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
 
 /**
@@ -281,5 +281,8 @@ describe('dashboard', () => {
     await toast(page, 'Restriction lifted.');
     expect((await service.deps.db('customers').where({ id: shop.customerId }).first()).restriction_reason).toBeNull();
     expect(errors).toEqual([]);
+    // Audit: the pages also run under Trusted Types with no policy, so no string can become HTML
+    // (last: the refusal is logged as a console error).
+    expect(await page.evaluate(HTML_FROM_STRING_PROBE)).toBe('refused');
   });
 });

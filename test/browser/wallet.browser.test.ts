@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { startService, type Service } from '../support/harness';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../support/http';
 import { waitFor as pollFor } from '../support/fixtures';
-import { collectErrors, launchChromium } from '../support/browser';
+import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium } from '../support/browser';
 
 /**
  * The hosted checkout page driven by a real browser (Debian's chromium through playwright-core)
@@ -114,6 +114,8 @@ describe('hosted checkout page', () => {
     await expectText(page, 'pay-button', 'Pay $12.34');
     expect(page.url()).not.toContain(secret);
     expect(pageErrors).toEqual([]);
+    // Audit: Trusted Types with no policy, so no string (a merchant's name, an error) can become HTML on the page.
+    expect(await page.evaluate(HTML_FROM_STRING_PROBE)).toBe('refused');
   });
 
   it('shows no sandbox notice for a production merchant', async () => {

@@ -17,3 +17,9 @@ export function collectErrors(page: Page): string[] {
   });
   return errors;
 }
+
+/**
+ * A script for page.evaluate that tries to turn a string into HTML on the page: 'refused' when
+ * Trusted Types (CSP require-trusted-types-for 'script', no policy) throw, 'assigned' otherwise.
+ */
+export const HTML_FROM_STRING_PROBE = `(() => { try { document.body.insertAdjacentHTML('beforeend', '<img src=x onerror="window.__xss=3">'); return 'assigned'; } catch (error) { return error instanceof TypeError ? 'refused' : String(error); } })()`;
