@@ -18,7 +18,8 @@ import { decideReview, findCheckoutReview, insertReview, presentReview } from '.
 import { isCardLike } from '../src/processors';
 import { findCheckoutById, pauseCheckoutForReview, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
 import { findPaymentMethod } from '../src/storage/payment-methods';
-import { REVIEW_SPENT_MESSAGE, reviewRequired } from '../src/checkouts/review-rule';
+import { REVIEW_SPENT_MESSAGE, approvalRefusal, reviewRequired } from '../src/checkouts/review-rule';
+import type { ReviewRow } from '../src/storage/reviews';
 import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
 
 /**
@@ -97,6 +98,28 @@ export function attemptTimings(input: { checkout: CheckoutRow; merchant: Merchan
     holdMs: sandbox ? s.sandbox_hold_seconds * 1000 : 0,
     autoRefund: sandbox && input.checkout.type === 'deposit' && input.amountCents === SANDBOX_AUTO_REFUND_AMOUNT_CENTS && isCardLike(input.paymentType),
   };
+}
+
+/**
+ * The re-checks of an approval (approvalRefusal) on the rows as they stand, inside the decision's
+ * transaction. The customer row is locked (shared) so that a restriction committing meanwhile
+ * (restrictCustomer locks it for update) is either seen here or comes after the approval.
+ */
+async function approvalRefusalNow(trx: Db, merchant: MerchantRow, checkout: CheckoutRow, review: ReviewRow): Promise<string | null> {
+  // One after another: a transaction's queries share one connection.
+  const customer = await findCustomer(trx, merchant.id, checkout.customer_id, true);
+  const latestKyc = await latestKycRecord(trx, merchant.id, checkout.customer_id);
+  const paymentMethod = await findPaymentMethod(trx, merchant.id, review.payment_method_id);
+  return approvalRefusal({
+    checkoutType: checkout.type,
+    environment: merchant.environment,
+    settings: merchant.settings,
+    paymentOptions: checkout.payment_options,
+    customer: customer!,
+    ...(latestKyc ? { latestKyc } : {}),
+    paymentMethod: paymentMethod!,
+    now: new Date(),
+  });
 }
 
 export function createCheckoutActivities(deps: ActivityDeps) {
@@ -203,9 +226,14 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           if (current.status === 'approved' && checkout.state === 'open') expiresAt = checkout.expires_at;
           return [];
         }
+        const approved = input.decision === 'approved';
+        if (approved) {
+          // Refused, nothing is written: the review stays pending for another decision.
+          const refusal = await approvalRefusalNow(trx, merchant, checkout, current);
+          if (refusal) throw ApplicationFailure.nonRetryable(refusal, FAILURE_TYPES.approvalRefused);
+        }
         const row = await decideReview(trx, current.id, input.decision);
         review = presentReview(row);
-        const approved = input.decision === 'approved';
         // Expiry resumes with the time that was left when the review started, and at least the
         // time the approved charge needs to be created: a review started milliseconds before the
         // deadline would otherwise be approved with no charge possible. By the database's clock,

@@ -84,6 +84,20 @@ describe('recorded workflow histories', () => {
     await save('cancel-at-period-end', id);
   }, 120_000);
 
+  // Record only this one with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t 'refused approval'
+  it('records a refused approval, then an approval that pays out', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 1 } });
+    const admin = (path: string) => request(service.baseUrl, 'POST', `/admin/v1${path}`, { token: service.adminToken });
+    const reviewed = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+    const r = await attempt(service, reviewed, { payment_method: CARD() });
+    await service.deps.db('customers').where({ id: shop.customerId }).update({ restriction_reason: 'KYC_DOES_NOT_MATCH_PROFILE_NAME', restricted_at: new Date() });
+    expect((await admin(`/reviews/${r.body.review.id}/approve`)).status).toBe(422);
+    expect((await admin(`/customers/${shop.customerId}/unrestrict`)).status).toBe(200);
+    expect((await admin(`/reviews/${r.body.review.id}/approve`)).status).toBe(200);
+    await save('review-approval-refused', reviewed.id);
+  }, 60_000);
+
   it('records one history per path of each workflow', async () => {
     let calls = 0;
     receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 200 : ++calls <= 2 ? 500 : 200 });

@@ -262,6 +262,74 @@ describe('manual review', () => {
     }
   });
 
+  // Audit regression: an approval charged whatever the attempt had been, days before: a customer
+  // restricted meanwhile was paid out because a reviewer approved the old attempt.
+  it('refuses an approval for a customer restricted since the attempt; the review stays pending until the restriction is lifted', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 }, enabled_events: ['checkout.review.approved', 'checkout.review.declined', 'checkout.terminally_failed', 'checkout.failed'] });
+    receiver.responder = () => ({ status: 200 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+    const review = (await attempt(service, checkout, { payment_method: CARD() })).body.review;
+    await service.deps.db('customers').where({ id: shop.customerId }).update({ restriction_reason: 'KYC_DOES_NOT_MATCH_PROFILE_NAME', restricted_at: new Date() });
+
+    for (let round = 0; round < 2; round++) {
+      const refused = await admin('POST', `/reviews/${review.id}/approve`);
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toBe('Approval refused.');
+      expect(refused.body.hint).toContain('KYC_DOES_NOT_MATCH_PROFILE_NAME');
+    }
+    expect((await service.deps.db('reviews').where({ id: review.id }).first()).status).toBe('pending');
+    expect((await walletView(service, checkout)).body.state).toBe('in_review');
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).toEqual(['checkout.review.created']);
+
+    expect((await admin('POST', `/customers/${shop.customerId}/unrestrict`)).status).toBe(200);
+    const approved = await admin('POST', `/reviews/${review.id}/approve`);
+    expect(`${approved.status} ${approved.body.status}`).toBe('200 approved');
+    await waitFor(async () => (await walletView(service, checkout)).body.state === 'completed');
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(1);
+  });
+
+  it('refuses an approval whose card expired, or that the KYC gate or the offered methods now refuse; a decline still decides', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 } });
+    receiver.responder = () => ({ status: 200 });
+    const inReview = async () => {
+      const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+      return { checkout, review: (await attempt(service, checkout, { payment_method: CARD() })).body.review };
+    };
+    const settings = (body: Record<string, unknown>) => request(service.baseUrl, 'PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { token: service.adminToken, body });
+    const expectRefused = async (checkout: { id: string }, reviewId: string, hint: RegExp) => {
+      const refused = await admin('POST', `/reviews/${reviewId}/approve`);
+      expect(`${refused.status} ${refused.body.error}`).toBe('422 Approval refused.');
+      expect(refused.body.hint).toMatch(hint);
+      expect((await service.deps.db('reviews').where({ id: reviewId }).first()).status).toBe('pending');
+      expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);
+    };
+
+    const expired = await inReview();
+    const { payment_method_id } = await service.deps.db('reviews').where({ id: expired.review.id }).first();
+    await service.deps.db('payment_methods').where({ id: payment_method_id }).update({ details: service.deps.db.raw(`jsonb_set(details, '{card,exp_year}', '2020')`) });
+    await expectRefused(expired.checkout, expired.review.id, /expired/);
+    const declined = await admin('POST', `/reviews/${expired.review.id}/decline`);
+    expect(`${declined.status} ${declined.body.status}`).toBe('200 declined');
+    expect((await walletView(service, expired.checkout)).body.state).toBe('blocked');
+
+    const kyc = await inReview();
+    expect((await settings({ kyc_required_for: ['withdrawal'] })).status).toBe(200);
+    await expectRefused(kyc.checkout, kyc.review.id, /kyc_not_verified/);
+    expect((await settings({ kyc_required_for: [] })).status).toBe(200);
+
+    const method = await inReview();
+    expect((await settings({ payment_methods: { withdrawal: ['bank_account'] } })).status).toBe(200);
+    await expectRefused(method.checkout, method.review.id, /no longer offers/);
+    expect((await settings({ payment_methods: { withdrawal: ['credit_card', 'bank_account'] } })).status).toBe(200);
+
+    // Nothing left in the way: both approve and pay out.
+    for (const { checkout, review } of [kyc, method]) {
+      expect((await admin('POST', `/reviews/${review.id}/approve`)).status).toBe(200);
+      await waitFor(async () => (await walletView(service, checkout)).body.state === 'completed');
+    }
+  });
+
   it('does not review withdrawals under min_amount_cents, nor deposits', async () => {
     const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 5000 } });
     receiver.responder = () => ({ status: 200 });

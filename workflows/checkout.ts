@@ -30,7 +30,7 @@ import {
   type ReviewSnapshot,
 } from './definitions';
 import { DATABASE, DATABASE_LOCAL, HOLD, PROCESSOR, PROCESSOR_LOCAL } from './retry-policies';
-import { failureType } from './failures';
+import { applicationFailureOf, failureType } from './failures';
 import { waitUnlessMoved } from './waits';
 import { refundWorkflow } from './refund';
 import type { ChargeSnapshot } from '../activities/charges';
@@ -72,6 +72,13 @@ const WAKE_ON_MOVE = 'settlement-wakes-on-move';
 const FOLLOW_PENDING_AFTER_HOLD = 'follow-pending-after-hold';
 /** Patch marker: the hold time's wait ends early when the held charge was moved meanwhile (chargeMovedSignal). */
 const WAKE_HOLD_ON_MOVE = 'hold-wait-wakes-on-move';
+/**
+ * Patch marker: an approval that recordReviewDecision refuses (the customer, KYC, method or card
+ * no longer allow the withdrawal, see approvalRefusal) is answered to its reviewer as refused and the
+ * review waits for another decision. Before, the refusal could not happen; had it, the workflow
+ * ended with the checkout in review and the reviewer's update unanswered.
+ */
+const APPROVAL_RECHECKED = 'approval-rechecked';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -97,6 +104,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   const refusals = new Map<string, ApplicationFailure>();
   let decision: ReviewDecision | undefined;
   let decided: ReviewSnapshot | undefined;
+  /** The refusal of the decision being recorded; its update throws it and the review takes another. */
+  let decisionRefused: ApplicationFailure | undefined;
 
   setHandler(checkoutStatusQuery, () => ({ state, attemptInFlight: inFlight }));
   /** Charges moved outside the workflow (chargeMovedSignal): from held, and from anything else. */
@@ -131,7 +140,13 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     decideReviewUpdate,
     async (d) => {
       decision = d;
-      await condition(() => decided !== undefined);
+      await condition(() => decided !== undefined || decisionRefused !== undefined);
+      if (decided === undefined && decisionRefused) {
+        const refusal = decisionRefused;
+        decisionRefused = undefined;
+        decision = undefined; // the review is pending again: the next decision is accepted
+        throw refusal;
+      }
       return decided!;
     },
     {
@@ -163,9 +178,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       const review = await db.createReview({ checkoutId: input.checkoutId, attemptKey: attempt.attemptId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents });
       state = 'in_review';
       answer(attempt, { kind: 'review', reviewId: review.id });
-      // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
-      await condition(() => decision !== undefined);
-      const { checkoutExpiresAt, ...snapshot } = await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision! });
+      const { checkoutExpiresAt, ...snapshot } = await reviewDecision();
       decided = snapshot;
       if (decided.status === 'declined') {
         state = 'blocked';
@@ -183,6 +196,21 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     if (final.status === 'succeeded' || final.checkoutCompleted === true) {
       state = 'completed'; // recorded by the move itself, in the same commit as the charge
       if (plan.autoRefund && final.status === 'succeeded') await sandboxAutoRefund(final.chargeId);
+    }
+  }
+
+  /** The reviewer's decision as recorded; an approval refused by its re-checks waits for the next decision. */
+  async function reviewDecision() {
+    for (;;) {
+      // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
+      await condition(() => decision !== undefined);
+      try {
+        return await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision! });
+      } catch (error) {
+        if (failureType(error) !== FAILURE_TYPES.approvalRefused || !patched(APPROVAL_RECHECKED)) throw error;
+        decisionRefused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'approval refused', FAILURE_TYPES.approvalRefused);
+        await condition(() => decisionRefused === undefined);
+      }
     }
   }
 

@@ -66,6 +66,8 @@ export const FAILURE_TYPES = {
   attemptLimit: 'ATTEMPT_LIMIT',
   /** The checkout expired (or was completed or blocked) while the attempt waited its turn. */
   checkoutClosed: 'CHECKOUT_CLOSED',
+  /** An approval the re-checks at decision time refuse (restricted customer, KYC, method, expired card); the review stays pending. */
+  approvalRefused: 'APPROVAL_REFUSED',
   /** A refund holds the charge: no other move may take it until the refund ends. */
   refundInProgress: 'REFUND_IN_PROGRESS',
 } as const;

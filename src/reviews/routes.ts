@@ -10,7 +10,7 @@ import { setReviewDecider } from '../storage/evidence';
 import { reviewDetails } from '../admin/service';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
 import { FAILURE_TYPES, decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
-import { failureType } from '../../workflows/failures';
+import { applicationFailureOf, failureType } from '../../workflows/failures';
 
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
@@ -52,6 +52,10 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
       await setReviewDecider(db, review.id, req.operator ?? 'admin API');
       res.json({ ...decided, decided_by: req.operator ?? 'admin API' });
     } catch (error) {
+      // The approval's re-checks refused it (approvalRefusal): the review is still pending.
+      if (failureType(error) === FAILURE_TYPES.approvalRefused) {
+        throw new ValidationError('Approval refused.', applicationFailureOf(error)!.message);
+      }
       // The workflow refuses a second decision: another reviewer decided first.
       if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
         const current = (await findReview(db, review.id))!;

@@ -47,8 +47,10 @@ export async function insertCustomer(db: Db, row: CustomerWritable & { id: strin
   }
 }
 
-export async function findCustomer(db: Db, merchantId: string, id: string): Promise<CustomerRow | undefined> {
-  return db<CustomerRow>('customers').where({ merchant_id: merchantId, id }).first();
+/** `lockShared`: the row is locked FOR SHARE until the caller's transaction ends (a restriction waits for it). */
+export async function findCustomer(db: Db, merchantId: string, id: string, lockShared = false): Promise<CustomerRow | undefined> {
+  const query = db<CustomerRow>('customers').where({ merchant_id: merchantId, id });
+  return (lockShared ? query.forShare() : query).first();
 }
 
 export async function updateCustomer(
