@@ -211,7 +211,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
      * Records the reviewer's decision. Approval reopens the checkout for the charge and hold;
      * decline blocks it for good (checkout.review.declined and checkout.terminally_failed, when enabled).
      */
-    async recordReviewDecision(input: { checkoutId: string; decision: ReviewDecision }): Promise<ReviewSnapshot & { checkoutExpiresAt?: string }> {
+    async recordReviewDecision(input: { checkoutId: string; decision: ReviewDecision; decidedBy?: string }): Promise<ReviewSnapshot & { checkoutExpiresAt?: string }> {
       const loaded = (await loadCheckout(db, input.checkoutId))!;
       const { checkout, merchant } = loaded;
       let review: ReviewSnapshot | undefined;
@@ -232,7 +232,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           const refusal = await approvalRefusalNow(trx, merchant, checkout, current);
           if (refusal) throw ApplicationFailure.nonRetryable(refusal, FAILURE_TYPES.approvalRefused);
         }
-        const row = await decideReview(trx, current.id, input.decision);
+        const row = await decideReview(trx, current.id, input.decision, input.decidedBy);
         review = presentReview(row);
         // Expiry resumes with the time that was left when the review started, and at least the
         // time the approved charge needs to be created: a review started milliseconds before the

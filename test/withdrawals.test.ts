@@ -6,6 +6,7 @@ import { request } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from './support/fixtures';
 import { verifySignature } from '../src/webhooks/signature';
+import { decideReviewUpdate } from '../workflows/definitions';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -328,6 +329,19 @@ describe('manual review', () => {
       expect((await admin('POST', `/reviews/${review.id}/approve`)).status).toBe(200);
       await waitFor(async () => (await walletView(service, checkout)).body.state === 'completed');
     }
+  });
+
+  // Audit regression: the admin API wrote who decided after the workflow had recorded the
+  // decision, so an API process that stopped in between (its request cut off) left a decided
+  // review with no decider. The decision's update names the decider and the decision writes it.
+  it('writes who decided with the decision itself, so a decision whose API call stopped afterwards keeps it', async () => {
+    const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 } });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+    const review = (await attempt(service, checkout, { payment_method: CARD() })).body.review;
+    // The update as the admin API sends it, with nothing of the API after it.
+    const decided = await service.deps.temporal.workflow.getHandle(checkout.id).executeUpdate(decideReviewUpdate, { args: ['declined', 'reviewer@example.com'] });
+    expect(decided.status).toBe('declined');
+    expect(await service.deps.db('reviews').where({ id: review.id }).first()).toMatchObject({ status: 'declined', decided_by: 'reviewer@example.com' });
   });
 
   it('does not review withdrawals under min_amount_cents, nor deposits', async () => {

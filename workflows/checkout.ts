@@ -79,6 +79,12 @@ const WAKE_HOLD_ON_MOVE = 'hold-wait-wakes-on-move';
  * ended with the checkout in review and the reviewer's update unanswered.
  */
 const APPROVAL_RECHECKED = 'approval-rechecked';
+/**
+ * Patch marker: the decision's update names who decided and the decision's activity writes it with
+ * the decision. Before, the admin API wrote it after the update returned, and lost it when it
+ * stopped in between.
+ */
+const DECIDER_WITH_DECISION = 'decider-with-decision';
 
 type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
@@ -104,6 +110,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   const refusals = new Map<string, ApplicationFailure>();
   let decision: ReviewDecision | undefined;
   let decided: ReviewSnapshot | undefined;
+  /** Who made `decision`, when its update said (updates sent before it existed did not). */
+  let decidedBy: string | undefined;
   /** The refusal of the decision being recorded; its update throws it and the review takes another. */
   let decisionRefused: ApplicationFailure | undefined;
 
@@ -138,8 +146,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
   setHandler(
     decideReviewUpdate,
-    async (d) => {
+    async (d, by) => {
       decision = d;
+      decidedBy = by;
       await condition(() => decided !== undefined || decisionRefused !== undefined);
       if (decided === undefined && decisionRefused) {
         const refusal = decisionRefused;
@@ -150,7 +159,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       return decided!;
     },
     {
-      validator: (_decision: ReviewDecision) => {
+      validator: (_decision: ReviewDecision, _decidedBy?: string) => {
         if (state !== 'in_review' || decision !== undefined) {
           throw ApplicationFailure.nonRetryable('review already decided', FAILURE_TYPES.reviewAlreadyDecided);
         }
@@ -205,7 +214,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
       await condition(() => decision !== undefined);
       try {
-        return await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision! });
+        const by = decidedBy !== undefined && patched(DECIDER_WITH_DECISION) ? { decidedBy } : {};
+        return await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision!, ...by });
       } catch (error) {
         if (failureType(error) !== FAILURE_TYPES.approvalRefused || !patched(APPROVAL_RECHECKED)) throw error;
         decisionRefused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'approval refused', FAILURE_TYPES.approvalRefused);

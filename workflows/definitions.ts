@@ -80,9 +80,10 @@ export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('
 /**
  * The reviewer's decision from the admin API; the workflow waits for it with no timeout. An
  * update (a signal with a result) so the admin call learns whether it decided the review or
- * found it already decided, and a crash between the call and the workflow loses nothing.
+ * found it already decided, and a crash between the call and the workflow loses nothing. The second
+ * argument names who decided (a reviewer, or `admin API`); it is written with the decision.
  */
-export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision]>('decideReview');
+export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, string?]>('decideReview');
 /**
  * A charge of the checkout moved outside the workflow (the sandbox simulator, after its commit):
  * a workflow waiting out that charge's settlement time, or its hold time, wakes and reads where it

@@ -34,6 +34,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
 
   const decide = (decision: ReviewDecision) => async (req: any, res: any) => {
     parseEmptyBody(req.body);
+    const decidedBy: string = req.operator ?? 'admin API';
     const review = await findReview(db, req.params.id);
     if (!review) throw new AdminNotFoundError('Review not found.', `No review ${req.params.id}.`);
     if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
@@ -42,15 +43,17 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
       // decision, while a second reviewer's request, even at the same moment and for the same
       // decision, is a second update that the workflow refuses (one decision, one 200).
       const decided = await sendOnceCaughtUp(
-        () => executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, { args: [decision], updateId: `${review.id}-decision-${randomUUID()}` }),
+        () => executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, { args: [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
         // The review is listed (its row committed) a moment before its workflow, which made it,
         // hears back and waits for the decision: until then it refuses every decision as a second
         // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
         async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReview(db, review.id))?.status === 'pending',
       );
       if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
-      await setReviewDecider(db, review.id, req.operator ?? 'admin API');
-      res.json({ ...decided, decided_by: req.operator ?? 'admin API' });
+      // The decision wrote its decider; this fills in one the workflow recorded without it (an
+      // update accepted before the decider rode with it). It never overwrites.
+      await setReviewDecider(db, review.id, decidedBy);
+      res.json({ ...decided, decided_by: decidedBy });
     } catch (error) {
       // The approval's re-checks refused it (approvalRefusal): the review is still pending.
       if (failureType(error) === FAILURE_TYPES.approvalRefused) {

@@ -13,6 +13,8 @@ export interface ReviewRow {
   charge_id: string | null;
   attempt_key: string | null;
   decided_at: Date | null;
+  /** Who decided: a reviewer's name, or `admin API`. */
+  decided_by?: string | null;
   created_at: Date;
 }
 
@@ -31,8 +33,10 @@ export async function findCheckoutReview(db: Db, checkoutId: string, lock = fals
   return lock ? query.forUpdate().first() : query.first();
 }
 
-export async function decideReview(db: Db, id: string, status: 'approved' | 'declined'): Promise<ReviewRow> {
-  const [row] = await db<ReviewRow>('reviews').where({ id }).update({ status, decided_at: db.fn.now() as unknown as Date }).returning('*');
+/** `decidedBy`: who decided, written in the same statement (absent for decisions sent without it). */
+export async function decideReview(db: Db, id: string, status: 'approved' | 'declined', decidedBy?: string): Promise<ReviewRow> {
+  const decider = decidedBy !== undefined ? { decided_by: decidedBy } : {};
+  const [row] = await db<ReviewRow>('reviews').where({ id }).update({ status, decided_at: db.fn.now() as unknown as Date, ...decider }).returning('*');
   return row as ReviewRow;
 }
 
