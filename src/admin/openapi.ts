@@ -89,7 +89,7 @@ for (const decision of ['approve', 'decline'] as const) {
   operation({
     method: 'post', path: `/admin/v1/reviews/{id}/${decision}`, id: `adminReview${decision === 'approve' ? 'Approve' : 'Decline'}`, tag, security,
     summary: decision === 'approve' ? 'Approve: the checkout creates the charge and places the hold' : 'Decline: no charge is ever created; the checkout is blocked',
-    params: reviewParams, responses: { 200: ['The decided review', Review.omit({ customer: true, payment_method: true, evidence: true })] }, errors: { ...errors, 422: 'Already decided.', 503: 'Temporal briefly refused the decision: send it again after Retry-After seconds.' },
+    params: reviewParams, responses: { 200: ['The decided review', Review.omit({ customer: true, payment_method: true, evidence: true })] }, errors: { ...errors, 422: decision === 'approve' ? 'Already decided, or the approval refused (`Approval refused.`: the customer is restricted, fails the KYC check, the method is no longer offered or the card expired; the review stays pending).' : 'Already decided.', 503: 'Temporal briefly refused the decision: send it again after Retry-After seconds.' },
   });
 }
 operation({ method: 'post', path: '/admin/v1/customers/{id}/unrestrict', id: 'adminUnrestrictCustomer', tag, security, summary: "Lift a customer's restriction", params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] }, errors });
