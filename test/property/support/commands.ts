@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { CHARGE_STATUSES, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
 import { OPTIONAL_EVENT_TYPES } from '../../../src/domain/event-types';
 import type { Answer } from './merchant-endpoint';
-import { allowedAfterAnswer, allowedAttemptStatuses, describe, gateBlocks, needsReview, type Flow, type Model, type ModelCheckout } from './model';
+import { allowedAfterAnswer, allowedAttemptStatuses, describe, gateBlocks, kycBlocks, needsReview, type Flow, type Model, type ModelCheckout } from './model';
 import { checkInvariants } from './invariants';
 import { admin, allowed, api, call, expectThat, sleep, wallet, type World } from './world';
 
@@ -367,7 +367,10 @@ class DecideReview extends Base {
     const c = pick(m.checkouts.filter((x) => x.review), this.review)!;
     const review = c.review!;
     const res = await admin(w, 'POST', `/reviews/${review.id}/${this.approve ? 'approve' : 'decline'}`);
-    allowed(res, new Set([review.status === 'pending' ? 200 : 422]), `${this} (${review.status})`, 'review_answer');
+    // An approval is re-checked when made: the KYC gate as the settings stand now refuses it, and the review stays pending.
+    const refused = this.approve && kycBlocks(m, c);
+    allowed(res, new Set([review.status === 'pending' && !refused ? 200 : 422]), `${this} (${review.status})`, 'review_answer');
+    if (refused && review.status === 'pending') expectThat(res.body.error === 'Approval refused.', `${this}: answered ${res.text}`, 'review_answer');
     if (res.status !== 200) return;
     expectThat(res.body.status === (this.approve ? 'approved' : 'declined'), `${this}: answered ${res.text}`, 'review_answer');
     review.status = res.body.status;

@@ -88,9 +88,14 @@ export function needsReview(model: Model, checkout: ModelCheckout, amount: numbe
   return checkout.type === 'withdrawal' && model.review.enabled && amount >= model.review.min;
 }
 
-/** Whether the geo or KYC gate blocks an attempt on this checkout (sandbox: no name match rule). */
+/** Whether the KYC gate blocks this checkout now (sandbox: no name match rule, so no restriction either). */
+export function kycBlocks(model: Model, checkout: ModelCheckout): boolean {
+  return model.kycFor.includes(checkout.type) && model.kyc !== 'verified';
+}
+
+/** Whether the geo or KYC gate blocks an attempt on this checkout. */
 export function gateBlocks(model: Model, checkout: ModelCheckout): boolean {
-  if (model.kycFor.includes(checkout.type) && model.kyc !== 'verified') return true;
+  if (kycBlocks(model, checkout)) return true;
   if (model.geoFor.includes(checkout.type) && model.geo !== 'passed') return true;
   return false;
 }
