@@ -1,18 +1,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
-import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
 import { chargeAnswer, type ChargeAnswer } from '../src/charges/present';
 import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
-import { findChargeByAttemptKey, findChargeById, insertChargeWhileLive, type ChargeRow } from '../src/storage/charges';
+import { findChargeByAttemptKey, findChargeById, type ChargeRow } from '../src/storage/charges';
 import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows } from './checkouts';
-import { spendReview } from '../src/storage/reviews';
+import { insertAttemptCharge, type AttemptCharge } from './attempt-charge';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import type { Db } from '../src/storage/db';
 import { FAILURE_TYPES } from '../workflows/definitions';
@@ -113,7 +112,6 @@ export function createChargeActivities(deps: ActivityDeps) {
   }
 
   type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow; gateRows: GateRows };
-  type AttemptCharge = { attemptKey: string; amountCents: number; reviewId?: string };
   /** The checkout's merchant and customer, as its workflow knows them (absent in older runs). */
   type CheckoutOwner = { merchantId?: string; customerId?: string };
 
@@ -137,35 +135,9 @@ export function createChargeActivities(deps: ActivityDeps) {
     return { checkout, merchant: merchant!, pm, gateRows };
   }
 
-  /**
-   * Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge.
-   * A reviewed attempt's charge spends the approval in the same commit: an approval authorizes
-   * exactly one charge, never a later attempt.
-   */
-  async function insertCharge({ checkout, merchant, pm }: AttemptRows, input: AttemptCharge): Promise<ChargeRow> {
-    // A reviewed attempt's insert and the approval it spends commit together; any other is one statement.
-    const insert = async (trx: Db) => {
-      // A retry finds its own charge; a new charge needs the checkout still open and unexpired
-      // by the database's clock (an attempt admitted just before the deadline may run after it).
-      const row = await insertChargeWhileLive(trx, {
-        id: newId('charge'),
-        merchant_id: checkout.merchant_id,
-        checkout_id: checkout.id,
-        customer_id: checkout.customer_id,
-        payment_method_id: pm.id,
-        attempt_key: input.attemptKey,
-        amount_cents: input.amountCents,
-        currency: checkout.currency,
-        transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
-        processor: merchant.settings.card_processor,
-      });
-      if (!row) throw ApplicationFailure.nonRetryable('the checkout closed before the charge could be created', FAILURE_TYPES.checkoutClosed);
-      if (input.reviewId && !(await spendReview(trx, input.reviewId, row.id))) {
-        throw ApplicationFailure.nonRetryable('the approval was already spent by another charge', FAILURE_TYPES.reviewSpent);
-      }
-      return row;
-    };
-    return input.reviewId ? db.transaction(insert) : insert(db);
+  /** The attempt's charge (insertAttemptCharge), from the rows the attempt loaded. */
+  function insertCharge(rows: AttemptRows, input: AttemptCharge): Promise<ChargeRow> {
+    return insertAttemptCharge(db, rows, input);
   }
 
   /**

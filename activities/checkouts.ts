@@ -17,7 +17,8 @@ import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../work
 import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
 import { isCardLike } from '../src/processors';
 import { findCheckoutById, pauseCheckoutForReview, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
-import { findPaymentMethod } from '../src/storage/payment-methods';
+import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
+import { insertAttemptCharge } from './attempt-charge';
 import { REVIEW_SPENT_MESSAGE, approvalRefusal, reviewRequired } from '../src/checkouts/review-rule';
 import type { ReviewRow } from '../src/storage/reviews';
 import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
@@ -105,12 +106,12 @@ export function attemptTimings(input: { checkout: CheckoutRow; merchant: Merchan
  * transaction. The customer row is locked (shared) so that a restriction committing meanwhile
  * (restrictCustomer locks it for update) is either seen here or comes after the approval.
  */
-async function approvalRefusalNow(trx: Db, merchant: MerchantRow, checkout: CheckoutRow, review: ReviewRow): Promise<string | null> {
+async function checkApproval(trx: Db, merchant: MerchantRow, checkout: CheckoutRow, review: ReviewRow): Promise<{ refusal: string | null; paymentMethod: PaymentMethodRow }> {
   // One after another: a transaction's queries share one connection.
   const customer = await findCustomer(trx, merchant.id, checkout.customer_id, true);
   const latestKyc = await latestKycRecord(trx, merchant.id, checkout.customer_id);
   const paymentMethod = await findPaymentMethod(trx, merchant.id, review.payment_method_id);
-  return approvalRefusal({
+  const refusal = approvalRefusal({
     checkoutType: checkout.type,
     environment: merchant.environment,
     settings: merchant.settings,
@@ -120,6 +121,7 @@ async function approvalRefusalNow(trx: Db, merchant: MerchantRow, checkout: Chec
     paymentMethod: paymentMethod!,
     now: new Date(),
   });
+  return { refusal, paymentMethod: paymentMethod! };
 }
 
 export function createCheckoutActivities(deps: ActivityDeps) {
@@ -227,13 +229,10 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           return [];
         }
         const approved = input.decision === 'approved';
-        if (approved) {
-          // Refused, nothing is written: the review stays pending for another decision.
-          const refusal = await approvalRefusalNow(trx, merchant, checkout, current);
-          if (refusal) throw ApplicationFailure.nonRetryable(refusal, FAILURE_TYPES.approvalRefused);
-        }
+        const check = approved ? await checkApproval(trx, merchant, checkout, current) : undefined;
+        // Refused, nothing is written: the review stays pending for another decision.
+        if (check?.refusal) throw ApplicationFailure.nonRetryable(check.refusal, FAILURE_TYPES.approvalRefused);
         const row = await decideReview(trx, current.id, input.decision, input.decidedBy);
-        review = presentReview(row);
         // Expiry resumes with the time that was left when the review started, and at least the
         // time the approved charge needs to be created: a review started milliseconds before the
         // deadline would otherwise be approved with no charge possible. By the database's clock,
@@ -246,6 +245,14 @@ export function createCheckoutActivities(deps: ActivityDeps) {
           expiry_remaining_ms: null,
         });
         expiresAt = resumed?.expires_at;
+        if (check && resumed && current.attempt_key) {
+          // The approved charge is created in this commit, as the workflow's createCharge would (same
+          // attempt key, so that call finds it): a worker that stops or lags after the approval comes
+          // back to a charge in progress, which neither the deadline's sweep nor the insert's deadline
+          // check can take away. Reviews from before attempt keys leave it to the workflow.
+          await insertAttemptCharge(trx, { checkout: resumed, merchant, pm: check.paymentMethod }, { attemptKey: current.attempt_key, amountCents: current.amount_cents, reviewId: current.id });
+        }
+        review = presentReview(row);
         const reviewData = checkoutEventData({
           checkout,
           customerId: checkout.customer_id,

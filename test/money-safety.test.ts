@@ -530,6 +530,35 @@ describe('a retried review decision (audit)', () => {
   });
 });
 
+describe('an approval whose worker comes back late (audit)', () => {
+  // Audit regression: the approval reopened the checkout with at least 3 s left and the approved
+  // charge was created by the workflow's next activity. A worker that stopped between the two (or
+  // one busy for longer than that) came back past the deadline: the sweep had expired the checkout
+  // (no charge held it) or the charge's insert refused it, so an approved withdrawal was never paid,
+  // after checkout.review.approved had told the merchant it would be.
+  it('creates the approved charge in the approval commit, so neither the sweep nor a late insert loses it', async () => {
+    const { createCheckoutActivities } = await import('../activities/checkouts');
+    const { createChargeActivities } = await import('../activities/charges');
+    const { sweepOverdueCheckouts } = await import('../src/checkouts/expiry');
+    const shop = await reviewShop({ checkout_expiry_seconds: 600 });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+    // The activity itself, as the workflow runs it once the reviewer approved (the workflow still waits).
+    await createCheckoutActivities(service.deps).recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
+    // The worker is away until past the resumed deadline, and a sweep runs meanwhile.
+    await service.deps.db('checkouts').where({ id: checkout.id }).update({ expires_at: new Date(Date.now() - 60_000) });
+    await sweepOverdueCheckouts(service.deps, 0);
+    expect((await service.deps.db('checkouts').where({ id: checkout.id }).first()).state).toBe('open');
+    const review = await service.deps.db('reviews').where({ checkout_id: checkout.id }).first();
+    const charges = await service.deps.db('charges').where({ checkout_id: checkout.id });
+    expect(charges.map((c) => [c.status, c.amount_cents, c.payment_method_id, c.attempt_key])).toEqual([['created', 900, review.payment_method_id, review.attempt_key]]);
+    expect(review.charge_id).toBe(charges[0].id);
+    // The workflow's next step, once its worker is back, takes that charge on.
+    const made = await createChargeActivities(service.deps).createCharge({ checkoutId: checkout.id, paymentMethodId: review.payment_method_id, amountCents: 900, attemptKey: review.attempt_key, reviewId: review.id });
+    expect(made).toMatchObject({ chargeId: charges[0].id, status: 'created' });
+  });
+});
+
 describe('a review starts only before the deadline (audit)', () => {
   // Audit regression: the review's compare-and-set checked only state = 'open', so an attempt whose
   // workflow task ran just after the deadline (before the expiry) opened a review with no time
