@@ -19,6 +19,7 @@ import { isCardLike } from '../src/processors';
 import { findCheckoutById, pauseCheckoutForReview, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { insertAttemptCharge } from './attempt-charge';
+import { withdrawalDestinationAllowed } from '../src/wallet/withdrawal-destination';
 import { REVIEW_SPENT_MESSAGE, approvalRefusal, reviewRequired } from '../src/checkouts/review-rule';
 import type { ReviewRow } from '../src/storage/reviews';
 import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
@@ -110,7 +111,8 @@ async function checkApproval(trx: Db, merchant: MerchantRow, checkout: CheckoutR
   // One after another: a transaction's queries share one connection.
   const customer = await findCustomer(trx, merchant.id, checkout.customer_id, true);
   const latestKyc = await latestKycRecord(trx, merchant.id, checkout.customer_id);
-  const paymentMethod = await findPaymentMethod(trx, merchant.id, review.payment_method_id);
+  const paymentMethod = (await findPaymentMethod(trx, merchant.id, review.payment_method_id))!;
+  const destinationAllowed = await withdrawalDestinationAllowed(trx, merchant, checkout, paymentMethod);
   const refusal = approvalRefusal({
     checkoutType: checkout.type,
     environment: merchant.environment,
@@ -118,10 +120,11 @@ async function checkApproval(trx: Db, merchant: MerchantRow, checkout: CheckoutR
     paymentOptions: checkout.payment_options,
     customer: customer!,
     ...(latestKyc ? { latestKyc } : {}),
-    paymentMethod: paymentMethod!,
+    paymentMethod,
+    destinationAllowed,
     now: new Date(),
   });
-  return { refusal, paymentMethod: paymentMethod! };
+  return { refusal, paymentMethod };
 }
 
 export function createCheckoutActivities(deps: ActivityDeps) {

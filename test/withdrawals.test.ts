@@ -290,7 +290,7 @@ describe('manual review', () => {
     expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(1);
   });
 
-  it('refuses an approval whose card expired, or that the KYC gate or the offered methods now refuse; a decline still decides', async () => {
+  it('refuses an approval whose card expired, or that the KYC gate, the offered methods or the destination rule now refuse; a decline still decides', async () => {
     const shop = await withdrawalShop({ review: { enabled: true, min_amount_cents: 1 } });
     receiver.responder = () => ({ status: 200 });
     const inReview = async () => {
@@ -324,8 +324,13 @@ describe('manual review', () => {
     await expectRefused(method.checkout, method.review.id, /no longer offers/);
     expect((await settings({ payment_methods: { withdrawal: ['credit_card', 'bank_account'] } })).status).toBe(200);
 
-    // Nothing left in the way: both approve and pay out.
-    for (const { checkout, review } of [kyc, method]) {
+    const destination = await inReview();
+    expect((await settings({ withdrawal_destinations: 'previously_deposited' })).status).toBe(200);
+    await expectRefused(destination.checkout, destination.review.id, /successful deposit/);
+    expect((await settings({ withdrawal_destinations: 'any' })).status).toBe(200);
+
+    // Nothing left in the way: all three approve and pay out.
+    for (const { checkout, review } of [kyc, method, destination]) {
       expect((await admin('POST', `/reviews/${review.id}/approve`)).status).toBe(200);
       await waitFor(async () => (await walletView(service, checkout)).body.state === 'completed');
     }

@@ -27,6 +27,8 @@ export interface ApprovalCheckInput {
   paymentOptions: readonly string[] | null;
   customer: GateInput['customer'];
   latestKyc?: GateInput['latestKyc'];
+  /** Whether the merchant's withdrawal_destinations rule lets the money go to that method now. */
+  destinationAllowed: boolean;
   /** The payment method the reviewed attempt chose, which the approved charge pays out to. */
   paymentMethod: { payment_type: PaymentType; details: { card?: { exp_year: number; exp_month: number } } };
   now: Date;
@@ -36,8 +38,9 @@ export interface ApprovalCheckInput {
  * Why an approval may not be carried out now, or null. A review can be decided days after its
  * attempt, and a reviewer approves the attempt, not whatever changed since: a customer restricted
  * meanwhile (for any checkout type), the KYC gate as the merchant's settings and the customer's
- * records stand now, a payment method the merchant no longer offers for this checkout, and a card
- * past its expiry month all refuse the approval. The geo gate is not re-checked: it is about where
+ * records stand now, a payment method the merchant no longer offers for this checkout, a
+ * destination the withdrawal_destinations rule no longer allows, and a card past its expiry month
+ * all refuse the approval. The geo gate is not re-checked: it is about where
  * the customer was when paying (a check under 30 minutes old), which a later decision cannot
  * re-establish without the customer.
  */
@@ -61,6 +64,9 @@ export function approvalRefusal(input: ApprovalCheckInput): string | null {
   const offered = offeredPaymentMethods(input.paymentOptions, input.settings.payment_methods[input.checkoutType]);
   if (visibleSavedMethods([input.paymentMethod], offered).length === 0) {
     return `The merchant no longer offers this payment method (${input.paymentMethod.payment_type}) for ${input.checkoutType}s. Decline the review.`;
+  }
+  if (!input.destinationAllowed) {
+    return 'This merchant pays withdrawals only to a payment method the customer has a successful deposit from, and this one has none now. Decline the review.';
   }
   if (savedCardExpired(input.paymentMethod, input.now)) {
     return 'The card the customer chose has expired since the attempt. Decline the review; the customer can start a new withdrawal with a valid card.';

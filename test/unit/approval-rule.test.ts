@@ -10,6 +10,7 @@ const base = (over: Partial<ApprovalCheckInput> = {}): ApprovalCheckInput => ({
   customer: { first_name: 'Ada', last_name: 'Lovelace', restriction_reason: null },
   latestKyc: { first_name: 'Ada', last_name: 'Lovelace', verified: true },
   paymentMethod: card(2026, 11),
+  destinationAllowed: true,
   now: NOW,
   ...over,
 });
@@ -37,5 +38,6 @@ describe('the re-checks of an approval', () => {
     expect(approvalRefusal(base({ settings: { ...base().settings, payment_methods: { deposit: [], withdrawal: ['bank_account'] } } }))).toContain('no longer offers');
     expect(approvalRefusal(base({ paymentOptions: ['bank_account'] }))).toContain('no longer offers');
     expect(approvalRefusal(base({ paymentMethod: card(2026, 10) }))).toContain('expired');
+    expect(approvalRefusal(base({ destinationAllowed: false }))).toContain('successful deposit');
   });
 });
