@@ -34,6 +34,9 @@ function isProxyRange(entry: string): boolean {
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 const postgresUrl = () => z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' });
 
+/** DATABASE_ACQUIRE_TIMEOUT_MS's default, also that of pools made without a config (migrations, tests). */
+export const DEFAULT_DATABASE_ACQUIRE_TIMEOUT_MS = 10_000;
+
 /** setInterval's limit (2^31 - 1 ms, about 24.8 days): past it, Node fires the interval every millisecond. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -91,7 +94,7 @@ const EnvSchema = z.object({
    * it fails; a request then answers 503. knex's own default is a minute, longer than a merchant's
    * HTTP client waits, so a hung PostgreSQL would hold every request that long.
    */
-  DATABASE_ACQUIRE_TIMEOUT_MS: envNumber(z.coerce.number().int().min(100).max(600_000)).default(10_000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: envNumber(z.coerce.number().int().min(100).max(600_000)).default(DEFAULT_DATABASE_ACQUIRE_TIMEOUT_MS),
   /**
    * Worker tuning (README, "Open checkouts held by one worker"). Cached workflows cost memory
    * (0.3–0.5 MiB each, measured; most of it native, outside V8's heap); one that is not cached

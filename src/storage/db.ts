@@ -1,6 +1,7 @@
 import knex, { type Knex } from 'knex';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DEFAULT_DATABASE_ACQUIRE_TIMEOUT_MS } from '../config';
 import { migrationSource } from './migrations';
 
 // DATE columns stay 'YYYY-MM-DD' strings: turning them into JS Dates would shift them by the
@@ -11,15 +12,12 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export type Db = Knex;
 
-/** Config's DATABASE_ACQUIRE_TIMEOUT_MS default, for pools made without a config (migrations, tests). */
-export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
-
 export function createDb(databaseUrl: string, pool: { min?: number; max?: number; acquireTimeoutMs?: number } = {}): Db {
   return knex({
     client: 'pg',
     connection: databaseUrl,
     pool: { min: pool.min ?? 0, max: pool.max ?? 10 },
-    acquireConnectionTimeout: pool.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    acquireConnectionTimeout: pool.acquireTimeoutMs ?? DEFAULT_DATABASE_ACQUIRE_TIMEOUT_MS,
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
 }
