@@ -38,9 +38,10 @@ let preparedGeneration = 0;
  * query with `returning`.
  */
 export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder): Promise<Row[]> {
+  if (db.isTransaction) return (await query) as Row[];
   const { sql, bindings } = query.toSQL().toNative();
   const name = preparedNames.get(sql) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(sql) : undefined);
-  if (db.isTransaction || name === undefined) return (await query) as Row[];
+  if (name === undefined) return (await query) as Row[];
   const connection = (await db.client.acquireConnection()) as pg.Client;
   try {
     const result = await connection.query<Row & pg.QueryResultRow>({ name, text: sql, values: bindings as unknown[] });
