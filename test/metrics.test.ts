@@ -190,40 +190,21 @@ describe('/readyz', () => {
   }, 200_000);
 
   it('answers within its deadline, database named, when PostgreSQL accepts connections and never answers', async () => {
-    // A hung server or a stalled network: the TCP connection opens, the start-up is never answered.
-    const sockets = new Set<Socket>();
-    const hung: Server = createServer((socket) => void sockets.add(socket));
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-    const db = createDb(`postgres://postgres@127.0.0.1:${(hung.address() as AddressInfo).port}/payments`);
-    const api = createApp({ ...service.deps, db }).listen(0, '127.0.0.1');
-    await new Promise((resolve) => api.once('listening', resolve));
-    try {
+    await withApiOnHungDatabase({}, async (base) => {
       const started = Date.now();
-      const res = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/readyz`, { signal: AbortSignal.timeout(8_000) });
+      const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(8_000) });
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(res.status).toBe(503);
       expect(((await res.json()) as { checks: unknown }).checks).toEqual({ database: 'unreachable', temporal: 'ok', worker: 'ok' });
-    } finally {
-      api.closeAllConnections();
-      await new Promise((resolve) => api.close(resolve));
-      for (const socket of sockets) socket.destroy();
-      hung.close();
-      await db.destroy().catch(() => undefined);
-    }
+    });
   });
 
   it('answers a merchant request 503 with Retry-After once DATABASE_ACQUIRE_TIMEOUT_MS has passed, when PostgreSQL never answers', async () => {
-    const sockets = new Set<Socket>();
-    const hung: Server = createServer((socket) => void sockets.add(socket));
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
     const merchant = await onboard(service);
     const config = loadConfig({ ...service.childEnv, DATABASE_ACQUIRE_TIMEOUT_MS: '1500' });
-    const db = createDb(`postgres://postgres@127.0.0.1:${(hung.address() as AddressInfo).port}/payments`, { acquireTimeoutMs: config.databaseAcquireTimeoutMs });
-    const api = createApp({ ...service.deps, db }).listen(0, '127.0.0.1');
-    await new Promise((resolve) => api.once('listening', resolve));
-    try {
+    await withApiOnHungDatabase({ acquireTimeoutMs: config.databaseAcquireTimeoutMs }, async (base) => {
       const started = Date.now();
-      const res = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/api/v1/customers`, {
+      const res = await fetch(`${base}/api/v1/customers`, {
         method: 'POST',
         headers: { authorization: `Bearer ${merchant.api_key}`, 'content-type': 'application/json' },
         body: JSON.stringify(uniqueCustomer()),
@@ -234,15 +215,31 @@ describe('/readyz', () => {
       // knex's own default would have held it for a minute.
       expect(waited).toBeGreaterThanOrEqual(1_400);
       expect(waited).toBeLessThan(6_000);
-    } finally {
-      api.closeAllConnections();
-      await new Promise((resolve) => api.close(resolve));
-      for (const socket of sockets) socket.destroy();
-      hung.close();
-      await db.destroy().catch(() => undefined);
-    }
+    });
   });
 });
+
+/**
+ * Runs `use` against an API of its own whose database accepts connections and never answers (a
+ * hung server or a stalled network: the TCP connection opens, the start-up is never answered).
+ */
+async function withApiOnHungDatabase(pool: { acquireTimeoutMs?: number }, use: (base: string) => Promise<void>): Promise<void> {
+  const sockets = new Set<Socket>();
+  const hung: Server = createServer((socket) => void sockets.add(socket));
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  const db = createDb(`postgres://postgres@127.0.0.1:${(hung.address() as AddressInfo).port}/payments`, pool);
+  const api = createApp({ ...service.deps, db }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => api.once('listening', resolve));
+  try {
+    await use(`http://127.0.0.1:${(api.address() as AddressInfo).port}`);
+  } finally {
+    api.closeAllConnections();
+    await new Promise((resolve) => api.close(resolve));
+    for (const socket of sockets) socket.destroy();
+    hung.close();
+    await db.destroy().catch(() => undefined);
+  }
+}
 
 describe('search attributes', () => {
   it('delivery and refund workflows carry the MerchantId search attribute', async () => {
