@@ -21,6 +21,13 @@ async function reviewShop(settings: Record<string, unknown> = {}): Promise<Shop>
   return openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 }, sandbox_settlement_seconds: 1, ...settings });
 }
 
+/** A withdrawal of 900 cents whose card attempt is in review (202): its workflow waits for the decision. */
+async function withdrawalInReview(settings: Record<string, unknown> = {}): Promise<CreatedCheckout> {
+  const checkout = await createCheckout(service, await reviewShop(settings), { type: 'withdrawal', fixed_amount_cents: 900 });
+  expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+  return checkout;
+}
+
 /** Attempt, approve its review, and wait until its charge has an outcome; answers the charge row. */
 async function approvedAttempt(checkout: CreatedCheckout, body: Record<string, unknown>) {
   const res = await attempt(service, checkout, body);
@@ -497,9 +504,7 @@ describe('an approval deadline by the database clock (audit)', () => {
   it('sets the resumed deadline by the database clock, whatever the worker clock says', async () => {
     const { createCheckoutActivities } = await import('../activities/checkouts');
     const activities = createCheckoutActivities(service.deps);
-    const shop = await reviewShop();
-    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
-    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+    const checkout = await withdrawalInReview();
     await service.deps.db('checkouts').where({ id: checkout.id }).update({ expiry_remaining_ms: 5 });
     const realNow = Date.now.bind(Date);
     const behind = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 10_000);
@@ -519,9 +524,7 @@ describe('a retried review decision (audit)', () => {
   it('answers the deadline the approval resumed when the activity runs again', async () => {
     const { createCheckoutActivities } = await import('../activities/checkouts');
     const activities = createCheckoutActivities(service.deps);
-    const shop = await reviewShop({ checkout_expiry_seconds: 600 });
-    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
-    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+    const checkout = await withdrawalInReview({ checkout_expiry_seconds: 600 });
     // The activity itself, as the workflow would run it once the reviewer approved (the workflow still waits).
     const first = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
     expect(first).toMatchObject({ status: 'approved', checkoutExpiresAt: expect.any(String) });
@@ -540,9 +543,7 @@ describe('an approval whose worker comes back late (audit)', () => {
     const { createCheckoutActivities } = await import('../activities/checkouts');
     const { createChargeActivities } = await import('../activities/charges');
     const { sweepOverdueCheckouts } = await import('../src/checkouts/expiry');
-    const shop = await reviewShop({ checkout_expiry_seconds: 600 });
-    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
-    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(202);
+    const checkout = await withdrawalInReview({ checkout_expiry_seconds: 600 });
     // The activity itself, as the workflow runs it once the reviewer approved (the workflow still waits).
     await createCheckoutActivities(service.deps).recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
     // The worker is away until past the resumed deadline, and a sweep runs meanwhile.
