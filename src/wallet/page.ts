@@ -23,7 +23,6 @@ export function walletStaticDir(): string {
  * page (and an unknown id's) is never framed: a framed page with a saved card preselected is
  * one click from a payment, so another site must not be able to lay it under its own buttons.
  */
-// Trusted Types with no policy: no string ever becomes HTML or script on the page (innerHTML throws).
 const PAGE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
@@ -33,6 +32,7 @@ const PAGE_CSP = [
   "form-action 'self'",
   "base-uri 'none'",
   "object-src 'none'",
+  // Trusted Types with no policy: no string ever becomes HTML or script on the page (innerHTML throws).
   "require-trusted-types-for 'script'",
   "trusted-types 'none'",
 ];
