@@ -61,9 +61,16 @@ export async function alternateWithFloor(
     cpu.push(cpuSince(before, cpuByGroup(env.pids)));
     return result;
   };
+  // Floor first in even rounds, service first in odd ones (F S S F ...): whatever drifts over a
+  // row (a server's history or WAL growing, a checkpoint that one side's run leaves behind for the
+  // next run) then weighs on both sides alike instead of always following the same one.
   for (let round = 0; round < rounds; round++) {
-    if (input.floor) floor.push(await timed(input.floor, floorCpu));
+    const runFloor = async () => {
+      if (input.floor) floor.push(await timed(input.floor, floorCpu));
+    };
+    if (round % 2 === 0) await runFloor();
     service.push(await timed(input.service, serviceCpu));
+    if (round % 2 === 1) await runFloor();
   }
   const s = merge(service);
   const f = merge(floor);
