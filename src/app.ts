@@ -26,7 +26,7 @@ import { walletRoutes } from './wallet/routes';
 import { readbackRoutes } from './readback/routes';
 import { adminDataRoutes } from './admin/routes';
 import { dashboardRoutes } from './dashboard/routes';
-import { DashboardSessions } from './dashboard/session';
+import { DashboardSessions, storedRevocations } from './dashboard/session';
 import { docsRoutes } from './docs/routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(walletPageRoutes(deps));
 
   // The dashboard signs in with the admin token; its session cookie then also opens the admin API.
-  const sessions = new DashboardSessions(deps.config.adminToken, deps.config.nodeEnv === 'production');
+  const sessions = new DashboardSessions(deps.config.adminToken, deps.config.nodeEnv === 'production', storedRevocations(deps.db));
   app.use('/dashboard', dashboardRoutes(sessions));
   app.use(
     '/admin/v1',

@@ -1,3 +1,5 @@
+import { ChildService } from './support/child-service';
+import { freePort } from './support/free-port';
 import { startService, type Service } from './support/harness';
 import { request } from './support/http';
 
@@ -123,5 +125,66 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     const out = await request(service.baseUrl, 'DELETE', '/dashboard/session', { headers: { cookie, 'x-dashboard-csrf': csrf } });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/dashboard_session=;/);
+  });
+});
+
+describe('signing out revokes the session in PostgreSQL, for every API process', () => {
+  let other: ChildService;
+  let otherUrl: string;
+  beforeAll(async () => {
+    // A second API process on the same database: the real entry point, nothing shared in memory.
+    const port = await freePort();
+    other = new ChildService('api', { ...service.childEnv, PORT: String(port) });
+    await other.start();
+    otherUrl = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => other.stop());
+
+  const refused = { error: expect.any(String), hint: expect.any(String), request_id: expect.any(String) };
+
+  it('refuses a copy of the cookie after sign-out, in the process that signed out and in the other', async () => {
+    const { cookie, csrf } = await signIn('Copied');
+    for (const url of [service.ownUrl, otherUrl]) {
+      expect([url, (await request(url, 'GET', '/admin/v1/merchants', { headers: { cookie } })).status]).toEqual([url, 200]);
+    }
+    const out = await request(otherUrl, 'DELETE', '/dashboard/session', { headers: { cookie, 'x-dashboard-csrf': csrf } });
+    expect([out.status, out.body]).toEqual([200, { signed_out: true }]);
+
+    for (const url of [service.ownUrl, otherUrl]) {
+      for (const [method, path, headers] of [
+        ['GET', '/admin/v1/merchants', { cookie }],
+        ['POST', '/admin/v1/merchants', { cookie, 'x-dashboard-csrf': csrf }],
+        ['GET', '/dashboard/session', { cookie }],
+        ['DELETE', '/dashboard/session', { cookie, 'x-dashboard-csrf': csrf }],
+        ['GET', '/dashboard/assets/app.js', { cookie }],
+      ] as const) {
+        const res = await request(url, method, path, { headers, body: method === 'POST' ? { name: 'After sign-out' } : undefined });
+        expect([url, method, path, res.status, res.body]).toEqual([url, method, path, 401, refused]);
+      }
+      const page = await fetch(`${url}/dashboard/reviews`, { headers: { cookie }, redirect: 'manual' });
+      expect([url, page.status, page.headers.get('location')]).toEqual([url, 303, '/dashboard/login']);
+    }
+
+    // Only that session is revoked: a new sign-in and the bearer token still open the admin API.
+    const again = await signIn('Copied');
+    expect((await request(otherUrl, 'GET', '/admin/v1/merchants', { headers: { cookie: again.cookie } })).status).toBe(200);
+    expect((await request(otherUrl, 'GET', '/admin/v1/merchants', { token: service.adminToken })).status).toBe(200);
+  });
+
+  it('looks a session up once per call made with its cookie, and never for a bearer-token call', async () => {
+    const { cookie } = await signIn('Counted');
+    const lookups: string[] = [];
+    const onQuery = (query: { sql: string }) => {
+      if (query.sql.includes('dashboard_session_revocations')) lookups.push(query.sql);
+    };
+    service.deps.db.on('query', onQuery);
+    try {
+      expect((await request(service.ownUrl, 'GET', '/admin/v1/merchants', { token: service.adminToken })).status).toBe(200);
+      expect(lookups).toHaveLength(0);
+      expect((await request(service.ownUrl, 'GET', '/admin/v1/merchants', { headers: { cookie } })).status).toBe(200);
+      expect(lookups).toHaveLength(1);
+    } finally {
+      service.deps.db.removeListener('query', onQuery);
+    }
   });
 });

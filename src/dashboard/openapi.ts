@@ -14,7 +14,7 @@ operation({
   responses: { 200: ['Signed in (Set-Cookie: dashboard_session, HttpOnly, SameSite=Strict, Secure in production)', Session] }, errors,
 });
 operation({ method: 'get', path: '/dashboard/session', id: 'dashboardSession', tag: TAGS.dashboard, security: session, summary: 'The current session and its CSRF token', responses: { 200: ['The session', Session] }, errors });
-operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: session, summary: 'Sign out (needs X-Dashboard-CSRF)', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors });
+operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: session, summary: 'Sign out (needs X-Dashboard-CSRF): the session is revoked, and a copy of its cookie is refused from then on', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors });
 operation({ method: 'get', path: '/dashboard', id: 'dashboardHome', tag: TAGS.dashboard, security: session, summary: 'The dashboard (the review queue); redirects to the sign-in page without a session', responses: { 200: ['HTML'], 303: ['To /dashboard/login'] }, htmlResponse: true });
 operation({
   method: 'get', path: '/dashboard/{page}', id: 'dashboardPage', tag: TAGS.dashboard, security: session, summary: 'A dashboard page; redirects to the sign-in page without a session',

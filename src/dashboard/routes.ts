@@ -43,32 +43,31 @@ export function dashboardRoutes(sessions: DashboardSessions): Router {
     if (!sessions.tokenMatches(body.token)) throw new AdminAuthenticationError();
     res.set('Cache-Control', 'no-store').json(sessions.start(res, body.name));
   });
-  router.get('/session', (req, res) => {
-    const session = sessions.read(req);
+  router.get('/session', async (req, res) => {
+    const session = await sessions.read(req);
     if (!session) throw new AdminAuthenticationError('Not signed in.');
     res.set('Cache-Control', 'no-store').json(session);
   });
-  router.delete('/session', (req, res) => {
-    const session = sessions.read(req);
-    if (!session || !sessions.csrfOk(req, session)) throw new AdminAuthenticationError('Not signed in.');
-    sessions.end(res);
+  // Revokes the session for every API process, so a copy of the cookie is refused from now on.
+  router.delete('/session', async (req, res) => {
+    if (!(await sessions.end(req, res))) throw new AdminAuthenticationError('Not signed in.');
     res.json({ signed_out: true });
   });
 
   // Assets: the sign-in page's are public; the application's need a session. A file that does not
   // exist, a directory or another method than GET/HEAD falls through to the JSON 404 (not the
   // static handler's errors, which reached the error handler as a 500, or its empty 405).
-  router.use('/assets', (req, res, next) => {
-    if (!PUBLIC_ASSETS.has(req.path.replace(/^\//, '')) && !sessions.read(req)) return next(new AdminAuthenticationError('Not signed in.'));
+  router.use('/assets', async (req, res, next) => {
+    if (!PUBLIC_ASSETS.has(req.path.replace(/^\//, '')) && !(await sessions.read(req))) return next(new AdminAuthenticationError('Not signed in.'));
     // The pages' headers on every asset: app.html and login.html are served here too, and must not be framed either.
     res.set(PAGE_HEADERS);
     next();
   }, express.static(dir, { index: false, redirect: false }));
 
-  router.get(['/', '/:page'], (req, res, next) => {
+  router.get(['/', '/:page'], async (req, res, next) => {
     const page = req.params.page ?? 'reviews';
     if (!(DASHBOARD_PAGES as readonly string[]).includes(String(page))) return next();
-    if (!sessions.read(req)) return res.redirect(303, '/dashboard/login');
+    if (!(await sessions.read(req))) return res.redirect(303, '/dashboard/login');
     send(res, 'app.html');
   });
 

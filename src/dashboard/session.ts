@@ -4,6 +4,8 @@ import { hashesEqual, hashSecret } from '../crypto';
 import { bearerCredential, requireAdmin } from '../http/auth';
 import { AdminAuthenticationError } from '../http/errors';
 import { heldBackBodyError } from '../http/json-body';
+import type { Db } from '../storage/db';
+import { isDashboardSessionRevoked, revokeDashboardSession } from '../storage/dashboard-session-revocations';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -22,12 +24,32 @@ export interface Session {
   csrf: string;
 }
 
+/** Where signed-out sessions are kept: shared by every API process (PostgreSQL); tests may pass their own. */
+export interface SessionRevocations {
+  isRevoked(sessionId: string): Promise<boolean>;
+  revoke(sessionId: string, expiresAt: Date): Promise<void>;
+}
+
+export function storedRevocations(db: Db): SessionRevocations {
+  return { isRevoked: (id) => isDashboardSessionRevoked(db, id), revoke: (id, expiresAt) => revokeDashboardSession(db, id, expiresAt) };
+}
+
+/** A cookie whose signature and expiry hold, with the random id that signing out revokes. */
+interface SignedSession {
+  session: Session;
+  id: string;
+  expiresAt: Date;
+}
+
 /**
- * Stateless dashboard sessions: the cookie carries the reviewer's name and an expiry, signed with
- * a key derived from the admin token (so changing the token signs everyone out). The CSRF token
- * is derived from the cookie and must come back in a header on every state-changing call: a
- * cross-site page can neither read it nor set custom headers, and SameSite=Strict keeps the
- * cookie off cross-site requests in the first place.
+ * Dashboard sessions: the cookie carries the reviewer's name, an expiry and a random id, signed
+ * with a key derived from the admin token (so changing the token signs everyone out). Signing out
+ * revokes the id in PostgreSQL until the cookie would have expired, so a copy of the cookie is
+ * refused afterwards by every API process; every call made with a cookie pays one primary-key
+ * lookup for that, bearer-token calls none. The CSRF token is derived from the cookie and must
+ * come back in a header on every state-changing call: a cross-site page can neither read it nor
+ * set custom headers, and SameSite=Strict keeps the cookie off cross-site requests in the first
+ * place.
  */
 export class DashboardSessions {
   private readonly key: Buffer;
@@ -35,6 +57,7 @@ export class DashboardSessions {
   constructor(
     private readonly adminToken: string,
     private readonly secureCookies: boolean,
+    private readonly revocations: SessionRevocations,
   ) {
     this.key = createHmac('sha256', 'dashboard-session').update(adminToken).digest();
   }
@@ -55,20 +78,35 @@ export class DashboardSessions {
     return { name, csrf: this.sign(`csrf:${value}`) };
   }
 
-  end(res: Response): void {
+  /**
+   * Signs out the request's session (its CSRF header required): revokes it for every API process
+   * and clears the cookie. False when there is no session to end.
+   */
+  async end(req: Request, res: Response): Promise<boolean> {
+    const signed = this.verify(req);
+    if (!signed || !this.csrfOk(req, signed.session) || (await this.revocations.isRevoked(signed.id))) return false;
+    await this.revocations.revoke(signed.id, signed.expiresAt);
     res.clearCookie(SESSION_COOKIE, { httpOnly: true, secure: this.secureCookies, sameSite: 'strict', path: '/' });
+    return true;
   }
 
-  /** The request's valid, unexpired session, or null. */
-  read(req: Request): Session | null {
+  /** The request's valid, unexpired session that was not signed out, or null. */
+  async read(req: Request): Promise<Session | null> {
+    const signed = this.verify(req);
+    if (!signed || (await this.revocations.isRevoked(signed.id))) return null;
+    return signed.session;
+  }
+
+  /** The cookie's session when its signature and expiry hold (no database work: a forged cookie costs no lookup). */
+  private verify(req: Request): SignedSession | null {
     const value = cookieValue(req, SESSION_COOKIE);
     if (!value) return null;
     const [payload, signature] = value.split('.');
     if (!payload || !signature || !hashesEqual(Buffer.from(signature), Buffer.from(this.sign(payload)))) return null;
     try {
-      const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { n?: unknown; e?: unknown };
-      if (typeof data.n !== 'string' || typeof data.e !== 'number' || data.e * 1000 < Date.now()) return null;
-      return { name: data.n, csrf: this.sign(`csrf:${value}`) };
+      const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { n?: unknown; e?: unknown; r?: unknown };
+      if (typeof data.n !== 'string' || typeof data.e !== 'number' || typeof data.r !== 'string' || data.e * 1000 < Date.now()) return null;
+      return { session: { name: data.n, csrf: this.sign(`csrf:${value}`) }, id: data.r, expiresAt: new Date(data.e * 1000) };
     } catch {
       return null;
     }
@@ -87,13 +125,17 @@ export class DashboardSessions {
    */
   requireAdminOrSession(): RequestHandler {
     const bearer = requireAdmin(this.adminToken);
-    return (req, res, next) => {
+    return async (req, res, next) => {
       if (bearerCredential(req) !== null || req.headers.authorization) return bearer(req, res, next);
-      const session = this.read(req);
-      if (!session) return next(new AdminAuthenticationError());
-      if (!this.csrfOk(req, session)) return next(new AdminAuthenticationError('Missing or wrong CSRF token.'));
-      req.operator = session.name;
-      next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the session passed
+      try {
+        const session = await this.read(req);
+        if (!session) return next(new AdminAuthenticationError());
+        if (!this.csrfOk(req, session)) return next(new AdminAuthenticationError('Missing or wrong CSRF token.'));
+        req.operator = session.name;
+        next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the session passed
+      } catch (error) {
+        next(error);
+      }
     };
   }
 }

@@ -102,6 +102,18 @@ describe('dashboard', () => {
     }
   });
 
+  it('signs out with the page\'s button: the cookie the browser had is refused from then on', async () => {
+    const page = await signIn();
+    const [cookie] = (await context.cookies()).filter((c) => c.name === 'dashboard_session');
+    const copied = { cookie: `dashboard_session=${cookie!.value}` };
+    expect((await request(service.baseUrl, 'GET', '/admin/v1/merchants', { headers: copied })).status).toBe(200);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/dashboard/login');
+    expect((await context.cookies()).filter((c) => c.name === 'dashboard_session')).toEqual([]);
+    expect((await request(service.baseUrl, 'GET', '/admin/v1/merchants', { headers: copied })).status).toBe(401);
+    expect((await request(service.baseUrl, 'GET', '/dashboard/session', { headers: copied })).status).toBe(401);
+  });
+
   it('signs in, approves one review and declines another after a confirmation, and shows who decided', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 100 } });
     const first = await pausedWithdrawal(shop, 1500);

@@ -10,6 +10,7 @@ import * as m008 from './008_idempotency_and_evidence';
 import * as m009 from './009_expiry_sweep';
 import * as m010 from './010_hold_released';
 import * as m011 from './011_product_lookup';
+import * as m012 from './012_dashboard_session_revocations';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -29,6 +30,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['009_expiry_sweep', m009],
   ['010_hold_released', m010],
   ['011_product_lookup', m011],
+  ['012_dashboard_session_revocations', m012],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
