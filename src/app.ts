@@ -27,6 +27,8 @@ import { readbackRoutes } from './readback/routes';
 import { adminDataRoutes } from './admin/routes';
 import { dashboardRoutes } from './dashboard/routes';
 import { DashboardSessions, storedRevocations } from './dashboard/session';
+import { AdminTokenThrottle } from './http/admin-token-throttle';
+import { requireAdmin } from './http/auth';
 import { docsRoutes } from './docs/routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
@@ -65,11 +67,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(walletPageRoutes(deps));
 
   // The dashboard signs in with the admin token; its session cookie then also opens the admin API.
+  // Wrong tokens, at the sign-in or as a bearer, count against the client's address alike.
+  const throttle = new AdminTokenThrottle(deps.db, deps.config.adminTokenThrottle);
   const sessions = new DashboardSessions(deps.config.adminToken, deps.config.nodeEnv === 'production', storedRevocations(deps.db));
-  app.use('/dashboard', dashboardRoutes(sessions));
+  app.use('/dashboard', dashboardRoutes(sessions, throttle));
   app.use(
     '/admin/v1',
-    sessions.requireAdminOrSession(),
+    sessions.requireAdminOrSession(requireAdmin(deps.config.adminToken, throttle)),
     merchantAdminRoutes(deps),
     reviewAdminRoutes(deps),
     chargeAdminRoutes(deps),

@@ -59,6 +59,12 @@ const EnvSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
   ADMIN_TOKEN: z.string().min(16).optional(),
+  /**
+   * Wrong admin tokens (dashboard sign-in or bearer) a client address may present within a window
+   * before its further attempts are refused with 429 until the window passes (src/http/admin-token-throttle.ts).
+   */
+  ADMIN_TOKEN_MAX_FAILURES: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(10),
+  ADMIN_TOKEN_FAILURE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
   DATA_ENCRYPTION_KEY: z.string().min(16).optional(),
   API_BASE_URL: httpUrl().optional(),
   WALLET_BASE_URL: httpUrl().optional(),
@@ -132,6 +138,8 @@ export interface Config {
   taskQueue: string;
   adminToken: string;
   adminTokenIsDefault: boolean;
+  /** Failed admin-token attempts allowed per client address and window (ADMIN_TOKEN_MAX_FAILURES, ADMIN_TOKEN_FAILURE_WINDOW_SECONDS). */
+  adminTokenThrottle: AdminTokenThrottleSettings;
   dataEncryptionKey: string;
   apiBaseUrl: string;
   walletBaseUrl: string;
@@ -152,6 +160,11 @@ export interface Config {
   databasePoolMax: number;
   databaseAcquireTimeoutMs: number;
   worker: WorkerTuning;
+}
+
+export interface AdminTokenThrottleSettings {
+  maxFailures: number;
+  windowSeconds: number;
 }
 
 /** The worker's slots, pollers and workflow cache (SDK defaults where not said otherwise). */
@@ -200,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskQueue: e.TEMPORAL_TASK_QUEUE,
     adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     adminTokenIsDefault: !e.ADMIN_TOKEN,
+    adminTokenThrottle: { maxFailures: e.ADMIN_TOKEN_MAX_FAILURES, windowSeconds: e.ADMIN_TOKEN_FAILURE_WINDOW_SECONDS },
     dataEncryptionKey: e.DATA_ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
     apiBaseUrl: stripSlash(e.API_BASE_URL ?? local),
     walletBaseUrl: stripSlash(e.WALLET_BASE_URL ?? local),

@@ -4,14 +4,14 @@ import { CHARGE_STATUSES } from '../domain/charge-states';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { MerchantSettingsSchema } from '../domain/settings';
 import { ChargeResponse } from '../charges/schemas';
-import { AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
 import { registry } from '../http/openapi-registry';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from '../merchants/schemas';
 import { CheckoutDetail, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
 
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
-const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 404: 'No such record.' };
+const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such record.' };
 const tag = TAGS.admin;
 const timestamp = z.string().datetime();
 const evidence = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The inputs the decision was made on: KYC record, geo check, rule and thresholds.' });

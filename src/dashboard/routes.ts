@@ -4,6 +4,7 @@ import { findStaticDir } from '../http/static-dir';
 import { z } from 'zod';
 import { AdminAuthenticationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
+import type { AdminTokenThrottle } from '../http/admin-token-throttle';
 import type { DashboardSessions } from './session';
 
 /** The dashboard's pages; each is the same shell, and app.js renders the page named by the path. */
@@ -28,7 +29,7 @@ const PAGE_HEADERS: Record<string, string> = {
 };
 
 /** GET /dashboard/* pages and assets, and the session endpoints (sign in, read, sign out). */
-export function dashboardRoutes(sessions: DashboardSessions): Router {
+export function dashboardRoutes(sessions: DashboardSessions, throttle: AdminTokenThrottle): Router {
   const dir = findStaticDir(__dirname, 'src/dashboard', 'app.html');
   const router = Router();
   const send = (res: Response, file: string) => {
@@ -38,9 +39,10 @@ export function dashboardRoutes(sessions: DashboardSessions): Router {
 
   router.get('/login', (_req, res) => send(res, 'login.html'));
 
-  router.post('/session', (req, res) => {
+  // Throttled with the admin API's bearer check (the same guess): a blocked address is refused whatever token it sends.
+  router.post('/session', async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body ?? {});
-    if (!sessions.tokenMatches(body.token)) throw new AdminAuthenticationError();
+    await throttle.admit(req, sessions.tokenMatches(body.token), true);
     res.set('Cache-Control', 'no-store').json(sessions.start(res, body.name));
   });
   router.get('/session', async (req, res) => {

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { hashesEqual, hashSecret } from '../crypto';
-import { bearerCredential, requireAdmin } from '../http/auth';
+import { bearerCredential } from '../http/auth';
 import { AdminAuthenticationError } from '../http/errors';
 import { heldBackBodyError } from '../http/json-body';
 import type { Db } from '../storage/db';
@@ -120,11 +120,10 @@ export class DashboardSessions {
   }
 
   /**
-   * The admin API's guard: the bearer admin token (scripts, curl) or a dashboard session with
-   * its CSRF header. Anything else is the admin API's 401.
+   * The admin API's guard: the bearer admin token (scripts, curl), checked by `bearer`, or a
+   * dashboard session with its CSRF header. Anything else is the admin API's 401.
    */
-  requireAdminOrSession(): RequestHandler {
-    const bearer = requireAdmin(this.adminToken);
+  requireAdminOrSession(bearer: RequestHandler): RequestHandler {
     return async (req, res, next) => {
       if (bearerCredential(req) !== null || req.headers.authorization) return bearer(req, res, next);
       try {

@@ -3,6 +3,7 @@ import { hashSecret, hashesEqual } from '../crypto';
 import { findActiveByApiKeyHash, findActiveByClientSecretHash } from '../storage/api-keys';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import type { Db } from '../storage/db';
+import type { AdminTokenThrottle } from './admin-token-throttle';
 import { credentialCacheFor } from './credential-cache';
 import { heldBackBodyError } from './json-body';
 import { AdminAuthenticationError, AuthenticationError } from './errors';
@@ -64,13 +65,22 @@ export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[ki
   };
 }
 
-/** The admin API: a single operator token, compared in constant time. */
-export function requireAdmin(adminToken: string): RequestHandler {
+/**
+ * The admin API: a single operator token, compared in constant time. A wrong one is counted against
+ * the client's address, which is refused 429 once past its limit (src/http/admin-token-throttle.ts);
+ * a missing one is the 401 and counts nothing, and a right one costs no database work.
+ */
+export function requireAdmin(adminToken: string, throttle: AdminTokenThrottle): RequestHandler {
   const expected = hashSecret(adminToken);
-  return (req, _res, next) => {
-    const credential = bearerCredential(req);
-    if (!credential || !hashesEqual(hashSecret(credential), expected)) return next(new AdminAuthenticationError());
-    next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the token passed
+  return async (req, _res, next) => {
+    try {
+      const credential = bearerCredential(req);
+      if (!credential) throw new AdminAuthenticationError();
+      await throttle.admit(req, hashesEqual(hashSecret(credential), expected), false);
+      next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the token passed
+    } catch (error) {
+      next(error);
+    }
   };
 }
 

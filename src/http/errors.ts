@@ -38,7 +38,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 422,
   unsupported: 422,
   refund: 422,
-  // Velocity limits on payment attempts: the standard status, with Retry-After.
+  // Velocity limits on payment attempts, and wrong admin tokens: the standard status, with Retry-After.
   rate_limited: 429,
   // A dependency (Temporal, PostgreSQL) refused or could not be reached for a moment: nothing was decided, try again.
   unavailable: 503,
@@ -125,7 +125,10 @@ export class AdminNotFoundError extends ApiError {
   }
 }
 
-/** Raised when a card or a client IP made more payment attempts than the merchant's hourly limit. */
+/**
+ * Raised when a card or a client IP made more payment attempts than the merchant's hourly limit,
+ * or a client address presented too many wrong admin tokens (src/http/admin-token-throttle.ts).
+ */
 export class RateLimitedError extends ApiError {
   constructor(
     message: string,

@@ -20,6 +20,9 @@ export const WalletAuth = registry.registerComponent('securitySchemes', 'checkou
   description: "The checkout's own client_secret (cs_...), from the checkout's url.",
 });
 
+/** The 429 of the admin token's throttle (src/http/admin-token-throttle.ts), on the admin API and the dashboard's sign-in. */
+export const ADMIN_TOKEN_THROTTLED = 'Too many wrong admin tokens from this address: every attempt is refused until the window passes (Retry-After seconds).';
+
 export const TAGS = {
   merchantReads: 'Extensions: merchant reads',
   admin: 'Extensions: admin API',

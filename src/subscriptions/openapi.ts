@@ -2,11 +2,11 @@
 import { z } from 'zod';
 import { SubscriptionObject } from '../checkouts/schemas';
 import { ChargeResponse } from '../charges/schemas';
-import { AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
 import { AdvanceClockBody, CancelBody, CustomerClockBody, PaymentMethodBody, SubscriptionListQuery } from './schemas';
 
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
-const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 404: 'No such subscription.', 422: 'Refused: see error and hint.' };
+const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such subscription.', 422: 'Refused: see error and hint.' };
 const tag = TAGS.admin;
 const subscriptionParams = pathId('sub_7Gk2kQ8sLm3Xa7Pc1Rt5VbNw');
 const AdminSubscription = SubscriptionObject.extend({ merchant_id: z.string(), customer_id: z.string(), checkout_id: z.string() }).passthrough();

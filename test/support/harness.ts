@@ -104,6 +104,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     // expire also walks the two-writer rule of src/checkouts/expiry.ts.
     EXPIRY_SWEEP_MS: '200',
     EXPIRY_SWEEP_GRACE_MS: '0',
+    // Every file of a run shares one database and sends from 127.0.0.1, so the wrong admin tokens one
+    // file tests would throttle the next file's sign-ins; the throttle's own tests set a low limit
+    // and their own addresses (test/admin-token-throttle.test.ts).
+    ADMIN_TOKEN_MAX_FAILURES: '100000',
     // Errors show: a 500 in a test prints its cause.
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...options.env,

@@ -11,6 +11,7 @@ import * as m009 from './009_expiry_sweep';
 import * as m010 from './010_hold_released';
 import * as m011 from './011_product_lookup';
 import * as m012 from './012_dashboard_session_revocations';
+import * as m013 from './013_admin_token_failures';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['010_hold_released', m010],
   ['011_product_lookup', m011],
   ['012_dashboard_session_revocations', m012],
+  ['013_admin_token_failures', m013],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
