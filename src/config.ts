@@ -63,7 +63,7 @@ const EnvSchema = z.object({
    * Wrong admin tokens (dashboard sign-in or bearer) a client address may present within a window
    * before its further attempts are refused with 429 until the window passes (src/http/admin-token-throttle.ts).
    */
-  ADMIN_TOKEN_MAX_FAILURES: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(10),
+  ADMIN_TOKEN_MAX_FAILURES: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(100),
   ADMIN_TOKEN_FAILURE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
   DATA_ENCRYPTION_KEY: z.string().min(16).optional(),
   API_BASE_URL: httpUrl().optional(),

@@ -101,8 +101,8 @@ describe('configuration', () => {
     for (const bad of ['50', 'soon', '']) expect(() => loadConfig({ DATABASE_ACQUIRE_TIMEOUT_MS: bad })).toThrow(/DATABASE_ACQUIRE_TIMEOUT_MS/);
   });
 
-  it('throttles wrong admin tokens at 10 per client address in 15 minutes unless ADMIN_TOKEN_MAX_FAILURES and ADMIN_TOKEN_FAILURE_WINDOW_SECONDS say otherwise', () => {
-    expect(loadConfig({}).adminTokenThrottle).toEqual({ maxFailures: 10, windowSeconds: 900 });
+  it('throttles wrong admin tokens at 100 per client address in 15 minutes unless ADMIN_TOKEN_MAX_FAILURES and ADMIN_TOKEN_FAILURE_WINDOW_SECONDS say otherwise', () => {
+    expect(loadConfig({}).adminTokenThrottle).toEqual({ maxFailures: 100, windowSeconds: 900 });
     expect(loadConfig({ ADMIN_TOKEN_MAX_FAILURES: '3', ADMIN_TOKEN_FAILURE_WINDOW_SECONDS: '2' }).adminTokenThrottle).toEqual({ maxFailures: 3, windowSeconds: 2 });
     for (const [name, bad] of [['ADMIN_TOKEN_MAX_FAILURES', '0'], ['ADMIN_TOKEN_MAX_FAILURES', ''], ['ADMIN_TOKEN_FAILURE_WINDOW_SECONDS', '0'], ['ADMIN_TOKEN_FAILURE_WINDOW_SECONDS', '1.5']] as const) {
       expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(name));
