@@ -48,6 +48,19 @@ async function signIn(): Promise<Page> {
   return page;
 }
 
+/** The sign-in page with the service's answer to the sign-in replaced by `answer` (the page is what is tested). */
+async function signInAnswered(answer: { status: number; body: unknown }): Promise<Page> {
+  const page = await context.newPage();
+  await page.route('**/dashboard/session', (route) =>
+    route.request().method() === 'POST' ? route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.body) }) : route.continue(),
+  );
+  await page.goto(`${service.baseUrl}/dashboard/login`);
+  await page.getByLabel('Your name').fill(REVIEWER);
+  await page.getByLabel('Admin token').fill('not-the-token');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  return page;
+}
+
 async function confirm(page: Page): Promise<void> {
   await page.locator('dialog#confirm').waitFor({ state: 'visible' });
   await page.locator('#confirm-ok').click();
@@ -85,6 +98,12 @@ describe('dashboard', () => {
     await page.getByText('That admin token is not valid.').waitFor();
     expect(page.url()).toMatch(/\/dashboard\/login$/);
     await screenshots(page, 'login');
+  });
+
+  it('a refused sign-in shows its hint, such as how long a throttled address waits', async () => {
+    const page = await signInAnswered({ status: 429, body: { error: 'Too many wrong admin tokens from this address.', hint: 'Try again in 42 seconds.' } });
+    await page.locator('#error').filter({ hasText: 'Too many wrong admin tokens from this address. Try again in 42 seconds.' }).waitFor();
+    expect(page.url()).toMatch(/\/dashboard\/login$/);
   });
 
   it('the sign-in form submitted before its script runs never puts the admin token in the address', async () => {

@@ -16,6 +16,7 @@ form.addEventListener('submit', async (event) => {
     return;
   }
   const body = await res.json().catch(() => ({}));
-  error.textContent = res.status === 401 ? 'That admin token is not valid.' : body.error || 'Sign-in failed.';
+  // A refusal's hint says what to do next (how long a throttled address waits: 429 with Retry-After).
+  error.textContent = res.status === 401 ? 'That admin token is not valid.' : [body.error, body.hint].filter(Boolean).join(' ') || 'Sign-in failed.';
   error.hidden = false;
 });
