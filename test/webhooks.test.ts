@@ -1,13 +1,13 @@
 import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
+import { sweepAsDue } from './support/outbox';
 import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { verifySignature } from '../src/webhooks/signature';
 import { recordEvent } from '../src/events/record';
 import { findMerchant } from '../src/storage/merchants';
 import { deliverAfterCommit, settleFirstDeliveries } from '../src/events/first-delivery';
-import { sweepOutbox } from '../src/events/sweeper';
 import { attemptDelivery } from '../src/events/deliver';
 import { markDispatched } from '../src/storage/events';
 import { createDeliveryActivities } from '../activities/delivery';
@@ -97,13 +97,8 @@ describe('signed delivery', () => {
     await settleFirstDeliveries();
     const mine = () => receiver.requests.filter((r) => r.body?.event_id === event.id);
     expect(mine()).toHaveLength(1);
-    // Past the sweeper's grace period, a sweep dispatches it. The sweep runs here, in the transaction
-    // that ages the event: every test file's worker sweeps the run's one database, and one of another
-    // file would start the delivery on its own task queue, then stop with the file mid-backoff.
-    await service.deps.db.transaction(async (trx) => {
-      await trx('events').where({ id: event.id }).update({ created_at: trx.raw("now() - interval '1 minute'") });
-      await sweepOutbox({ ...service.deps, db: trx });
-    });
+    // Past the sweeper's grace period, a sweep dispatches it (run here: see sweepAsDue).
+    await sweepAsDue(service, [event.id]);
     await waitFor(async () => (await service.deps.db('events').where({ id: event.id }).first()).delivery_status === 'failed', 90_000, 'delivery to give up'); // ~15 s of backoff, longer on a loaded CI machine
     const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: event.id }).orderBy('id');
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
@@ -123,10 +118,7 @@ describe('signed delivery', () => {
     expect((await attemptDelivery(service.deps, event, merchant, 1))?.ok).toBe(true);
     const mine = () => receiver.requests.filter((r) => r.body?.event_id === event.id);
     expect(mine()).toHaveLength(1);
-    await service.deps.db.transaction(async (trx) => {
-      await trx('events').where({ id: event.id }).update({ created_at: trx.raw("now() - interval '1 minute'") });
-      await sweepOutbox({ ...service.deps, db: trx });
-    });
+    await sweepAsDue(service, [event.id]);
     await new Promise((r) => setTimeout(r, 1500));
     expect(mine()).toHaveLength(1);
     expect(await service.deps.db('events').where({ id: event.id }).first()).toMatchObject({ delivery_status: 'delivered', dispatched_at: expect.any(Date) });
