@@ -3,6 +3,7 @@ import { useServiceWithReceiver } from './support/file-environment';
 import { WorkerProcess } from './support/worker-process';
 import type { WebhookReceiver } from './support/receiver';
 import { request } from './support/http';
+import { sweepAsDue } from './support/outbox';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor } from './support/fixtures';
 
 let service: Service;
@@ -72,6 +73,10 @@ describe('a worker crash while deliveries are failing', () => {
 
     await worker.kill();
     receiver.responder = () => ({ status: 200 });
+    // An event whose first attempt the crash cut off before its retry workflow started is the outbox
+    // sweeper's: swept here, at once, not 20 s on, when another file's worker could take it (see sweepAsDue).
+    const undispatched = await service.deps.db('events').whereIn('id', expected).whereNull('dispatched_at');
+    await sweepAsDue(service, undispatched.map((e) => e.id as string));
     await worker.start();
 
     await waitFor(async () => {
@@ -128,13 +133,15 @@ describe('a worker crash during an event\'s first delivery attempt', () => {
     await waitFor(() => receiver.forCheckout(checkout.id).length > 0, 30_000, 'the first attempt');
     await worker.kill(); // while the merchant is still answering the first attempt
     receiver.responder = () => ({ status: 503 });
+    // The crash left the event to the outbox sweeper. The sweep runs here, at once, not in the restarted
+    // worker 20 s on: by then another file's worker could sweep the event first (see sweepAsDue).
+    const [event] = await recordedEvents(service, checkout.id);
+    expect(event).toMatchObject({ type: 'checkout.succeeded', dispatched_at: null, delivery_status: 'pending' });
+    await sweepAsDue(service, [event.id]);
     await worker.start();
     await pending;
 
-    const [event] = await waitFor(async () => {
-      const rows = await service.deps.db('events').where({ checkout_id: checkout.id });
-      return rows[0]?.delivery_status === 'failed' && rows;
-    }, 120_000, 'delivery to give up');
+    await waitFor(async () => (await service.deps.db('events').where({ id: event.id }).first()).delivery_status === 'failed', 120_000, 'delivery to give up');
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.forCheckout(checkout.id)).toHaveLength(5);
     const attempts = await service.deps.db('event_delivery_attempts').where({ event_id: event.id }).orderBy('attempt');

@@ -84,6 +84,8 @@ export function defaultReplicas(): number {
 /**
  * One environment per test file: the real app on a free port and a real worker on a task
  * queue of its own, against the run's database and Temporal server (from the global setup).
+ * The worker's sweeps read that whole database, every file's rows: a test that needs an event
+ * swept runs the sweep itself (test/support/outbox.ts), or another file's worker may take it.
  */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const taskQueue = `test-${randomUUID()}`;
