@@ -74,7 +74,7 @@ describe('a worker crash while deliveries are failing', () => {
     await worker.kill();
     receiver.responder = () => ({ status: 200 });
     // An event whose first attempt the crash cut off before its retry workflow started is the outbox
-    // sweeper's: swept here, at once, not 20 s on, when another file's worker could take it (see sweepAsDue).
+    // sweeper's: swept here, at once, not 20 s on by the restarted worker's sweeper (see sweepAsDue).
     const undispatched = await service.deps.db('events').whereIn('id', expected).whereNull('dispatched_at');
     await sweepAsDue(service, undispatched.map((e) => e.id as string));
     await worker.start();
@@ -134,7 +134,7 @@ describe('a worker crash during an event\'s first delivery attempt', () => {
     await worker.kill(); // while the merchant is still answering the first attempt
     receiver.responder = () => ({ status: 503 });
     // The crash left the event to the outbox sweeper. The sweep runs here, at once, not in the restarted
-    // worker 20 s on: by then another file's worker could sweep the event first (see sweepAsDue).
+    // worker 20 s on (see sweepAsDue).
     const [event] = await recordedEvents(service, checkout.id);
     expect(event).toMatchObject({ type: 'checkout.succeeded', dispatched_at: null, delivery_status: 'pending' });
     await sweepAsDue(service, [event.id]);

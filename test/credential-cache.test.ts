@@ -70,7 +70,7 @@ describe('CredentialCache', () => {
 
   it('answers from memory within the TTL and asks the database again after it', async () => {
     let now = 1_000;
-    const cache = new CredentialCache(process.env.DATABASE_URL!, () => now);
+    const cache = new CredentialCache(service.databaseUrl, () => now);
     try {
       await waitListening(cache);
       let loads = 0;
@@ -87,7 +87,7 @@ describe('CredentialCache', () => {
   });
 
   it('does not cache a lookup that raced an invalidation of any merchant', async () => {
-    const cache = new CredentialCache(process.env.DATABASE_URL!);
+    const cache = new CredentialCache(service.databaseUrl);
     try {
       await waitListening(cache);
       let loads = 0;

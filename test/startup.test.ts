@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { dropDatabase } from '../src/storage/db';
+import { createTestDatabase } from './support/test-database';
 
 /**
  * The API entry point as an operator starts it (a real process, real database and Temporal):
@@ -8,6 +10,15 @@ import path from 'node:path';
  * reaches its output.
  */
 const ROOT = path.resolve(__dirname, '..');
+
+/** The processes this file starts share one database of their own (no service starts here). */
+let databaseUrl: string;
+beforeAll(async () => {
+  databaseUrl = await createTestDatabase();
+});
+afterAll(async () => {
+  if (databaseUrl) await dropDatabase(databaseUrl);
+});
 
 interface Run {
   code: number | null;
@@ -21,7 +32,7 @@ async function runApi(env: Record<string, string>): Promise<Run> {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
-      DATABASE_URL: process.env.DATABASE_URL!,
+      DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
       PORT: '0',
       LOG_LEVEL: 'info',
@@ -95,7 +106,7 @@ describe('graceful shutdown', () => {
   it('on SIGTERM finishes the request in flight, closes its keep-alive connection and exits at once', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/entry/api.ts')], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: process.env.DATABASE_URL!, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, PORT: '0', LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

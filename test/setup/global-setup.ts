@@ -7,13 +7,16 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
 import { writeWorkflowBundles } from '../../src/worker';
 
 /**
- * Once per `npm test`: an isolated database (createScratchDatabase, as the benchmarks make theirs)
- * and an ephemeral Temporal dev server on free ports, so two runs never collide; and the workflow
- * bundle, built once for every file.
+ * Once per `npm test`: a migrated template database (createScratchDatabase, as the benchmarks make
+ * theirs), which every service copies into a database of its own (test/support/test-database.ts) so
+ * that no file's sweepers see another file's rows; an ephemeral Temporal dev server on free ports,
+ * so two runs never collide; and the workflow bundle, built once for every file.
  * With TEST_TEMPORAL=cluster (`npm run test:cluster`), Temporal's server on PostgreSQL instead.
  */
 export default async function globalSetup(): Promise<void> {
-  const databaseUrl = await createScratchDatabase(`payments_test_${process.pid}`);
+  // payments_test_<pid>_tpl_<random>; its copies are payments_test_<pid>_<random>.
+  const prefix = `payments_test_${process.pid}`;
+  const templateUrl = await createScratchDatabase(`${prefix}_tpl`);
 
   const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
 
@@ -25,11 +28,11 @@ export default async function globalSetup(): Promise<void> {
   // Against the cluster (`npm run test:cluster`), TEMPORAL_ADDRESS is the one scripts/temporal-cluster.sh started.
   const address = env ? env.connection.options.address : clusterAddress();
   Object.assign(process.env, {
-    DATABASE_URL: databaseUrl,
+    TEST_TEMPLATE_DATABASE_URL: templateUrl,
     TEMPORAL_ADDRESS: address,
     WORKFLOW_BUNDLE_PATH: bundlePath,
   });
-  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databaseUrl };
+  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databasePrefix: `${prefix}_` };
 }
 
 /**

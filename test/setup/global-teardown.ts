@@ -1,11 +1,12 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { dropDatabase } from '../../src/storage/db';
+import { dropTestDatabasesWithPrefix } from '../support/test-database';
 
 export default async function globalTeardown(): Promise<void> {
   const state = (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ as
-    | { env: TestWorkflowEnvironment | null; databaseUrl: string }
+    | { env: TestWorkflowEnvironment | null; databasePrefix: string }
     | undefined;
   if (!state) return;
   await state.env?.teardown();
-  if (!process.env.KEEP_TEST_DATABASE) await dropDatabase(state.databaseUrl);
+  // The template and any copy a crashed file did not drop.
+  if (!process.env.KEEP_TEST_DATABASE) await dropTestDatabasesWithPrefix(state.databasePrefix);
 }

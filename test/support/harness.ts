@@ -7,7 +7,7 @@ import type { AppDeps } from '../../src/app-deps';
 import { loadConfig } from '../../src/config';
 import { Sealer } from '../../src/crypto';
 import { createLogger } from '../../src/logger';
-import { createDb } from '../../src/storage/db';
+import { createDb, dropDatabase } from '../../src/storage/db';
 import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker, startWorkerSweeps } from '../../src/worker';
@@ -18,6 +18,7 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ChildService } from './child-service';
 import { RoundRobinProxy } from './round-robin-proxy';
 import { freePort } from './free-port';
+import { createTestDatabase } from './test-database';
 
 // The SDK's own worker logs (state changes) would drown test output; errors still show.
 try {
@@ -37,6 +38,8 @@ export interface Service {
   deps: AppDeps;
   taskQueue: string;
   adminToken: string;
+  /** The service's own database: every process of the service uses it, and stop() drops it. */
+  databaseUrl: string;
   /** The environment the service's configuration came from, for child processes of the same service. */
   childEnv: NodeJS.ProcessEnv;
   /** With replicas: the proxy in front of the API processes (it counts the requests each served). */
@@ -83,9 +86,9 @@ export function defaultReplicas(): number {
 
 /**
  * One environment per test file: the real app on a free port and a real worker on a task
- * queue of its own, against the run's database and Temporal server (from the global setup).
- * The worker's sweeps read that whole database, every file's rows: a test that needs an event
- * swept runs the sweep itself (test/support/outbox.ts), or another file's worker may take it.
+ * queue of its own, against a database of its own (a copy of the run's migrated template, see
+ * test/support/test-database.ts) and the run's Temporal server (from the global setup). Its
+ * sweepers see only its own rows, so they start only its own workflows on its own task queue.
  */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const taskQueue = `test-${randomUUID()}`;
@@ -93,6 +96,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // real and keep their spans to themselves, so a test that controls DNS answers or collects the
   // trace runs one API and one worker.
   const replicas = options.resolveHost || options.spanExporter ? 1 : (options.replicas ?? defaultReplicas());
+  const databaseUrl = await createTestDatabase();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
@@ -106,13 +110,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     // expire also walks the two-writer rule of src/checkouts/expiry.ts.
     EXPIRY_SWEEP_MS: '200',
     EXPIRY_SWEEP_GRACE_MS: '0',
-    // Every file of a run shares one database and sends from 127.0.0.1, so the wrong admin tokens one
-    // file tests would throttle the next file's sign-ins; the throttle's own tests set a low limit
-    // and their own addresses (test/admin-token-throttle.test.ts).
+    // Every test sends from 127.0.0.1, so the wrong admin tokens one test sends would throttle the
+    // next test's sign-ins; the throttle's own tests set a low limit and their own addresses
+    // (test/admin-token-throttle.test.ts).
     ADMIN_TOKEN_MAX_FAILURES: '100000',
     // Errors show: a 500 in a test prints its cause.
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     ...options.env,
+    DATABASE_URL: databaseUrl,
   };
   const config = loadConfig(env);
   const db = createDb(config.databaseUrl, { max: 5 });
@@ -188,6 +193,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     deps,
     taskQueue,
     adminToken: config.adminToken,
+    databaseUrl,
     childEnv,
     proxy,
     stopWorker,
@@ -202,6 +208,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       await closeCredentialCache(db);
       await db.destroy();
       await tracing.shutdown();
+      // Last, once every pool of the service is closed (FORCE ends any connection still open).
+      await dropDatabase(databaseUrl);
     },
   };
 }
