@@ -69,11 +69,17 @@ export async function migrateLatest(db: Db): Promise<void> {
   await db.migrate.latest();
 }
 
+/** The database a URL names, refused unless plain (letters, digits, _), since it is quoted into CREATE DATABASE. */
+export function plainDatabaseName(databaseUrl: string): string {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`Refusing to create database with unusual name: ${name}`);
+  return name;
+}
+
 /** Creates the database named in the URL when it does not exist yet (first start on a machine). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const name = plainDatabaseName(databaseUrl);
   const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`Refusing to create database with unusual name: ${name}`);
   url.pathname = '/postgres';
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();

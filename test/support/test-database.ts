@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { DEFAULT_ADMIN_DATABASE_URL } from '../../src/storage/db';
+import { DEFAULT_ADMIN_DATABASE_URL, plainDatabaseName } from '../../src/storage/db';
 
 /**
  * Databases of a test run: the global setup migrates one template (TEST_TEMPLATE_DATABASE_URL) and
@@ -23,21 +23,15 @@ async function onAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-function nameOf(databaseUrl: string): string {
-  const name = decodeURIComponent(new URL(databaseUrl).pathname.replace(/^\//, ''));
-  if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`Refusing a database with an unusual name: ${name}`);
-  return name;
-}
-
 /** A new migrated database of this run, copied from the template; the caller drops it (dropDatabase). */
 export async function createTestDatabase(): Promise<string> {
   const template = process.env.TEST_TEMPLATE_DATABASE_URL;
   if (!template) throw new Error('TEST_TEMPLATE_DATABASE_URL is not set: run the tests with `npm test`');
-  const templateName = nameOf(template);
+  const templateName = plainDatabaseName(template);
   const url = new URL(adminUrl());
   url.pathname = `/${templateName.replace(/_tpl_[0-9a-f]+$/, '')}_${randomBytes(6).toString('hex')}`;
   const databaseUrl = url.toString();
-  await onAdmin((client) => client.query(`CREATE DATABASE "${nameOf(databaseUrl)}" TEMPLATE "${templateName}"`));
+  await onAdmin((client) => client.query(`CREATE DATABASE "${plainDatabaseName(databaseUrl)}" TEMPLATE "${templateName}"`));
   return databaseUrl;
 }
 
