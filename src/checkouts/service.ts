@@ -6,7 +6,8 @@ import { ConflictError, NotFoundError, UnsupportedError, ValidationError } from 
 import { IDEMPOTENCY_KEY_TTL_HOURS } from '../storage/idempotency-keys';
 import type { Db } from '../storage/db';
 import type { MerchantRow } from '../storage/merchants';
-import { findCheckout, insertCheckoutForCustomer, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
+import { findCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
+import { insertCheckoutForCustomer } from '../storage/checkout-inserts';
 import { findOrInsertDedupProduct, findProducts, insertProduct, type ProductRow } from '../storage/products';
 import { abandonCheckoutWorkflow, startCheckoutWorkflow } from '../temporal/checkouts';
 import { acceptPaymentOptions, detectFlow, flowNotEnabled, isRefusal, lineItemKind, lineItemsTotal } from './flows';

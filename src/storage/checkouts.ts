@@ -1,4 +1,4 @@
-import { notNullViolation, queryPrepared, type Db } from './db';
+import type { Db } from './db';
 import type { AttemptLogEntry } from './attempt-log';
 import type { WebhookLineItem } from '../domain/event-catalog';
 import type { CheckoutFlow, CheckoutType, PaymentMethodId } from '../domain/settings';
@@ -57,37 +57,6 @@ export type NewCheckout = Omit<
   CheckoutRow,
   'state' | 'blocked_reason' | 'attempts_count' | 'attempt_slot_until' | 'expiry_remaining_ms' | 'created_at' | 'updated_at'
 >;
-
-// pg sends a JS array as a Postgres array literal, not JSON, so jsonb values are serialised here.
-const asJson = <T>(value: T): T => (value === null ? value : (JSON.stringify(value) as unknown as T));
-
-/**
- * Inserts the checkout in state `open` if `row.customer_id` names a customer of `row.merchant_id`,
- * in one statement: the customer's id comes from a subquery scoped to the merchant, so another
- * merchant's or a missing customer leaves it NULL, which the column refuses (NOT NULL). That
- * refusal is returned as undefined; the statement (and, inside a transaction, the transaction)
- * has then written nothing.
- */
-export async function insertCheckoutForCustomer(db: Db, row: NewCheckout): Promise<CheckoutRow | undefined> {
-  try {
-    const [inserted] = await queryPrepared<CheckoutRow>(
-      db,
-      db<CheckoutRow>('checkouts')
-        .insert({
-          ...row,
-          customer_id: db('customers').select('id').where({ merchant_id: row.merchant_id, id: row.customer_id }) as unknown as string,
-          line_items: asJson(row.line_items),
-          subscription: asJson(row.subscription),
-          payment_options: asJson(row.payment_options),
-        })
-        .returning('*'),
-    );
-    return inserted;
-  } catch (error) {
-    if (notNullViolation(error) === 'checkouts.customer_id') return undefined;
-    throw error;
-  }
-}
 
 /** The merchant's checkout; another merchant's is absent, exactly like a missing one. */
 export async function findCheckout(db: Db, merchantId: string, id: string): Promise<CheckoutRow | undefined> {

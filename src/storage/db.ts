@@ -29,16 +29,16 @@ const CACHED_PLAN_CHANGED = '0A000';
 let preparedGeneration = 0;
 
 /**
- * Runs `query` as a named prepared statement: each pooled connection has PostgreSQL parse and plan
+ * Runs `query` (a query builder or a raw statement) as a named prepared statement: each pooled connection has PostgreSQL parse and plan
  * its text once, not on every call as knex's unnamed statements are. For the hottest statements
  * only (a checkout's INSERT), where that planning is a measurable share of PostgreSQL's work per
  * request. The name is derived from the text, so a query whose text differs (another set of
  * columns) is another statement. Inside a transaction (whose connection knex keeps to itself), and
  * for texts past the bound, the query runs as knex runs it. Answers the rows, as knex does for a
- * query with `returning`.
+ * query with `returning` (and for a raw statement, its result's rows).
  */
-export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder): Promise<Row[]> {
-  if (db.isTransaction) return (await query) as Row[];
+export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
+  if (db.isTransaction) return rowsOf<Row>(await query);
   const { sql, bindings } = query.toSQL().toNative();
   const name = preparedNames.get(sql) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(sql) : undefined);
   if (name === undefined) return (await query) as Row[];
@@ -56,7 +56,12 @@ export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder): Prom
   // prepare under new names from now on, since a stale statement stays stale.
   preparedGeneration += 1;
   preparedNames.clear();
-  return (await query) as Row[];
+  return rowsOf<Row>(await query);
+}
+
+/** A query builder answers its rows; a raw query answers pg's result, whose rows they are. */
+function rowsOf<Row>(answer: unknown): Row[] {
+  return Array.isArray(answer) ? (answer as Row[]) : ((answer as { rows: Row[] }).rows);
 }
 
 function nameFor(sql: string): string {
@@ -136,10 +141,4 @@ export async function createScratchDatabase(prefix: string, adminUrl = process.e
 export function uniqueViolation(error: unknown): string | null {
   const e = error as { code?: string; constraint?: string };
   return e && e.code === '23505' ? (e.constraint ?? 'unknown') : null;
-}
-
-/** Postgres not_null_violation, with the column that refused the NULL as `table.column`. */
-export function notNullViolation(error: unknown): string | null {
-  const e = error as { code?: string; table?: string; column?: string };
-  return e && e.code === '23502' ? `${e.table ?? 'unknown'}.${e.column ?? 'unknown'}` : null;
 }

@@ -1,0 +1,123 @@
+import type { Knex } from 'knex';
+import { queryPrepared, type Db } from './db';
+import type { CheckoutRow, NewCheckout } from './checkouts';
+
+/** The columns a new checkout is written with, each with the type of its array in the statement. */
+const COLUMNS = [
+  ['id', 'text'],
+  ['merchant_id', 'text'],
+  ['customer_id', 'text'],
+  ['type', 'text'],
+  ['flow', 'text'],
+  ['client_secret_hash', 'bytea'],
+  ['fixed_amount_cents', 'int'],
+  ['balance_amount_cents', 'int'],
+  ['line_items', 'jsonb'],
+  ['line_items_total_amount_cents', 'int'],
+  ['subscription', 'jsonb'],
+  ['experience', 'text'],
+  ['payment_options', 'jsonb'],
+  ['return_url', 'text'],
+  ['currency', 'text'],
+  ['max_attempts', 'int'],
+  ['expires_at', 'timestamptz'],
+] as const satisfies ReadonlyArray<readonly [keyof NewCheckout, string]>;
+
+// pg sends a JS array as a Postgres array literal, not JSON, so jsonb values are serialised here.
+const JSON_COLUMNS: ReadonlySet<keyof NewCheckout> = new Set(['line_items', 'subscription', 'payment_options'] as const);
+
+/**
+ * Any number of checkouts in one statement: an array per column, unnested into rows, and each row
+ * written only if its customer_id names a customer of its merchant_id (the join), so a missing or
+ * another merchant's customer is checked in the same round trip. Such a row is not written and not
+ * returned; the others are. The text is the same for any number of rows, so each pooled connection
+ * prepares it once.
+ */
+const INSERT_SQL = `INSERT INTO checkouts (${COLUMNS.map(([column]) => column).join(', ')})
+SELECT ${COLUMNS.map(([column]) => (column === 'customer_id' ? 'customers.id' : `v.${column}`)).join(', ')}
+  FROM unnest(${COLUMNS.map(([, type]) => `?::${type}[]`).join(', ')}) AS v(${COLUMNS.map(([column]) => column).join(', ')})
+  JOIN customers ON customers.id = v.customer_id AND customers.merchant_id = v.merchant_id
+RETURNING *`;
+
+/**
+ * Inserts the checkouts in state `open`, each only if its customer is one of its merchant's, in one
+ * statement (all or nothing: an error writes none). Answers, in the order given, each checkout as
+ * written, or undefined where its customer was refused.
+ */
+export async function insertCheckoutsForCustomers(db: Db, rows: readonly NewCheckout[]): Promise<Array<CheckoutRow | undefined>> {
+  const arrays = COLUMNS.map(([column]) =>
+    rows.map((row) => {
+      const value = row[column];
+      return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
+    }),
+  );
+  const written = await queryPrepared<CheckoutRow>(db, db.raw(INSERT_SQL, arrays as unknown as Knex.RawBinding[]));
+  const byId = new Map(written.map((row) => [row.id, row]));
+  return rows.map((row) => byId.get(row.id));
+}
+
+/** The most checkouts one statement writes; more wait for the next. */
+const MAX_BATCH = 100;
+
+interface Waiting {
+  row: NewCheckout;
+  resolve: (row: CheckoutRow | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit for a pool's checkout INSERTs. A checkout is written at once when no batch is on
+ * its way to PostgreSQL; while one is, the checkouts created meanwhile wait and go together as the
+ * next batch when it returns. Under load that is one statement and one commit for several
+ * checkouts (a round trip and a commit were most of PostgreSQL's work per checkout); a lone
+ * checkout waits for nothing. A batch whose statement fails is tried again row by row, so one bad
+ * row (a duplicate id) fails only its own checkout.
+ */
+export class CheckoutInsertBatcher {
+  private waiting: Waiting[] = [];
+  private flushing = false;
+
+  constructor(private readonly db: Db) {}
+
+  insert(row: NewCheckout): Promise<CheckoutRow | undefined> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ row, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, MAX_BATCH);
+      await this.write(batch);
+    }
+    this.flushing = false;
+  }
+
+  private async write(batch: Waiting[]): Promise<void> {
+    try {
+      const written = await insertCheckoutsForCustomers(this.db, batch.map((waiting) => waiting.row));
+      batch.forEach((waiting, index) => waiting.resolve(written[index]));
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error);
+      // The statement wrote nothing: each row alone, so only the rows that fail by themselves fail.
+      await Promise.all(batch.map((waiting) => insertCheckoutsForCustomers(this.db, [waiting.row]).then(([row]) => waiting.resolve(row), waiting.reject)));
+    }
+  }
+}
+
+const batchers = new WeakMap<Db, CheckoutInsertBatcher>();
+
+/**
+ * Inserts the checkout in state `open` if `row.customer_id` names a customer of `row.merchant_id`,
+ * answering undefined (having written nothing) for a customer that is missing or another
+ * merchant's. On a pool it goes through the pool's batcher (one per pool, that is per process and
+ * database); inside a transaction (a checkout with line items) it runs there, alone.
+ */
+export async function insertCheckoutForCustomer(db: Db, row: NewCheckout): Promise<CheckoutRow | undefined> {
+  if (db.isTransaction) return (await insertCheckoutsForCustomers(db, [row]))[0];
+  let batcher = batchers.get(db);
+  if (!batcher) batchers.set(db, (batcher = new CheckoutInsertBatcher(db)));
+  return batcher.insert(row);
+}

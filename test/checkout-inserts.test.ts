@@ -1,0 +1,151 @@
+import { hashSecret } from '../src/crypto';
+import { newId } from '../src/domain/ids';
+import { insertCheckoutForCustomer } from '../src/storage/checkout-inserts';
+import type { NewCheckout } from '../src/storage/checkouts';
+import { createDb, type Db } from '../src/storage/db';
+import { openShop, type Shop } from './support/fixtures';
+import { startService, type Service } from './support/harness';
+
+/**
+ * Checkout INSERTs are grouped (src/storage/checkout-inserts.ts): while one statement is on its way,
+ * the checkouts created meanwhile wait and go together. Each test uses a pool of its own, so its
+ * batcher is fresh: the first call goes alone at once, and every call made while it is in flight
+ * joins the next statement. A statement's rows share their commit's created_at (now() is the
+ * transaction's start), which is how a test sees which rows went together.
+ */
+let service: Service;
+let shop: Shop;
+let otherShop: Shop;
+const pools: Db[] = [];
+
+beforeAll(async () => {
+  service = await startService({ worker: false, replicas: 1 });
+  [shop, otherShop] = await Promise.all([openShop(service), openShop(service)]);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.destroy()));
+  await service?.stop();
+});
+
+function freshPool(max = 10): Db {
+  const pool = createDb(service.deps.config.databaseUrl, { max });
+  pools.push(pool);
+  return pool;
+}
+
+function checkoutOf(owner: Shop, changes: Partial<NewCheckout> = {}): NewCheckout {
+  return {
+    id: newId('checkout'),
+    merchant_id: owner.merchant.id,
+    customer_id: owner.customerId,
+    type: 'deposit',
+    flow: 'preset_deposit',
+    client_secret_hash: hashSecret(newId('checkout')),
+    fixed_amount_cents: 2500,
+    balance_amount_cents: null,
+    line_items: [],
+    line_items_total_amount_cents: null,
+    subscription: null,
+    experience: null,
+    payment_options: null,
+    return_url: null,
+    currency: 'USD',
+    max_attempts: null,
+    expires_at: new Date(Date.now() + 60_000),
+    ...changes,
+  };
+}
+
+const stored = (db: Db, ids: string[]) => db('checkouts').whereIn('id', ids).select('id', 'created_at');
+const distinct = (dates: Date[]) => new Set(dates.map((date) => date.getTime())).size;
+
+describe('checkout inserts', () => {
+  it('writes a lone checkout at once, and the checkouts created while it is written together in one statement', async () => {
+    const db = freshPool();
+    const rows = Array.from({ length: 20 }, (_, index) => checkoutOf(shop, { fixed_amount_cents: 100 + index }));
+    const written = await Promise.all(rows.map((row) => insertCheckoutForCustomer(db, row)));
+
+    expect(written.map((row) => [row?.id, row?.fixed_amount_cents, row?.state])).toEqual(rows.map((row) => [row.id, row.fixed_amount_cents, 'open']));
+    const createdAt = written.map((row) => row!.created_at);
+    expect(distinct(createdAt.slice(1))).toBe(1); // the 19 that waited: one statement
+    expect(createdAt[0]!.getTime()).not.toBe(createdAt[1]!.getTime()); // the first went alone
+    expect(await stored(db, rows.map((row) => row.id))).toHaveLength(20);
+  });
+
+  it('stores every column as given, the json ones as json', async () => {
+    const db = freshPool();
+    const lineItem = { product_id: newId('product'), quantity: 2, total_amount_cents: 600, product_name: 'Tea', product_url: null, product_price_cents: 300, sku: 'tea', kind: 'product' as const };
+    const row = checkoutOf(shop, {
+      flow: 'subscription',
+      fixed_amount_cents: null,
+      line_items: [lineItem],
+      line_items_total_amount_cents: 600,
+      subscription: { interval: 'month', interval_count: 3 },
+      experience: 'iframe',
+      payment_options: ['credit_card', 'paypal'],
+      return_url: 'https://shop.example/done',
+      max_attempts: 7,
+    });
+    const [first, written] = await Promise.all([insertCheckoutForCustomer(db, checkoutOf(shop)), insertCheckoutForCustomer(db, row)]);
+    expect(first).toBeDefined();
+    const read = await db('checkouts').where({ id: row.id }).first();
+    for (const found of [written, read]) {
+      expect(found).toMatchObject({ ...row, client_secret_hash: row.client_secret_hash, state: 'open', attempts_count: 0 });
+    }
+  });
+
+  it('refuses a missing customer and another merchant’s in a statement that writes the rest', async () => {
+    const db = freshPool();
+    const rows = [
+      checkoutOf(shop),
+      checkoutOf(shop),
+      checkoutOf(shop, { customer_id: otherShop.customerId }),
+      checkoutOf(shop, { customer_id: newId('customer') }),
+      checkoutOf(shop),
+    ];
+    const written = await Promise.all(rows.map((row) => insertCheckoutForCustomer(db, row)));
+
+    expect(written.map((row) => row?.id)).toEqual([rows[0]!.id, rows[1]!.id, undefined, undefined, rows[4]!.id]);
+    expect(distinct([written[1]!.created_at, written[4]!.created_at])).toBe(1);
+    expect((await stored(db, rows.map((row) => row.id))).map((row) => row.id).sort()).toEqual([rows[0]!.id, rows[1]!.id, rows[4]!.id].sort());
+  });
+
+  it('fails only the row that fails by itself when its statement fails', async () => {
+    const db = freshPool();
+    const existing = await insertCheckoutForCustomer(db, checkoutOf(shop));
+    const rows = [checkoutOf(shop), checkoutOf(shop), checkoutOf(shop, { id: existing!.id }), checkoutOf(shop)];
+    const answers = await Promise.allSettled(rows.map((row) => insertCheckoutForCustomer(db, row)));
+
+    expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((answers[2] as PromiseRejectedResult).reason).toMatchObject({ code: '23505', constraint: 'checkouts_pkey' });
+    expect(await stored(db, [rows[0]!.id, rows[1]!.id, rows[3]!.id])).toHaveLength(3);
+  });
+
+  it('keeps going after a failed statement: the next checkouts are written as before', async () => {
+    const db = freshPool();
+    const existing = await insertCheckoutForCustomer(db, checkoutOf(shop));
+    await expect(insertCheckoutForCustomer(db, checkoutOf(shop, { id: existing!.id }))).rejects.toMatchObject({ code: '23505' });
+    const rows = [checkoutOf(shop), checkoutOf(shop), checkoutOf(shop)];
+    expect((await Promise.all(rows.map((row) => insertCheckoutForCustomer(db, row)))).map((row) => row?.id)).toEqual(rows.map((row) => row.id));
+  });
+
+  it('inside a transaction writes there, alone, and a rollback undoes it', async () => {
+    const db = freshPool();
+    const row = checkoutOf(shop);
+    await db
+      .transaction(async (trx) => {
+        expect((await insertCheckoutForCustomer(trx, row))?.id).toBe(row.id);
+        expect(await insertCheckoutForCustomer(trx, checkoutOf(shop, { customer_id: otherShop.customerId }))).toBeUndefined();
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    expect(await stored(db, [row.id])).toHaveLength(0);
+  });
+
+  it('prepares one statement per connection, whatever the number of rows', async () => {
+    const db = freshPool(1);
+    for (const size of [1, 3, 7]) await Promise.all(Array.from({ length: size }, () => insertCheckoutForCustomer(db, checkoutOf(shop))));
+    const statements = (await db.raw<{ rows: Array<{ statement: string }> }>('select statement from pg_prepared_statements')).rows;
+    expect(statements.filter((s) => s.statement.includes('INSERT INTO checkouts'))).toHaveLength(1);
+  });
+});
