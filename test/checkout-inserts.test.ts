@@ -1,3 +1,5 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { hashSecret } from '../src/crypto';
 import { newId } from '../src/domain/ids';
 import { insertCheckoutForCustomer } from '../src/storage/checkout-inserts';
@@ -127,6 +129,25 @@ describe('checkout inserts', () => {
     await expect(insertCheckoutForCustomer(db, checkoutOf(shop, { id: existing!.id }))).rejects.toMatchObject({ code: '23505' });
     const rows = [checkoutOf(shop), checkoutOf(shop), checkoutOf(shop)];
     expect((await Promise.all(rows.map((row) => insertCheckoutForCustomer(db, row)))).map((row) => row?.id)).toEqual(rows.map((row) => row.id));
+  });
+
+  it('fails a whole batch, without retrying its rows one by one, when no connection comes in time', async () => {
+    // A PostgreSQL that accepts TCP and never answers.
+    const sockets = new Set<Socket>();
+    const hung: Server = createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const db = createDb(`postgres://postgres@127.0.0.1:${(hung.address() as AddressInfo).port}/payments`, { acquireTimeoutMs: 300 });
+    const acquired = jest.spyOn(db.client, 'acquireConnection');
+    try {
+      const answers = await Promise.allSettled([checkoutOf(shop), checkoutOf(shop), checkoutOf(shop), checkoutOf(shop)].map((row) => insertCheckoutForCustomer(db, row)));
+      expect(answers.map((answer) => answer.status === 'rejected' && (answer.reason as Error).name)).toEqual(Array(4).fill('KnexTimeoutError'));
+      // One statement for the lone first checkout, one for the three that waited: none retried.
+      expect(acquired).toHaveBeenCalledTimes(2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await db.destroy();
+      hung.close();
+    }
   });
 
   it('inside a transaction writes there, alone, and a rollback undoes it', async () => {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { queryPrepared, type Db } from './db';
 import type { CheckoutRow, NewCheckout } from './checkouts';
 
@@ -70,8 +71,8 @@ interface Waiting {
  * its way to PostgreSQL; while one is, the checkouts created meanwhile wait and go together as the
  * next batch when it returns. Under load that is one statement and one commit for several
  * checkouts (a round trip and a commit were most of PostgreSQL's work per checkout); a lone
- * checkout waits for nothing. A batch whose statement fails is tried again row by row, so one bad
- * row (a duplicate id) fails only its own checkout.
+ * checkout waits for nothing. A batch whose statement PostgreSQL refuses is tried again row by
+ * row, so one bad row (a duplicate id) fails only its own checkout.
  */
 export class CheckoutInsertBatcher {
   private waiting: Waiting[] = [];
@@ -88,11 +89,11 @@ export class CheckoutInsertBatcher {
 
   private async flush(): Promise<void> {
     this.flushing = true;
-    while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, MAX_BATCH);
-      await this.write(batch);
+    try {
+      while (this.waiting.length > 0) await this.write(this.waiting.splice(0, MAX_BATCH));
+    } finally {
+      this.flushing = false;
     }
-    this.flushing = false;
   }
 
   private async write(batch: Waiting[]): Promise<void> {
@@ -100,7 +101,9 @@ export class CheckoutInsertBatcher {
       const written = await insertCheckoutsForCustomers(this.db, batch.map((waiting) => waiting.row));
       batch.forEach((waiting, index) => waiting.resolve(written[index]));
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
+      // Only PostgreSQL's refusal of the statement can be one row's fault. No connection in time, or
+      // a lost one, would fail each row alike, and retrying would keep its requests waiting longer.
+      if (batch.length === 1 || !(error instanceof pg.DatabaseError)) return batch.forEach((waiting) => waiting.reject(error));
       // The statement wrote nothing: each row alone, so only the rows that fail by themselves fail.
       await Promise.all(batch.map((waiting) => insertCheckoutsForCustomers(this.db, [waiting.row]).then(([row]) => waiting.resolve(row), waiting.reject)));
     }
