@@ -1,5 +1,4 @@
-import { createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { hashSecret } from '../src/crypto';
 import { newId } from '../src/domain/ids';
 import { insertCheckoutForCustomer } from '../src/storage/checkout-inserts';

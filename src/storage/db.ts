@@ -29,13 +29,14 @@ const CACHED_PLAN_CHANGED = '0A000';
 let preparedGeneration = 0;
 
 /**
- * Runs `query` (a query builder or a raw statement) as a named prepared statement: each pooled connection has PostgreSQL parse and plan
- * its text once, not on every call as knex's unnamed statements are. For the hottest statements
- * only (a checkout's INSERT), where that planning is a measurable share of PostgreSQL's work per
- * request. The name is derived from the text, so a query whose text differs (another set of
- * columns) is another statement. Inside a transaction (whose connection knex keeps to itself), and
- * for texts past the bound, the query runs as knex runs it. Answers the rows, as knex does for a
- * query with `returning` (and for a raw statement, its result's rows).
+ * Runs `query` (a query builder or a raw statement) as a named prepared statement: each pooled
+ * connection has PostgreSQL parse and plan its text once, not on every call as knex's unnamed
+ * statements are. For the hottest statements only (the checkouts' INSERT), where that planning is
+ * a measurable share of PostgreSQL's work per request. The name is derived from the text, so a
+ * query whose text differs (another set of columns) is another statement. Inside a transaction
+ * (whose connection knex keeps to itself), and for texts past the bound, the query runs as knex
+ * runs it. Answers the rows, as knex does for a query with `returning` (and for a raw statement,
+ * its result's rows).
  */
 export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
   if (db.isTransaction) return rowsOf<Row>(await query);
