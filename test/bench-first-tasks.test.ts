@@ -54,6 +54,6 @@ describe('waitForFirstTasks', () => {
     // The newest first (not delayed), then the oldest, again and again until the deadline.
     expect(described[0]).toBe(ids[1]);
     expect(described.slice(1).every((id) => id === ids[0])).toBe(true);
-    expect(described.length).toBeGreaterThan(3);
+    expect(described.length).toBeGreaterThanOrEqual(3);
   });
 });
