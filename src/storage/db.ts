@@ -42,7 +42,7 @@ export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex
   if (db.isTransaction) return rowsOf<Row>(await query);
   const { sql, bindings } = query.toSQL().toNative();
   const name = preparedNames.get(sql) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(sql) : undefined);
-  if (name === undefined) return (await query) as Row[];
+  if (name === undefined) return rowsOf<Row>(await query);
   const connection = (await db.client.acquireConnection()) as pg.Client;
   try {
     const result = await connection.query<Row & pg.QueryResultRow>({ name, text: sql, values: bindings as unknown[] });
