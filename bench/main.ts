@@ -7,6 +7,8 @@
  *   BENCH_DURATION=10        seconds of measured load per run
  *   BENCH_WARMUP=3           seconds of unreported load before each scenario (0: none)
  *   BENCH_CONNECTIONS=10,50  connection counts per scenario
+ *   BENCH_ROUNDS=2           alternating floor/service rounds per row
+ *   BENCH_STEADY_ROUNDS=8    rounds of a steady row (checkout create against the bare start)
  *   BENCH_OUTPUT=bench/results/latest.md
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -33,7 +35,7 @@ function readSettings(): BenchSettings {
   if (!connections.length || connections.some((c) => !Number.isInteger(c) || c < 1 || c > 1000)) {
     throw new UsageError(`BENCH_CONNECTIONS must be a comma-separated list of integers in 1..1000 (got ${process.env.BENCH_CONNECTIONS})`);
   }
-  return { duration: number('BENCH_DURATION', 10, 1), warmup: number('BENCH_WARMUP', 3, 0), connections, rounds: number('BENCH_ROUNDS', 2, 1) };
+  return { duration: number('BENCH_DURATION', 10, 1), warmup: number('BENCH_WARMUP', 3, 0), connections, rounds: number('BENCH_ROUNDS', 2, 1), steadyRounds: number('BENCH_STEADY_ROUNDS', 8, 1) };
 }
 
 /** Every file in bench/scenarios/ default-exports a Scenario named like the file. */

@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   const metricsPort = await freePort();
   process.env.TEMPORAL_METRICS_BIND_ADDRESS = `127.0.0.1:${metricsPort}`;
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-  const env = await startEnvironment({ duration: 0, warmup: 0, connections: [CONCURRENCY], rounds: 1 }, log, (s) => (stop = s), { floors: false });
+  const env = await startEnvironment({ duration: 0, warmup: 0, connections: [CONCURRENCY], rounds: 1, steadyRounds: 1 }, log, (s) => (stop = s), { floors: false });
   try {
     const rss: number[] = [];
     const sampler = setInterval(() => rss.push(rssMiB(env.pids.worker)), 1_000);

@@ -36,6 +36,11 @@ export interface BenchSettings {
   connections: number[];
   /** Alternating floor/service rounds per row (BENCH_ROUNDS, default 2). */
   rounds: number;
+  /**
+   * Rounds of a steady row (BENCH_STEADY_ROUNDS, default 8; never fewer than `rounds`), each as long
+   * as any row's round (duration ÷ rounds): for a ratio whose target lies within a short row's noise.
+   */
+  steadyRounds: number;
 }
 
 export interface BenchEnvironment {

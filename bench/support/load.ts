@@ -23,6 +23,8 @@ export interface LoadOptions {
    * done, and their CPU falls in this run, not the next.
    */
   startsWorkflows?: boolean;
+  /** Beside a floor, run as a steady row: BENCH_STEADY_ROUNDS rounds (alternateWithFloor). */
+  steady?: boolean;
 }
 
 /** How many of a run's last started workflows waitForFirstTasks looks at. */
@@ -108,6 +110,7 @@ export async function measureAtEachConnectionCount(env: BenchEnvironment, option
         scenario: options.scenario,
         connections,
         note: options.note,
+        steady: options.steady,
         service: (seconds) => runLoad(env, options, connections, seconds),
         floor: floor ? (seconds) => runLoad(env, floor, connections, seconds) : undefined,
       }),

@@ -125,7 +125,7 @@ export function markdownReport(input: {
     ...(notes.length ? ['', ...notes] : []),
     '',
     'Latencies are per request as seen by the client (ms). Errors are socket errors and timeouts; Non-2xx are HTTP answers outside 2xx.',
-    `Floors (bench/floors/server.ts) do only the unavoidable part of the same work; each row ran ${settings.rounds} alternating rounds of floor then service.`,
+    `Floors (bench/floors/server.ts) do only the unavoidable part of the same work; each row ran ${settings.rounds} alternating rounds of floor then service${settings.steadyRounds > settings.rounds ? `, and a steady row (its note says so) ${settings.steadyRounds} rounds of the same length` : ''}.`,
     'See bench/README.md for how to read these numbers.',
     '',
   ].join('\n');
