@@ -54,9 +54,10 @@ export async function alternateWithFloor(
   },
 ): Promise<Measurement> {
   const { settings } = env;
-  const seconds = Math.max(1, Math.round(settings.duration / (input.floor ? settings.rounds : 1)));
+  const plainRounds = input.floor ? settings.rounds : 1;
+  const seconds = Math.max(1, Math.round(settings.duration / plainRounds));
   const steady = Boolean(input.floor && input.steady && settings.steadyRounds > settings.rounds);
-  const rounds = !input.floor ? 1 : steady ? settings.steadyRounds : settings.rounds;
+  const rounds = steady ? settings.steadyRounds : plainRounds;
   const service: Run[] = [];
   const floor: Run[] = [];
   const serviceCpu: Array<Record<CpuGroup, number>> = [];
