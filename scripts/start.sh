@@ -10,7 +10,7 @@ export PORT="${PORT:-3000}"
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/payments}"
 export TEMPORAL_NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
 export TEMPORAL_TASK_QUEUE="${TEMPORAL_TASK_QUEUE:-payments}"
-TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+export TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"   # the API links the dashboard to the UI on this port
 PIDS=()
 cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM

@@ -86,6 +86,11 @@ const EnvSchema = z.object({
   SANDBOX_LATENCY_MS: envNumber(z.coerce.number().int().min(0).max(60_000)).default(0),
   /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
   TEMPORAL_UI_URL: httpUrl().optional(),
+  /**
+   * The Temporal Web UI's port on this machine, which `npm start` gives its dev server: the
+   * default TEMPORAL_UI_URL points there, so moving the ports moves the dashboard's links too.
+   */
+  TEMPORAL_UI_PORT: envNumber(z.coerce.number().int().min(1).max(65535)).default(8233),
   /** The worker's health and metrics port (0 picks a free one). */
   WORKER_HTTP_PORT: envNumber(z.coerce.number().int().min(0).max(65535)).default(3001),
   /** Where the Temporal SDK serves its own worker metrics (Prometheus), e.g. 0.0.0.0:9464; off when unset. */
@@ -228,7 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS ?? null,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     logLevel: e.LOG_LEVEL,
-    temporalUiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:8233/namespaces/${e.TEMPORAL_NAMESPACE}/workflows/{id}`,
+    temporalUiUrl: e.TEMPORAL_UI_URL ?? `http://localhost:${e.TEMPORAL_UI_PORT}/namespaces/${e.TEMPORAL_NAMESPACE}/workflows/{id}`,
     databasePoolMax: e.DATABASE_POOL_MAX,
     databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     worker: {

@@ -95,6 +95,14 @@ describe('configuration', () => {
     });
   });
 
+  it("links the dashboard to the Temporal Web UI on TEMPORAL_UI_PORT, the port npm start gives the UI, unless TEMPORAL_UI_URL is set", () => {
+    expect(loadConfig({}).temporalUiUrl).toBe('http://localhost:8233/namespaces/default/workflows/{id}');
+    // Moving npm start's ports starts the UI on another port: the dashboard's link must follow it.
+    expect(loadConfig({ TEMPORAL_UI_PORT: '8633', TEMPORAL_NAMESPACE: 'payments' }).temporalUiUrl).toBe('http://localhost:8633/namespaces/payments/workflows/{id}');
+    expect(loadConfig({ TEMPORAL_UI_PORT: '8633', TEMPORAL_UI_URL: 'https://temporal.example.com/w/{id}' }).temporalUiUrl).toBe('https://temporal.example.com/w/{id}');
+    for (const bad of ['ui', '70000', '']) expect(() => loadConfig({ TEMPORAL_UI_PORT: bad })).toThrow(/TEMPORAL_UI_PORT/);
+  });
+
   it('bounds the wait for a database connection at 10 s unless DATABASE_ACQUIRE_TIMEOUT_MS says otherwise', () => {
     expect(loadConfig({}).databaseAcquireTimeoutMs).toBe(10_000);
     expect(loadConfig({ DATABASE_ACQUIRE_TIMEOUT_MS: '2500' }).databaseAcquireTimeoutMs).toBe(2_500);

@@ -117,6 +117,11 @@ describe('docker-compose.yml', () => {
     for (const client of ['203.0.113.9', '8.8.8.8', '2001:db8::1']) expect([client, trusts(client, 0)]).toEqual([client, false]);
   });
 
+  it('links the dashboard to the Temporal UI on the port compose publishes it on', () => {
+    expect(loadConfig(load(REQUIRED).services.api.environment).temporalUiUrl).toBe('http://localhost:8233/namespaces/default/workflows/{id}');
+    expect(loadConfig(load({ ...REQUIRED, ...OPTIONAL }).services.api.environment).temporalUiUrl).toBe('http://localhost:18233/namespaces/default/workflows/{id}');
+  });
+
   it('keeps /metrics off the published address: the lb answers 404 for it, and proxies the rest', () => {
     // /metrics has no authentication (README): Prometheus scrapes each replica on the compose network.
     const caddyfile = readFileSync(path.join(ROOT, 'config/caddy/Caddyfile'), 'utf8');
