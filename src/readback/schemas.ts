@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
+import { TAGS } from '../http/openapi-operation';
 import { ChargeResponse } from '../charges/schemas';
 import { CheckoutLineItem } from '../checkouts/schemas';
 import { EVENT_TYPES } from '../domain/event-catalog';
@@ -124,7 +125,6 @@ function listOf<T extends z.ZodType>(item: T) {
   });
 }
 
-const EXTENSION = ['Extensions (merchant reads)'];
 const auth = [{ [ApiKeyAuth.name]: [] }];
 const ok = (description: string, schema: z.ZodType) => ({ 200: { description, content: { 'application/json': { schema } } }, ...errorResponses() });
 const pathId = z.object({ id: z.string() });
@@ -147,7 +147,7 @@ for (const p of READ_PATHS) {
     path: p.path,
     operationId: p.operationId,
     summary: p.summary,
-    tags: EXTENSION,
+    tags: [TAGS.merchantReads],
     security: auth,
     request: { ...(p.query ? { query: p.query } : {}), ...(p.params ? { params: p.params } : {}) },
     responses: ok('OK', p.schema),
