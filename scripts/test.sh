@@ -9,8 +9,8 @@ prepare_test_run
 
 log "type-checking"
 npx tsc --noEmit -p tsconfig.json
-log "linting (the workflow sandbox wall, floating promises)"
-npx eslint .
+log "linting (ESLint: the workflow sandbox wall, floating promises; the docs: markdownlint, links)"
+npm run --silent lint
 
 log "running jest"
 RESULTS="$(mktemp)"
