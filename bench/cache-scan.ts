@@ -2,8 +2,8 @@
  * What the size of a worker's workflow cache costs Temporal's core, apart from our workflows.
  *
  * The core runs every cached workflow's state machines on one thread ("workflow-processing") and,
- * after each input, walks its whole cache (sdk-core's `reconcile_buffered`; README, "why a bigger
- * cache does not help"). This holds SCAN_WORKFLOWS trivial workflows open (bench/cache-scan/) and
+ * after each input, walks its whole cache (sdk-core's `reconcile_buffered`), so a bigger cache
+ * costs every input more CPU. This holds SCAN_WORKFLOWS trivial workflows open (bench/cache-scan/) and
  * sends each an update in turn, once to warm up and SCAN_UPDATES times measured, with one worker
  * per cache size in SCAN_CACHES. In turn is the order checkouts expire in: a cache smaller than
  * the workflows misses every time and replays, a cache of them all never does. Per update it

@@ -2,7 +2,7 @@
 # `npm run test:cluster`: the integration suite against Temporal's own server on PostgreSQL
 # (4 history shards; scripts/temporal-cluster.sh), with two API processes behind one round-robin
 # address and two worker processes (each with its outbox sweeper) per test file.
-# The first run builds the server and its SQL tool with Go (see the README for how long).
+# The first run builds the server and its SQL tool with Go (a few minutes; docs/deployment.md).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/temporal-cluster.sh"

@@ -107,7 +107,7 @@ const EnvSchema = z.object({
    */
   DATABASE_ACQUIRE_TIMEOUT_MS: envNumber(z.coerce.number().int().min(100).max(600_000)).default(DEFAULT_DATABASE_ACQUIRE_TIMEOUT_MS),
   /**
-   * Worker tuning (README, "Open checkouts held by one worker"). Cached workflows cost memory
+   * Worker tuning (docs/configuration.md, "Worker tuning"). Cached workflows cost memory
    * (0.3–0.5 MiB each, measured; most of it native, outside V8's heap); one that is not cached
    * replays its history when it next wakes.
    */

@@ -100,8 +100,8 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker
 }
 
 /**
- * Slots, pollers, cache, workflow threads and the sticky timeout from the configuration (README,
- * "Open checkouts held by one worker").
+ * Slots, pollers, cache, workflow threads and the sticky timeout from the configuration
+ * (docs/configuration.md, "Worker tuning").
  * The cache holds at least as many workflows as run tasks at once, as the SDK requires.
  */
 export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.maxCachedWorkflows): Partial<WorkerOptions> {

@@ -123,7 +123,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('keeps /metrics off the published address: the lb answers 404 for it, and proxies the rest', () => {
-    // /metrics has no authentication (README): Prometheus scrapes each replica on the compose network.
+    // /metrics has no authentication (docs/observability.md): Prometheus scrapes each replica on the compose network.
     const caddyfile = readFileSync(path.join(ROOT, 'config/caddy/Caddyfile'), 'utf8');
     const directives = caddyfile.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
     expect(directives).toContain('respond /metrics* 404');
