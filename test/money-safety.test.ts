@@ -196,6 +196,28 @@ describe('holds the merchant accepted are never dropped (points 4 and 7)', () =>
     expect(release.body.data.charge).toMatchObject({ status: 'failed', from_status: 'pending' });
   });
 
+  // The hold was spent when the payout succeeded: a reversal afterwards is the table's
+  // checkout.failed alone. A release as well had a merchant that credits the held amount back on a
+  // release, and the reversed amount on checkout.failed, credit the customer twice.
+  it('a card payout reversed after it succeeded sends checkout.failed (from succeeded) and no checkout.release_hold', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['checkout.failed'] });
+    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2700 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(201);
+    await waitFor(async () => (await getCharge(service, shop, res.body.charge.id)).body.status === 'succeeded');
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.succeeded'));
+
+    const reversed = await transition(res.body.charge.id, { to: 'failed', failure_code: 'payout_reversed' });
+    expect(reversed.status).toBe(200);
+    expect(reversed.body).toMatchObject({ status: 'failed', failure_code: 'payout_reversed' });
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.failed'));
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).toEqual(['checkout.hold', 'checkout.succeeded', 'checkout.failed']);
+    // What the merchant heard, in order: the reversal is one checkout.failed from succeeded.
+    const heard = receiver.forCheckout(checkout.id).map((r) => `${r.body.type}:${r.body.data.charge.from_status}`);
+    expect(heard).toEqual(['checkout.hold:created', 'checkout.succeeded:held', 'checkout.failed:succeeded']);
+    expect((await chargesOf(checkout.id))[0].hold_released_at).toBeNull();
+  });
+
   it('a charge failed by the processor while the merchant accepts its hold gets checkout.release_hold, and no payout', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url });
     let failedDuringHold: { status: number } | undefined;

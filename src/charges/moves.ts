@@ -41,6 +41,14 @@ export interface MoveResult {
 const RELEASING_STATUSES: ReadonlySet<ChargeStatus> = new Set<ChargeStatus>(['failed', 'cancelled']);
 
 /**
+ * Statuses in which a withdrawal's accepted hold is still outstanding: answered (created), held,
+ * or paying out (pending). Once the payout succeeded the hold was spent, so a later reversal
+ * (succeeded -> failed) reports only the table's checkout.failed: a release as well would have a
+ * merchant credit the customer twice.
+ */
+const HOLD_OUTSTANDING_STATUSES: ReadonlySet<ChargeStatus> = new Set<ChargeStatus>(['created', 'held', 'pending']);
+
+/**
  * The one way a charge changes status. In one transaction it locks the charge, checks the move
  * against the state table and the kind of charge, respects a refund's claim, updates the charge
  * and records the events for the edge. A repeated request (an activity retried after it
@@ -80,16 +88,17 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
 
 /**
  * The table's event for the edge, plus checkout.release_hold (always on) when a withdrawal whose
- * hold the merchant accepted fails or is cancelled from any status other than `held` (whose own
- * edge already releases): pending -> failed after a payout was submitted, or a charge failed
- * while its accepted hold was being recorded.
+ * hold the merchant accepted fails or is cancelled while that hold is outstanding, from a status
+ * other than `held` (whose own edge already releases): pending -> failed after a payout was
+ * submitted, or a charge failed while its accepted hold was being recorded. Never after success.
  */
 function eventsForMove(charge: ChargeRow, request: MoveRequest): EventType[] {
   const tableEvent = eventForMove(charge.status, request.to, charge.transaction_type);
   // checkout.hold is sent synchronously by the hold activity before this move, never by the outbox.
   const types: EventType[] = tableEvent && tableEvent !== 'checkout.hold' ? [tableEvent] : [];
   const holdMayBeAccepted = charge.hold_accepted_at !== null || request.holdAnswerLost === true;
-  if (charge.transaction_type === 'debit' && holdMayBeAccepted && RELEASING_STATUSES.has(request.to) && !types.includes('checkout.release_hold')) {
+  const holdOutstanding = HOLD_OUTSTANDING_STATUSES.has(charge.status);
+  if (charge.transaction_type === 'debit' && holdMayBeAccepted && holdOutstanding && RELEASING_STATUSES.has(request.to) && !types.includes('checkout.release_hold')) {
     types.push('checkout.release_hold');
   }
   // A hold is released once (charges.hold_released_at): never a second checkout.release_hold.

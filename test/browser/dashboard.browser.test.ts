@@ -203,6 +203,10 @@ describe('dashboard', () => {
     const failed = page.locator('input[name="enabled_events"][value="checkout.failed"]');
     await failed.waitFor();
     expect(await failed.isChecked()).toBe(false);
+    // Beside checkout.failed, the note that a merchant taking withdrawals hears of reversed payouts only through it.
+    const note = page.locator(`#${await failed.getAttribute('aria-describedby')}`);
+    expect(await note.textContent()).toMatch(/takes withdrawals should enable this.*reversed after it succeeded/);
+    expect(await note.isVisible()).toBe(true);
     await failed.check();
     await screenshots(page, 'merchants');
     await page.getByRole('button', { name: 'Save settings' }).click();

@@ -2,8 +2,21 @@ import { admin } from './api.js';
 import { confirmAction, run, toast } from './app.js';
 import { clear, facts, h, when } from './dom.js';
 
-const checkbox = (name, value, checked, label = value) =>
-  h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value, checked }), label);
+const checkbox = (name, value, checked, label = value, describedBy = null) =>
+  h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value, checked, 'aria-describedby': describedBy }), label);
+
+/** What an operator should know before turning an event off, shown beside its checkbox. */
+const EVENT_NOTES = {
+  'checkout.failed':
+    'A merchant that takes withdrawals should enable this: it is the only notice of a payout reversed after it succeeded (no checkout.release_hold follows a success).',
+};
+
+function eventCheckbox(type, checked) {
+  const note = EVENT_NOTES[type];
+  if (!note) return checkbox('enabled_events', type, checked);
+  const id = `event-note-${type.replace(/[^a-z0-9]+/gi, '-')}`;
+  return h('div', { class: 'check-note' }, checkbox('enabled_events', type, checked, type, id), h('small', { id, class: 'muted' }, note));
+}
 
 /** Shows credentials exactly once, with a warning; they are not stored anywhere readable. */
 function secretsBox(credentials) {
@@ -24,7 +37,7 @@ function settingsForm(merchant, catalog, onSaved) {
     h('label', {}, 'Webhook URL', h('input', { name: 'webhook_url', type: 'url', value: s.webhook_url || '', placeholder: 'https://example.com/webhooks' })),
     h('fieldset', {}, h('legend', {}, 'Events'),
       h('p', { class: 'muted' }, 'Always sent: ', catalog.always_on_events.join(', ')),
-      catalog.optional_event_groups.map((g) => h('div', { class: 'group' }, h('strong', {}, g.name), h('div', { class: 'checks' }, g.types.map((t) => checkbox('enabled_events', t, s.enabled_events.includes(t)))))),
+      catalog.optional_event_groups.map((g) => h('div', { class: 'group' }, h('strong', {}, g.name), h('div', { class: 'checks' }, g.types.map((t) => eventCheckbox(t, s.enabled_events.includes(t)))))),
     ),
     h('fieldset', {}, h('legend', {}, 'Checkout flows'), h('div', { class: 'checks' }, catalog.checkout_flows.map((f) => checkbox('checkout_flows', f, s.checkout_flows.includes(f))))),
     catalog.checkout_types.map((type) =>

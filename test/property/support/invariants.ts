@@ -114,9 +114,10 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       if (event && event !== 'checkout.hold') required.push(event);
       // A withdrawal whose hold the merchant accepted (held, or accepted while the processor failed
       // it) is released when it fails; when the hold's answer may have been lost, release is allowed.
-      const releasing = (m.to_status === 'failed' || m.to_status === 'cancelled') && m.from_status !== 'held';
+      // After success the hold was spent: a reversal is the table's event alone, never a release.
+      const releasing = (m.to_status === 'failed' || m.to_status === 'cancelled') && m.from_status !== 'held' && m.from_status !== 'succeeded';
       if (releasing && (wasHeld || charge.hold_accepted_at)) {
-        (m.from_status === 'succeeded' ? optional : required).push('checkout.release_hold');
+        required.push('checkout.release_hold');
       } else if (releasing && charge.hold_sent_at) {
         optional.push('checkout.release_hold');
       }
