@@ -4,7 +4,7 @@ import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
 import { request } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
-import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type CreatedCheckout, type Shop } from './support/fixtures';
+import { attempt, BANK, CARD, createCheckout, createdWithdrawalCharge, getCharge, openShop, recordedEvents, waitFor, walletView, type CreatedCheckout, type Shop } from './support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -237,19 +237,7 @@ describe('holds the merchant accepted are never dropped (points 4 and 7)', () =>
     expect((await walletView(service, checkout)).body.state).toBe('open');
   });
 
-  /** A withdrawal charge at `created` with a card, made directly (no workflow runs it). */
-  async function withdrawalCharge(shop: Shop, holdSent: boolean) {
-    const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 3300 });
-    const [pm] = await service.deps.db('payment_methods').insert({
-      id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
-      details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
-    }).returning('*');
-    const [charge] = await service.deps.db('charges').insert({
-      id: `ch_${checkout.id}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id, attempt_key: checkout.id,
-      amount_cents: 3300, currency: 'USD', transaction_type: 'debit', status: 'created', processor: 'sandbox_alpha', hold_sent_at: holdSent ? new Date() : null,
-    }).returning('*');
-    return { checkout, charge };
-  }
+  const withdrawalCharge = (shop: Shop, holdSent: boolean) => createdWithdrawalCharge(service, shop, { holdSent });
 
   it('when the hold activity failed after sending, the recorded answer decides: accepted is held, unknown fails and releases', async () => {
     const { createHoldActivities } = await import('../activities/holds');

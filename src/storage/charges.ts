@@ -120,14 +120,20 @@ export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, t
 }
 
 /**
- * Claims the charge's one hold handshake: only a charge still `created` whose hold was never sent.
+ * Claims the charge's one hold handshake, inside the caller's transaction (which records the hold
+ * event with it): only a charge still `created` whose hold was never sent nor released. From this
+ * commit on, the hold's POST may have started, so the claim is the last write before it: each
+ * statement left in the transaction is given at most `statementLimitMs`, and one that waits longer
+ * (a lock, a slow server) fails the claim rather than leave the POST less time than it was counted.
  * Answers the claimed row, or undefined when the charge moved on or its hold was already sent.
  */
-export async function claimHold(db: Db, id: string): Promise<ChargeRow | undefined> {
-  const [row] = await db<ChargeRow>('charges')
+export async function claimHold(trx: Db, id: string, statementLimitMs: number): Promise<ChargeRow | undefined> {
+  await trx.raw(`SELECT set_config('statement_timeout', ?, true)`, [`${Math.max(1, Math.round(statementLimitMs))}ms`]);
+  const [row] = await trx<ChargeRow>('charges')
     .where({ id, status: 'created' })
     .whereNull('hold_sent_at')
-    .update({ hold_sent_at: db.fn.now() as unknown as Date })
+    .whereNull('hold_released_at')
+    .update({ hold_sent_at: trx.fn.now() as unknown as Date })
     .returning('*');
   return row as ChargeRow | undefined;
 }

@@ -58,3 +58,21 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
 export async function recordedEvents(service: Service, checkoutId: string): Promise<Array<{ type: string; enabled: boolean; body: string; id: string; charge_id: string | null }>> {
   return service.deps.db('events').where({ checkout_id: checkoutId }).orderBy('seq');
 }
+
+/**
+ * A card withdrawal's charge at `created`, written directly: no workflow runs it, so a test drives
+ * its hold activities itself. `holdSent` marks its hold as already claimed.
+ */
+export async function createdWithdrawalCharge(service: Service, shop: Shop, options: { amountCents?: number; holdSent?: boolean } = {}) {
+  const amount = options.amountCents ?? 3300;
+  const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: amount });
+  const [pm] = await service.deps.db('payment_methods').insert({
+    id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
+    details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
+  }).returning('*');
+  const [charge] = await service.deps.db('charges').insert({
+    id: `ch_${checkout.id}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id, attempt_key: checkout.id,
+    amount_cents: amount, currency: 'USD', transaction_type: 'debit', status: 'created', processor: 'sandbox_alpha', hold_sent_at: options.holdSent ? new Date() : null,
+  }).returning('*');
+  return { checkout, charge };
+}
