@@ -125,6 +125,9 @@ export async function checkInvariants(world: World, model: Model, final: boolean
     }
     // subscription.* events ride on a subscription's charges; subscriptionViolations checks those.
     const releases = eventsOf(charge.id).filter((e) => e.type === 'checkout.release_hold').length;
+    // A release frees funds the merchant may hold only because it was sent the hold, before it.
+    const releaseSeqs = eventsOf(charge.id).filter((e) => e.type === 'checkout.release_hold').map((e) => Number(e.seq));
+    v.check('release_after_hold', releaseSeqs.every((seq) => holds.some((h) => Number(h.seq) < seq)), () => `${label} recorded checkout.release_hold without a checkout.hold before it`);
     v.check('release_once', releases <= 1 && (releases === 1) === (charge.hold_released_at !== null), () => `${label} recorded checkout.release_hold ${releases} times, hold_released_at ${charge.hold_released_at ?? 'null'}`);
     const actual = eventsOf(charge.id).filter((e) => e.type !== 'checkout.hold' && !e.type.startsWith('subscription.')).map((e) => e.type as string);
     const missing = [...required];
