@@ -2,6 +2,8 @@
 // or a stalled step anywhere in the handshake never makes the merchant hear of a release for a
 // hold it was never sent, nor of a hold for a charge that already failed. Each failure is injected
 // before every database step of the activity in turn, by counting the steps of a pool of its own.
+// A worker that dies before step n leaves what a database down from step n leaves: no step from n
+// on runs, and the workflow resolves the hold without the activity's answer.
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Service } from './support/harness';
