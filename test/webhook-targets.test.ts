@@ -74,7 +74,11 @@ describe('DNS rebinding', () => {
     expect(receiver.forCheckout(checkout.id)).toHaveLength(0);
   });
 
-  it.each(['127.0.0.1', '10.0.0.8', '169.254.169.254', '64:ff9b::7f00:1', 'fec0::1', '::ffff:127.0.0.1', '::1', 'fd00::1', '100.64.0.1'])(
+  it.each([
+    '127.0.0.1', '10.0.0.8', '169.254.169.254', '64:ff9b::7f00:1', 'fec0::1', '::ffff:127.0.0.1', '::1', 'fd00::1', '100.64.0.1',
+    // IPv4-compatible IPv6 (::a.b.c.d) embedding a private address (audit regression: these passed as public).
+    '::127.0.0.1', '::169.254.169.254', '::a9fe:a9fe', '::10.0.0.8',
+  ])(
     'refuses saving a webhook URL whose host resolves to %s',
     async (address) => {
       const host = rebindingHost();
@@ -89,6 +93,19 @@ describe('DNS rebinding', () => {
     },
   );
 });
+
+// Audit regression: an IPv4-compatible IPv6 literal (::a.b.c.d) passed the production filter.
+it.each(['http://[::127.0.0.1]/hooks', 'http://[::169.254.169.254]/latest/meta-data', 'https://[0:0:0:0:0:0:a00:8]/hooks', 'http://[64:ff9b::169.254.169.254]/', 'http://[2002:a9fe:a9fe::]/'])(
+  'refuses saving the webhook URL %s (an IPv6 literal embedding a private IPv4 address)',
+  async (url) => {
+    const shop = await openShop(service);
+    const res = await request(service.baseUrl, 'PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { token: service.adminToken, body: { webhook_url: url } });
+    expect([url, res.status]).toEqual([url, 422]);
+    expect(res.body.error).toContain('which is not a public address');
+    const saved = await request(service.baseUrl, 'GET', `/admin/v1/merchants/${shop.merchant.id}`, { token: service.adminToken });
+    expect(saved.body.settings?.webhook_url).not.toBe(url);
+  },
+);
 
 describe('pinning the connection to the checked address', () => {
   it('connects to the address the check resolved, never asking DNS again (the Host header keeps the name)', async () => {
@@ -154,7 +171,7 @@ describe('pinning the connection to the checked address', () => {
     const host = rebindingHost();
     answers.set(host, '::ffff:127.0.0.1');
     const result = await sendSignedWebhook({ url: `http://${host}:${new URL(receiver.url).port}/x`, body: '{}', secrets: ['wss_test'], policy: { allowPrivate: false }, resolve: resolver });
-    expect(result).toMatchObject({ ok: false, httpStatus: null, error: expect.stringContaining('(ipv4Mapped)') });
+    expect(result).toMatchObject({ ok: false, httpStatus: null, error: expect.stringContaining('(ipv4Mapped, embedding 127.0.0.1: loopback)') });
     expect(receiver.requests.length).toBe(before);
   });
 });

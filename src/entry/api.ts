@@ -3,6 +3,7 @@ import { createApp } from '../app';
 import { closeRuntime, createRuntime } from '../runtime';
 import { loadGeoData } from '../geo';
 import { closableServer } from '../http/graceful-close';
+import { answerClientErrors } from '../http/client-errors';
 
 /** The API server: merchant API, admin API and hosted wallet on one port. */
 async function main(): Promise<void> {
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
     const { address, port } = server.address() as AddressInfo;
     logger.info({ address, port, api: `${config.apiBaseUrl}/api/v1`, wallet: config.walletBaseUrl, admin: `${config.apiBaseUrl}/admin/v1` }, 'API listening');
   });
+  answerClientErrors(server, logger);
   const closable = closableServer(server);
   // Requests in flight are answered (their connections then close), then the runtime closes.
   const stop = () => {

@@ -76,6 +76,17 @@ export class ValidationError extends ApiError {
   }
 }
 
+/** Raised when a request body does not decode by its Content-Encoding (gzip, br or deflate). */
+export class BodyNotDecodedError extends ApiError {
+  constructor(encoding: string) {
+    super(
+      'bad_json',
+      'Request body could not be decoded.',
+      `The body is not valid ${encoding} data: compress the JSON with ${encoding}, or send it uncompressed without Content-Encoding.`,
+    );
+  }
+}
+
 /** Raised when a record is missing or belongs to another merchant (the two are indistinguishable). */
 export class NotFoundError extends ApiError {
   constructor(message: string, hint?: string) {

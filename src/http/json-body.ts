@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler } from 'express';
+import { BodyNotDecodedError } from './errors';
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
 
@@ -15,7 +16,7 @@ const readsAnyBody = (path: string) => READS_ANY_BODY.test(path);
 /**
  * `express.json` (accepting any JSON value), except that on the merchant and admin APIs a body
  * that cannot be read (not JSON, too large, an unknown charset) is reported only once the
- * credential has passed: the contract answers a missing or invalid credential 422 (the admin API
+ * credential has passed (a compressed body that does not decode included): the contract answers a missing or invalid credential 422 (the admin API
  * 401) whatever else is wrong with the request. requireMerchant and the admin guards raise the
  * held-back failure (400, or 413 for a body too large) after it.
  */
@@ -32,13 +33,26 @@ export function jsonBody(options: { limit: string }): RequestHandler {
   const parse = express.json({ ...options, strict: false, type: (req) => JSON_TYPE.test(String(req.headers['content-type'] ?? '')) || (readsAnyBody(req.url ?? '') && req.headers['content-length'] !== '0') });
   return (req, res, next) =>
     parse(req, res, (error?: unknown) => {
-      if (isBodyReadFailure(error) && readsAnyBody(req.path)) {
-        heldBack.set(req, error);
+      const failure = undecodedBody(req, error) ?? error;
+      if ((failure instanceof BodyNotDecodedError || isBodyReadFailure(failure)) && readsAnyBody(req.path)) {
+        heldBack.set(req, failure);
         next();
         return;
       }
-      next(error);
+      next(failure);
     });
+}
+
+/**
+ * A compressed body whose bytes do not decode. body-parser passes zlib's own error on with a 400
+ * status and no `type` (every failure of its own has one), which the error handler could not tell
+ * from a malformed URL; it becomes the client's error, held back like any other body failure.
+ */
+function undecodedBody(req: Request, error: unknown): BodyNotDecodedError | undefined {
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const failure = error as { type?: unknown; status?: unknown } | undefined;
+  if (!(error instanceof Error) || encoding === 'identity' || failure?.type !== undefined || failure?.status !== 400) return undefined;
+  return new BodyNotDecodedError(encoding);
 }
 
 /**

@@ -9,9 +9,14 @@ const CALLER_REQUEST_ID = /^[A-Za-z0-9._:-]{8,100}$/;
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
+/** A request id of ours, for a request whose caller sent none we keep (and one refused before it was read). */
+export function newRequestId(): string {
+  return `req_${randomUUID().replace(/-/g, '')}`;
+}
+
 function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && CALLER_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replace(/-/g, '')}`;
+  const id = typeof incoming === 'string' && CALLER_REQUEST_ID.test(incoming) ? incoming : newRequestId();
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }

@@ -46,6 +46,22 @@ const PAGE_HEADERS: Record<string, string> = {
 const FRAMED_PAGE_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'Content-Security-Policy': [...PAGE_CSP, 'frame-ancestors *'].join('; ') };
 const UNFRAMED_PAGE_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'Content-Security-Policy': [...PAGE_CSP, "frame-ancestors 'none'"].join('; '), 'X-Frame-Options': 'DENY' };
 
+/**
+ * Whether an asset path names an HTML file, judged as the static server will read it: decoded
+ * once (so `index.%68tml` is index.html) and normalized (so `x/..%2Findex.html` is too), in any
+ * letter case. A path still holding a `%` after that decoding was encoded twice: no asset's name
+ * has one, so it is refused too rather than judged by a second decoding the server never does.
+ */
+export function isPageAsset(requestPath: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(requestPath);
+  } catch {
+    return false; // not percent-encoding at all: the static server answers it 400
+  }
+  return decoded.includes('%') || /\.html?\/?$/i.test(path.posix.normalize(decoded));
+}
+
 /** GET /checkout/:id (the checkout's `url`) and the page's assets under /wallet-assets. */
 export function walletPageRoutes({ db }: Pick<AppDeps, 'db'>): Router {
   const dir = walletStaticDir();
@@ -56,7 +72,7 @@ export function walletPageRoutes({ db }: Pick<AppDeps, 'db'>): Router {
   // origin that any site may frame, with a 5-minute cache and no CSP.
   router.use(
     '/wallet-assets',
-    (req, _res, next) => next(req.path.toLowerCase().endsWith('.html') ? 'router' : undefined),
+    (req, _res, next) => next(isPageAsset(req.path) ? 'router' : undefined),
     express.static(dir, {
       index: false,
       maxAge: '5m',

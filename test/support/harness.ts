@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
+import { answerClientErrors } from '../../src/http/client-errors';
 import type { AppDeps } from '../../src/app-deps';
 import { loadConfig } from '../../src/config';
 import { Sealer } from '../../src/crypto';
@@ -127,6 +128,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
+    answerClientErrors(s, deps.logger); // as src/entry/api.ts does
   });
   const ownUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let baseUrl = ownUrl;

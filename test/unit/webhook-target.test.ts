@@ -1,4 +1,4 @@
-import { addressRange, isPublicAddress, resolveWebhookTarget, WebhookTargetRefused } from '../../src/webhooks/target';
+import { addressRange, embeddedIPv4, isPublicAddress, resolveWebhookTarget, WebhookTargetRefused } from '../../src/webhooks/target';
 
 describe('webhook target addresses (ipaddr.js ranges)', () => {
   it.each([
@@ -21,6 +21,36 @@ describe('webhook target addresses (ipaddr.js ranges)', () => {
   ])('refuses %s (%s)', (address, range) => {
     expect(addressRange(address)).toBe(range);
     expect(isPublicAddress(address)).toBe(false);
+  });
+
+  // Audit regression: ipaddr.js calls the IPv4-compatible block (::a.b.c.d, deprecated by RFC 4291)
+  // plain unicast, so ::127.0.0.1 and ::169.254.169.254 passed as public addresses.
+  it.each([
+    ['::7f00:1', 'ipv4Compatible', '127.0.0.1'],
+    ['::a9fe:a9fe', 'ipv4Compatible', '169.254.169.254'],
+    ['::a00:1', 'ipv4Compatible', '10.0.0.1'],
+    ['::808:808', 'ipv4Compatible', '8.8.8.8'],
+    // ipaddr.js reads the dotted text of the IPv4-compatible form as IPv4-mapped: refused all the same.
+    ['::127.0.0.1', 'ipv4Mapped', '127.0.0.1'],
+    ['::ffff:169.254.169.254', 'ipv4Mapped', '169.254.169.254'],
+    ['64:ff9b::169.254.169.254', 'rfc6052', '169.254.169.254'],
+    ['2002:a9fe:a9fe::1', '6to4', '169.254.169.254'],
+  ])('refuses %s (%s, embedding %s)', (address, range, embedded) => {
+    expect(addressRange(address)).toBe(range);
+    expect(embeddedIPv4(address)).toBe(embedded);
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it('names the embedded IPv4 address and its range when it refuses an IPv6 form of it', async () => {
+    const never = async () => [];
+    await expect(resolveWebhookTarget(new URL('http://[::127.0.0.1]/'), { allowPrivate: false }, never)).rejects.toThrow(
+      'host ::7f00:1 resolves to ::7f00:1 (ipv4Compatible, embedding 127.0.0.1: loopback), which is not a public address',
+    );
+    await expect(resolveWebhookTarget(new URL('http://[64:ff9b::a9fe:a9fe]/'), { allowPrivate: false }, never)).rejects.toThrow('(rfc6052, embedding 169.254.169.254: linkLocal)');
+  });
+
+  it.each(['::', '::1', '2606:4700::1111', '8.8.8.8'])('finds no embedded IPv4 address in %s', (address) => {
+    expect(embeddedIPv4(address)).toBeNull();
   });
 
   it.each(['8.8.8.8', '93.184.216.34', '2606:4700::1111'])('accepts the public address %s', (address) => {
