@@ -84,6 +84,24 @@ describe('recorded workflow histories', () => {
     await save('cancel-at-period-end', id);
   }, 120_000);
 
+  // Record only these with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t 'real time'
+  it('records a renewal and an end at period end that real time reaches after an advance', async () => {
+    const { setClock, subscribe, read, advance, until, admin } = subscriptionHelpers(() => service);
+    const shop = await openShop(service);
+    await setClock(shop, '2027-06-01T00:00:00Z');
+    const renewed = await subscribe(shop, { interval: 'week' });
+    const renewedRun = (await service.deps.temporal.workflow.getHandle(renewed.id).describe()).runId;
+    await advance(renewed.id, { to: plus((await read(renewed.id)).next_charge_at, -2_000) });
+    await until(renewed.id, (s) => s.charges.length === 2, 'the renewal by real time', 20_000);
+    await save('renewal-by-real-time-after-advance', renewed.id, renewedRun);
+
+    const ending = await subscribe(shop, { interval: 'week' });
+    const cancelled = await admin('POST', `/subscriptions/${ending.id}/cancel`, { at_period_end: true });
+    await advance(ending.id, { to: plus(cancelled.body.current_period_end, -2_000) });
+    await until(ending.id, (s) => s.status === 'cancelled', 'the end by real time', 20_000);
+    await save('cancel-at-period-end-by-real-time', ending.id);
+  }, 120_000);
+
   // Record only this one with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t 'refused approval'
   it('records a refused approval, then an approval that pays out', async () => {
     receiver.responder = () => ({ status: 200 });

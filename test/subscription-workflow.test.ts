@@ -118,6 +118,28 @@ describe('subscription workflow orderings', () => {
     expect(fake.log).toEqual(['loadSubscriptionPlan', 'beginRenewal', 'chargeDeposit:start', 'chargeDeposit:end', 'loadSubscriptionPlan']);
   });
 
+  // Audit regression: the real timer was set once, for the due time on the clock before the
+  // advance, so after an advance to 2 s before the due time nothing happened for days of real time.
+  it('after an advance short of the due time, waits only the real time that remains, then charges', async () => {
+    const fake: Fake = {
+      log: [],
+      plan: (call) => (call === 1 ? { nextChargeAt: new Date(Date.now() + 86_400_000).toISOString() } : { status: 'cancelled' }),
+      begin: () => ({ kind: 'charge', chargeId: 'ch_4' }),
+    };
+    await run(fake, async (id) => {
+      await waitFor(() => fake.log.includes('loadSubscriptionPlan'), 15_000, 'the first run');
+      const handle = client.workflow.getHandle(id);
+      const advancedAt = Date.now();
+      await handle.executeUpdate(advanceClockUpdate, { args: [{ clockOffsetMs: 86_400_000 - 2_000 }] });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(fake.log).toEqual(['loadSubscriptionPlan']); // not due yet on its clock
+      await waitFor(() => fake.log.includes('beginRenewal'), 10_000, 'the renewal by real time alone');
+      expect(Date.now() - advancedAt).toBeGreaterThanOrEqual(1_500);
+      expect(await handle.result()).toEqual({ ended: true });
+    });
+    expect(fake.log).toEqual(['loadSubscriptionPlan', 'beginRenewal', 'chargeDeposit:start', 'chargeDeposit:end', 'loadSubscriptionPlan']);
+  });
+
   it('looks again in a new run when the database finds the renewal not due yet', async () => {
     const fake: Fake = { log: [], plan: () => ({}), begin: (call) => (call === 1 ? { kind: 'not_due' } : { kind: 'ended' }) };
     await run(fake, async (id) => expect(await client.workflow.getHandle(id).result()).toEqual({ ended: true }));

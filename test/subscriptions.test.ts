@@ -229,6 +229,22 @@ describe('renewals on the test clock', () => {
     expect(processors).toEqual(['sandbox_beta', 'sandbox_beta']);
   });
 
+  // Audit regression: after an advance to just before the due time, the renewal waited for the
+  // real timer set before the advance (a week), so real time never carried the clock past it.
+  it('renews by real time alone after an advance to 2 s before the charge is due', async () => {
+    const shop = await openShop(service);
+    await setClock(shop, '2027-06-01T00:00:00Z');
+    const { id } = await subscribe(shop, { interval: 'week' });
+    const due = (await read(id)).next_charge_at as string;
+    expect(due).toMatch(/^2027-06-08T00:00/);
+    expect((await advance(id, { to: plus(due, -2_000) })).status).toBe(200);
+    const advancedAt = Date.now();
+    expect((await read(id)).charges).toHaveLength(1);
+    const renewed = await until(id, (s) => s.charges.length === 2 && s.charges[1].status === 'succeeded', 'the renewal by real time', 15_000);
+    expect(Date.now() - advancedAt).toBeLessThan(15_000);
+    expect(renewed).toMatchObject({ status: 'active', current_period_start: expect.stringMatching(/^2027-06-08T00:00/), next_charge_at: expect.stringMatching(/^2027-06-15T00:00/) });
+  }, 60_000);
+
   it('refuses a clock that goes back, a test clock for production, unknown subscriptions', async () => {
     const shop = await openShop(service);
     const { id } = await subscribe(shop);
@@ -422,6 +438,22 @@ describe('cancelling', () => {
       return found.includes('subscription.cancelled') && found;
     });
     expect(types.sort()).toEqual(['checkout.succeeded', 'subscription.cancelled', 'subscription.updated']);
+  }, 60_000);
+
+  // Audit regression: like a renewal, the end at period end waited for a real timer set before the advance.
+  it('at period end: ends by real time alone after an advance to 2 s before the period end', async () => {
+    const shop = await openShop(service);
+    await setClock(shop, '2027-07-01T00:00:00Z');
+    const { id } = await subscribe(shop, { interval: 'week' });
+    const cancel = await admin('POST', `/subscriptions/${id}/cancel`, { at_period_end: true });
+    expect(cancel.body).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    expect((await advance(id, { to: plus(cancel.body.current_period_end, -2_000) })).status).toBe(200);
+    const advancedAt = Date.now();
+    expect((await read(id)).status).toBe('active');
+    const ended = await until(id, (s) => s.status === 'cancelled', 'the end of the period by real time', 15_000);
+    expect(Date.now() - advancedAt).toBeLessThan(15_000);
+    expect(ended).toMatchObject({ cancelled_at: expect.stringMatching(/^2027-07-08T00:00/), cancellation_reason: 'requested', next_charge_at: null });
+    expect(ended.charges).toHaveLength(1);
   }, 60_000);
 
   it('now: cancelled at once, never charged again, a second cancel is refused', async () => {

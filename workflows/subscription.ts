@@ -1,4 +1,4 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SubscriptionPlan } from '../activities/subscriptions';
 import { DATABASE, PROCESSOR } from './retry-policies';
@@ -21,6 +21,13 @@ const NOT_DUE_BACKOFF_MS = 1_000;
 const WAKE_ON_MOVE = 'renewal-settlement-wakes-on-move';
 
 /**
+ * Patch marker: an advance of the test clock restarts the wait for the due time, so its real timer
+ * covers the real time that remains on the advanced clock. Earlier histories kept the timer set
+ * before the advance (the whole period), so real time never carried an advanced clock past the due time.
+ */
+const TIMER_FOLLOWS_CLOCK = 'renewal-timer-follows-test-clock';
+
+/**
  * One workflow per subscription (workflow id = subscription id). Each run waits until the
  * subscription's next charge is due on its clock (real time plus the sandbox test clock), makes
  * one renewal step (a charge, or the end at period end), and continues as new, so its history
@@ -34,6 +41,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let cancelsWaiting = 0;
   let ended = false;
   let planIsStale = false;
+  let clockMoves = 0; // advances the wait for the due time must follow (TIMER_FOLLOWS_CLOCK)
   const clock = () => Date.now() + offsetMs;
   const movedCharges = new Set<string>(); // renewals moved outside the workflow (renewalMovedSignal)
 
@@ -43,6 +51,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     advanceClockUpdate,
     ({ clockOffsetMs }) => {
       offsetMs = Math.max(offsetMs, clockOffsetMs);
+      if (patched(TIMER_FOLLOWS_CLOCK)) clockMoves++;
       return { now: new Date(clock()).toISOString() };
     },
     {
@@ -85,10 +94,13 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const due = Date.parse(plan.nextChargeAt);
     const ready = () => ended || planIsStale || (cancelsWaiting === 0 && !busy && clock() >= due);
     while (!ready()) {
-      // A real timer for real time; an update (the test clock, a cancellation) wakes it earlier.
+      // A real timer for the real time that remains on the clock; an update (a cancellation) wakes
+      // it earlier, and an advance of the test clock wakes it to start a timer for what remains then.
       const realWait = due - clock();
-      if (realWait > 0) await condition(ready, realWait);
-      else await condition(ready);
+      const movesBefore = clockMoves;
+      const wake = () => ready() || clockMoves !== movesBefore;
+      if (realWait > 0) await condition(wake, realWait);
+      else await condition(wake);
     }
     if (ended) break;
     if (planIsStale) {
