@@ -148,9 +148,9 @@ export function createChargeActivities(deps: ActivityDeps) {
    * is looked up only when the plan would stop the attempt, so the common path reads nothing more.
    */
   async function planOnce(rows: AttemptRows, input: AttemptCharge): Promise<AttemptPlan> {
-    const planInput = { ...rows, paymentType: rows.pm.payment_type, amountCents: input.amountCents };
+    const planInput = { ...rows, amountCents: input.amountCents };
     const madeEarlier = async () => (await findChargeByAttemptKey(db, input.attemptKey))?.checkout_id === rows.checkout.id;
-    const goOn = (): AttemptPlan => ({ block: null, needsReview: false, ...attemptTimings(planInput) });
+    const goOn = (): AttemptPlan => ({ block: null, needsReview: false, ...attemptTimings({ ...planInput, paymentType: rows.pm.payment_type }) });
     let plan: AttemptPlan;
     try {
       plan = await planFor(db, planInput);

@@ -9,7 +9,7 @@ import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS } from '../src/processors';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import type { Db } from '../src/storage/db';
 import { findCustomer } from '../src/storage/customers';
-import { evaluateGates, type BlockReason } from '../src/checkouts/gates';
+import { evaluateAdmission, reviewRequired, type BlockReason } from '../src/checkouts/admission';
 import { restrictCustomer } from '../src/customers/restrictions';
 import { latestKycRecord } from '../src/storage/kyc-records';
 import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks';
@@ -20,7 +20,7 @@ import { findCheckoutById, pauseCheckoutForReview, updateCheckoutState, type Che
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { insertAttemptCharge } from './attempt-charge';
 import { withdrawalDestinationAllowed } from '../src/wallet/withdrawal-destination';
-import { REVIEW_SPENT_MESSAGE, approvalRefusal, reviewRequired } from '../src/checkouts/review-rule';
+import { REVIEW_SPENT_MESSAGE, approvalRefusal } from '../src/checkouts/review-rule';
 import type { ReviewRow } from '../src/storage/reviews';
 import { recordBlockEvidence, recordReviewEvidence } from '../src/decisions/evidence';
 
@@ -49,7 +49,7 @@ async function loadCheckout(db: Db, checkoutId: string) {
   return { checkout, merchant };
 }
 
-/** The rows the geo and KYC gates read: the customer, its latest KYC record and geo check. */
+/** The rows the customer gates read: the customer, its latest KYC record and geo check. */
 export async function loadGateRows(db: Db, merchantId: string, customerId: string) {
   const [customer, latestKyc, latest] = await Promise.all([
     findCustomer(db, merchantId, customerId),
@@ -61,34 +61,42 @@ export async function loadGateRows(db: Db, merchantId: string, customerId: strin
 export type GateRows = Awaited<ReturnType<typeof loadGateRows>>;
 
 /**
- * What one attempt needs, from rows the caller already loaded: the geo and KYC gates, the review
- * rule (one review per checkout: an attempt that would need a second one is refused, so an
- * approval can never be reused by a later attempt of another amount or method), and the
- * sandbox's timings.
+ * What one attempt needs, from rows the caller already loaded: the admission policy for a wallet
+ * attempt (src/checkouts/admission.ts: restriction, KYC, geo, method, destination, expiry, the
+ * review threshold and the one-review rule, so an approval can never be reused by a later
+ * attempt of another amount or method), and the sandbox's timings. A gate about the customer
+ * blocks the checkout; any other refusal refuses this attempt only.
  */
 export async function planFor(
   db: Db,
-  input: { checkout: CheckoutRow; merchant: MerchantRow; gateRows: GateRows; paymentType: string | undefined; amountCents: number },
+  input: { checkout: CheckoutRow; merchant: MerchantRow; gateRows: GateRows; pm: PaymentMethodRow; amountCents: number },
 ): Promise<AttemptPlan> {
-  const { checkout, merchant } = input;
-  const s = merchant.settings;
-  const gate = evaluateGates({
+  const { checkout, merchant, pm } = input;
+  const needsReview = reviewRequired(merchant.settings, checkout.type, input.amountCents);
+  const decision = evaluateAdmission({
+    entry: 'wallet_attempt',
     checkoutType: checkout.type,
     environment: merchant.environment,
-    settings: s,
+    settings: merchant.settings,
     ...input.gateRows,
     geoMaxAgeMs: GEO_CHECK_MAX_AGE_MS,
+    paymentOptions: checkout.payment_options,
+    paymentMethod: pm,
+    destinationAllowed: await withdrawalDestinationAllowed(db, merchant, checkout, pm),
+    amountCents: input.amountCents,
+    reviewExists: needsReview && (await findCheckoutReview(db, checkout.id)) !== undefined,
     now: new Date(),
   });
-  const needsReview = reviewRequired(s, checkout.type, input.amountCents);
-  if (needsReview && (await findCheckoutReview(db, checkout.id))) {
-    throw ApplicationFailure.nonRetryable(REVIEW_SPENT_MESSAGE, FAILURE_TYPES.reviewSpent);
+  const timings = attemptTimings({ ...input, paymentType: pm.payment_type });
+  if (decision.admitted) return { block: null, needsReview: decision.needsReview, ...timings };
+  const { refusal } = decision;
+  if (refusal.blocksCheckout) {
+    // Only the customer gates block, and each answers a BlockReason.
+    const block = { reason: refusal.reason as BlockReason, ...(refusal.restrictWith ? { restrictWith: refusal.restrictWith } : {}) };
+    return { block, needsReview: false, ...timings };
   }
-  return {
-    block: gate.blocked ? { reason: gate.reason, ...(gate.restrictWith ? { restrictWith: gate.restrictWith } : {}) } : null,
-    needsReview,
-    ...attemptTimings(input),
-  };
+  if (refusal.reason === 'review_spent') throw ApplicationFailure.nonRetryable(REVIEW_SPENT_MESSAGE, FAILURE_TYPES.reviewSpent);
+  throw ApplicationFailure.nonRetryable(`the admission policy refused the attempt (${refusal.reason})`, FAILURE_TYPES.admissionRefused);
 }
 
 /** The sandbox's timings and auto-refund of an attempt: what its plan says besides the gates and the review rule. */
@@ -144,7 +152,8 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         findPaymentMethod(db, loaded.merchant.id, input.paymentMethodId),
         loadGateRows(db, loaded.merchant.id, loaded.checkout.customer_id),
       ]);
-      return planFor(db, { ...loaded, gateRows, paymentType: pm?.payment_type, amountCents: input.amountCents });
+      if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
+      return planFor(db, { ...loaded, gateRows, pm, amountCents: input.amountCents });
     },
 
     /** Expires an unfinished checkout when its timer fires (src/checkouts/expiry.ts); false if it was no longer open. */

@@ -8,6 +8,13 @@ import type { Db } from '../src/storage/db';
 import { findMerchant } from '../src/storage/merchants';
 import { findSubscriptionById, updateSubscription, type SubscriptionRow } from '../src/storage/subscriptions';
 import { recordSubscriptionEvent } from '../src/subscriptions/effects';
+import { applyChargeMove } from '../src/charges/moves';
+import { evaluateAdmission, renewalFailure, type AdmissionRefusal } from '../src/checkouts/admission';
+import { restrictCustomer } from '../src/customers/restrictions';
+import { findCustomer } from '../src/storage/customers';
+import { latestKycRecord } from '../src/storage/kyc-records';
+import type { MerchantRow } from '../src/storage/merchants';
+import { findPaymentMethod } from '../src/storage/payment-methods';
 
 /** What a subscription workflow run needs to wait for its next step. */
 export interface SubscriptionPlan {
@@ -26,6 +33,34 @@ export type RenewalStep = { kind: 'charge'; chargeId: string } | { kind: 'ended'
 /** The idempotency reference of a renewal charge: one charge per period and attempt, whatever retries. */
 export function renewalAttemptKey(subscriptionId: string, period: number, attempt: number): string {
   return `${subscriptionId}:${period}:${attempt}`;
+}
+
+/**
+ * The admission policy for a renewal, over the rows as they stand in the renewal's transaction.
+ * The customer row is locked (shared), so a restriction committing meanwhile (restrictCustomer
+ * locks it for update) is either seen here or comes after the renewal's charge was decided.
+ */
+async function renewalRefusal(trx: Db, merchant: MerchantRow, sub: SubscriptionRow): Promise<AdmissionRefusal | null> {
+  // One after another: a transaction's queries share one connection.
+  const customer = (await findCustomer(trx, merchant.id, sub.customer_id, true))!;
+  const latestKyc = await latestKycRecord(trx, merchant.id, sub.customer_id);
+  const paymentMethod = (await findPaymentMethod(trx, merchant.id, sub.payment_method_id))!;
+  const decision = evaluateAdmission({
+    entry: 'renewal',
+    checkoutType: 'deposit',
+    environment: merchant.environment,
+    settings: merchant.settings,
+    customer,
+    latestKyc,
+    geoMaxAgeMs: 0,
+    paymentOptions: null,
+    paymentMethod,
+    destinationAllowed: true,
+    amountCents: sub.amount_cents,
+    reviewExists: false,
+    now: new Date(),
+  });
+  return decision.admitted ? null : decision.refusal;
 }
 
 export function createSubscriptionActivities(deps: ActivityDeps) {
@@ -67,7 +102,10 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
 
     /**
      * The renewal now due: ends a subscription cancelled at period end, or creates the period's
-     * charge at `created` (a retried activity finds the same charge by its attempt key).
+     * charge at `created` (a retried activity finds the same charge by its attempt key). A charge
+     * the admission policy refuses (a restricted customer, KYC) fails in the same
+     * commit with the refusal's failure_code, so it never reaches the processor and the
+     * subscription is dunned as for any failed renewal.
      */
     async beginRenewal(input: { subscriptionId: string }): Promise<RenewalStep> {
       return withEvents<RenewalStep>(async (trx) => {
@@ -96,7 +134,15 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
           subscription_id: sub.id,
           subscription_period: period,
         });
-        return { result: { kind: 'charge', chargeId: charge.id }, eventIds: [] };
+        const result: RenewalStep = { kind: 'charge', chargeId: charge.id };
+        // A charge a retry finds already past `created` went its way under an earlier decision.
+        if (charge.status !== 'created') return { result, eventIds: [] };
+        const merchant = (await findMerchant(trx, sub.merchant_id))!;
+        const refusal = await renewalRefusal(trx, merchant, sub);
+        if (!refusal) return { result, eventIds: [] };
+        const restricted = refusal.restrictWith ? await restrictCustomer(trx, merchant, { id: sub.customer_id }, refusal.restrictWith) : [];
+        const moved = await applyChargeMove(trx, { chargeId: charge.id, from: 'created', to: 'failed', changes: renewalFailure(refusal) });
+        return { result, eventIds: [...restricted, ...moved.eventIds] };
       });
     },
 

@@ -48,7 +48,7 @@ describe('Admin API: merchants', () => {
       sandbox_hold_seconds: 0,
       max_attempts_per_checkout: null,
       // Off by default in sandbox, whose test cards everyone shares.
-      velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
+      velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30, customer_attempts_per_hour: null },
       subscription_retry_days: [1, 3, 5],
       withdrawal_destinations: 'any',
     });
@@ -120,7 +120,7 @@ describe('Admin API: merchants', () => {
     expect((await patch({ review: { enabled: false } })).body.review).toEqual({ enabled: false, min_amount_cents: 700 });
     const methods = (await patch({ payment_methods: { withdrawal: ['bank_account'] } })).body.payment_methods;
     expect(methods).toEqual({ deposit: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'], withdrawal: ['bank_account'] });
-    expect((await patch({ velocity_limits: { card_attempts_per_hour: 3 } })).body.velocity_limits).toEqual({ enabled: false, card_attempts_per_hour: 3, ip_attempts_per_hour: 30 });
+    expect((await patch({ velocity_limits: { card_attempts_per_hour: 3 } })).body.velocity_limits).toEqual({ enabled: false, card_attempts_per_hour: 3, ip_attempts_per_hour: 30, customer_attempts_per_hour: null });
     const events = await patch({ enabled_events: ['checkout.succeeded', 'checkout.failed'] });
     expect(events.status).toBe(200);
     expect(events.body.enabled_events).toEqual(['checkout.succeeded', 'checkout.failed']);

@@ -167,7 +167,7 @@ describe('attempts are bounded and admitted one at a time (point 3)', () => {
     const sandbox = await admin('GET', `/admin/v1/merchants/${(await openShop(service)).merchant.id}`);
     expect(sandbox.body.settings.velocity_limits.enabled).toBe(false);
     const production = await openShop(service, {}, 'production');
-    expect((await admin('GET', `/admin/v1/merchants/${production.merchant.id}`)).body.settings.velocity_limits).toEqual({ enabled: true, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 });
+    expect((await admin('GET', `/admin/v1/merchants/${production.merchant.id}`)).body.settings.velocity_limits).toEqual({ enabled: true, card_attempts_per_hour: 10, ip_attempts_per_hour: 30, customer_attempts_per_hour: null });
   });
 
   it('velocity limits per client IP', async () => {

@@ -70,6 +70,8 @@ export const FAILURE_TYPES = {
   approvalRefused: 'APPROVAL_REFUSED',
   /** A refund holds the charge: no other move may take it until the refund ends. */
   refundInProgress: 'REFUND_IN_PROGRESS',
+  /** The admission policy refuses the attempt's method now (no longer offered, destination not allowed, card expired). */
+  admissionRefused: 'ADMISSION_REFUSED',
 } as const;
 
 // Messages of the checkout workflow. Definitions only: safe to import from client code.

@@ -55,6 +55,8 @@ const OBJECT_SETTINGS = {
       enabled: z.boolean(),
       card_attempts_per_hour: z.number().int().min(1).max(10_000),
       ip_attempts_per_hour: z.number().int().min(1).max(100_000),
+      // null: no per-customer count (the default); cards and IPs are still counted.
+      customer_attempts_per_hour: z.number().int().min(1).max(10_000).nullable(),
     })
     .strict(),
 };
@@ -104,7 +106,7 @@ const DEFAULTS = {
   sandbox_settlement_seconds: 5,
   sandbox_hold_seconds: 0,
   max_attempts_per_checkout: null,
-  velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30 },
+  velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30, customer_attempts_per_hour: null },
   subscription_retry_days: [1, 3, 5],
   withdrawal_destinations: 'any',
 } as const;
@@ -147,5 +149,8 @@ export function defaultSettings(environment: Environment = 'sandbox'): MerchantS
 
 /** Stored settings with the defaults of any setting added after the merchant was onboarded. */
 export function withDefaultSettings(stored: Partial<MerchantSettings>, environment: Environment): MerchantSettings {
-  return { ...defaultSettings(environment), ...stored };
+  const defaults = defaultSettings(environment);
+  // An object setting stored before one of its fields existed reads that field's default.
+  const objects = Object.fromEntries(OBJECT_SETTING_NAMES.filter((name) => stored[name]).map((name) => [name, { ...defaults[name], ...stored[name] }]));
+  return { ...defaults, ...stored, ...objects };
 }

@@ -1,6 +1,6 @@
 // The processor layer's public surface; callers import from here, not from the files behind it.
 export * from './types';
-export { cardBrand, cardExpired, checkInstrument, luhnValid, savedCardExpired, type CheckedInstrument } from './instruments';
+export { cardBrand, cardExpired, checkInstrument, luhnValid, numberKey, savedCardExpired, type CheckedInstrument } from './instruments';
 export {
   FAILURE_MESSAGES,
   SANDBOX_AUTO_REFUND_AMOUNT_CENTS,

@@ -147,6 +147,16 @@ export function fingerprint(fingerprintKey: string, kind: string, parts: readonl
     .slice(0, FINGERPRINT_HEX_LENGTH);
 }
 
+/**
+ * The key velocity limits count an instrument by: for a card, a keyed hash of its number alone.
+ * The fingerprint also hashes a card's expiry (a saved card re-entered with a new expiry is a new
+ * method), so counting by it would let a card tester try every expiry date of one number. Other
+ * instruments are identified by their fingerprint already.
+ */
+export function numberKey(fingerprintKey: string, checked: CheckedInstrument): string {
+  return checked.type === 'card' ? fingerprint(fingerprintKey, 'card-number', [checked.card.digits]) : checked.fingerprint;
+}
+
 /** Raw details checked and normalised, with their fingerprint: what is known before any tokenizing. */
 export type CheckedInstrument =
   | { type: 'card'; card: NormalizedCard; fingerprint: string }

@@ -159,7 +159,7 @@ export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attem
  * Answers null when admitted, otherwise why not.
  */
 export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | null = null): Promise<AdmissionRefusal | null> {
-  const logged = log ? 'WITH logged AS (INSERT INTO attempt_log (merchant_id, checkout_id, fingerprint, client_ip) VALUES (?, ?, ?, ?)) ' : '';
+  const logged = log ? 'WITH logged AS (INSERT INTO attempt_log (merchant_id, checkout_id, customer_id, fingerprint, number_key, client_ip) VALUES (?, ?, ?, ?, ?, ?)) ' : '';
   const admitted = await db.raw(
     `${logged}UPDATE checkouts SET attempts_count = attempts_count + 1,
             attempt_slot_until = now() + make_interval(secs => ?), updated_at = now()
@@ -168,7 +168,7 @@ export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | nu
         AND (max_attempts IS NULL OR attempts_count < max_attempts)
         AND ${NO_CHARGE_IN_PROGRESS}
       RETURNING id`,
-    [...(log ? [log.merchant_id, log.checkout_id, log.fingerprint, log.client_ip] : []), ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES],
+    [...(log ? [log.merchant_id, log.checkout_id, log.customer_id, log.fingerprint, log.number_key, log.client_ip] : []), ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES],
   );
   if (admitted.rows.length > 0) return null;
   const row = await findCheckoutById(db, id);

@@ -7,6 +7,8 @@ export interface PaymentMethodRow {
   customer_id: string;
   payment_type: TokenizedMethod['payment_type'];
   details: TokenizedMethod['details'];
+  /** What velocity limits count the method by (a card's number alone); null for methods stored before it existed. */
+  number_key: string | null;
   fingerprint: string;
   processor_token: string;
   saved: boolean;
@@ -27,11 +29,11 @@ export async function insertPaymentMethod(db: Db, row: Omit<PaymentMethodRow, 'c
  */
 export async function saveOrReusePaymentMethod(db: Db, row: Omit<PaymentMethodRow, 'created_at' | 'updated_at' | 'saved'>): Promise<PaymentMethodRow> {
   const result = await db.raw(
-    `INSERT INTO payment_methods (id, merchant_id, customer_id, payment_type, details, fingerprint, processor_token, saved)
-     VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, true)
-     ON CONFLICT (customer_id, fingerprint) WHERE saved DO UPDATE SET updated_at = now()
+    `INSERT INTO payment_methods (id, merchant_id, customer_id, payment_type, details, fingerprint, number_key, processor_token, saved)
+     VALUES (?, ?, ?, ?, ?::jsonb, ?, ?, ?, true)
+     ON CONFLICT (customer_id, fingerprint) WHERE saved DO UPDATE SET updated_at = now(), number_key = COALESCE(payment_methods.number_key, EXCLUDED.number_key)
      RETURNING *`,
-    [row.id, row.merchant_id, row.customer_id, row.payment_type, JSON.stringify(row.details), row.fingerprint, row.processor_token],
+    [row.id, row.merchant_id, row.customer_id, row.payment_type, JSON.stringify(row.details), row.fingerprint, row.number_key, row.processor_token],
   );
   return result.rows[0] as PaymentMethodRow;
 }

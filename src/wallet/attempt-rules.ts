@@ -2,7 +2,7 @@ import { newId } from '../domain/ids';
 import { PAYMENT_METHODS, type PaymentMethodId } from '../domain/settings';
 import type { AppDeps } from '../app-deps';
 import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
-import { checkInstrument, getProcessor, InvalidPaymentMethod, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, savedCardExpired, type TokenizeInput } from '../processors';
+import { checkInstrument, getProcessor, InvalidPaymentMethod, numberKey, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, savedCardExpired, type TokenizeInput } from '../processors';
 import type { CheckoutRow } from '../storage/checkouts';
 import type { MerchantRow } from '../storage/merchants';
 import { findPaymentMethod, insertPaymentMethod, saveOrReusePaymentMethod, type PaymentMethodRow } from '../storage/payment-methods';
@@ -44,10 +44,14 @@ function tokenizeInput(method: Exclude<AttemptBody['payment_method'], { saved_pa
   }
 }
 
-/** The attempt's payment method, checked but not yet tokenized or stored. */
+/**
+ * The attempt's payment method, checked but not yet tokenized or stored. `numberKey` is what the
+ * velocity limits count it by (a card's number alone, see numberKey); `fingerprint` is the
+ * instrument as saved methods are de-duplicated (a card's number and expiry).
+ */
 export type CheckedPaymentMethod =
-  | { kind: 'saved'; fingerprint: string; method: PaymentMethodRow }
-  | { kind: 'new'; fingerprint: string; input: TokenizeInput };
+  | { kind: 'saved'; fingerprint: string; numberKey: string; method: PaymentMethodRow }
+  | { kind: 'new'; fingerprint: string; numberKey: string; input: TokenizeInput };
 
 /**
  * Checks the payment method the attempt charges: a saved one of this customer, or new details
@@ -67,7 +71,8 @@ export async function checkPaymentMethod(deps: AppDeps, merchant: MerchantRow, c
     if (savedCardExpired(saved, new Date())) {
       throw new ValidationError('The card has expired.', 'Choose another payment method, or enter the card again with its new expiry date.');
     }
-    return { kind: 'saved', fingerprint: saved.fingerprint, method: saved };
+    // A method stored before number keys existed is counted by its fingerprint.
+    return { kind: 'saved', fingerprint: saved.fingerprint, numberKey: saved.number_key ?? saved.fingerprint, method: saved };
   }
   assertOffered(input.type, offered);
   if (input.type === 'credit_card' && merchant.environment === 'production' && SANDBOX_TEST_CARDS.includes(input.card.number.replace(/[\s-]/g, ''))) {
@@ -75,7 +80,8 @@ export async function checkPaymentMethod(deps: AppDeps, merchant: MerchantRow, c
   }
   const tokenizeRequest = tokenizeInput(input);
   try {
-    return { kind: 'new', fingerprint: checkInstrument(tokenizeRequest, deps.sealer.fingerprintKey(), new Date()).fingerprint, input: tokenizeRequest };
+    const checked = checkInstrument(tokenizeRequest, deps.sealer.fingerprintKey(), new Date());
+    return { kind: 'new', fingerprint: checked.fingerprint, numberKey: numberKey(deps.sealer.fingerprintKey(), checked), input: tokenizeRequest };
   } catch (error) {
     throw invalidDetails(error);
   }
@@ -110,6 +116,7 @@ export async function storePaymentMethod(
     payment_type: tokenized.payment_type,
     details: tokenized.details,
     fingerprint: tokenized.fingerprint,
+    number_key: checked.numberKey,
     processor_token: tokenized.processor_token,
   };
   const method = save ? await saveOrReusePaymentMethod(deps.db, row) : await insertPaymentMethod(deps.db, { ...row, saved: false });

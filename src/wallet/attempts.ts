@@ -5,7 +5,8 @@ import type { AppDeps } from '../app-deps';
 import { presentCharge } from '../charges/present';
 import { presentLoaded } from '../charges/load';
 import { findCustomer } from '../storage/customers';
-import { REVIEW_SPENT_MESSAGE, reviewRequired, reviewSpentHint } from '../checkouts/review-rule';
+import { REVIEW_SPENT_MESSAGE, reviewSpentHint } from '../checkouts/review-rule';
+import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { credentialCacheFor } from '../http/credential-cache';
 import { idempotentAttemptId } from '../http/idempotency';
@@ -21,7 +22,7 @@ import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment
 import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
 import { checkoutOf } from './auth';
-import { attemptAmount, checkPaymentMethod, storePaymentMethod } from './attempt-rules';
+import { attemptAmount, checkPaymentMethod, storePaymentMethod, type CheckedPaymentMethod } from './attempt-rules';
 
 const NEW_CHECKOUT = 'Ask the merchant for a new checkout.';
 import { assertWithdrawalDestination } from './withdrawal-destination';
@@ -87,7 +88,7 @@ export function postAttempt(deps: AppDeps): RequestHandler {
     const method = await checkPaymentMethod(deps, merchant, checkout, body);
     await assertWithdrawalDestination(db, merchant, checkout, method);
 
-    const refusal = await logAndAdmit(deps, merchant, checkout, method.fingerprint, req);
+    const refusal = await logAndAdmit(deps, merchant, checkout, method, req);
     if (refusal) throw admissionError(refusal, checkout);
     let result;
     let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
@@ -169,24 +170,28 @@ async function assertReviewAvailable(deps: AppDeps, merchant: MerchantRow, check
   }
 }
 
+/** What the 429 names for each velocity limit, and what the customer can do about it. */
+const VELOCITY_ANSWERS = {
+  card: { what: 'with this card', instead: ', or use another payment method' },
+  ip: { what: 'from this network address', instead: ', or use another payment method' },
+  customer: { what: 'for this customer', instead: '' },
+} as const;
+
 /**
  * Logs the attempt and admits it in one commit. Card testing stops here: every attempt is logged
- * with its card fingerprint and client IP, and with the merchant's velocity limits on, a card or
- * an IP over its hourly limit is answered 429 (its line and nothing else rolled back).
+ * with its card number's key, its customer and its client IP, and with the merchant's velocity
+ * limits on, a card number, an IP or (when limited) a customer over its hourly limit is answered
+ * 429 (its line and nothing else rolled back).
  */
-async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, fingerprint: string, req: Request): Promise<AdmissionRefusal | null> {
-  const entry = { merchant_id: merchant.id, checkout_id: checkout.id, fingerprint, client_ip: req.ip ?? null };
+async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, method: CheckedPaymentMethod, req: Request): Promise<AdmissionRefusal | null> {
+  const entry = { merchant_id: merchant.id, checkout_id: checkout.id, customer_id: checkout.customer_id, fingerprint: method.fingerprint, number_key: method.numberKey, client_ip: req.ip ?? null };
   const velocity = merchant.settings.velocity_limits;
   if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, entry);
   return deps.db.transaction(async (trx) => {
     const refusal = await logAttempt(trx, entry, velocity);
     if (!refusal) return admitAttempt(trx, checkout.id);
-    const what = refusal.limit === 'card' ? 'this payment method' : 'this network address';
-    throw new RateLimitedError(
-      `Too many payment attempts with ${what}.`,
-      `Try again in ${refusal.retryAfterSeconds} seconds, or use another payment method.`,
-      refusal.retryAfterSeconds,
-    );
+    const answer = VELOCITY_ANSWERS[refusal.limit];
+    throw new RateLimitedError(`Too many payment attempts ${answer.what}.`, `Try again in ${refusal.retryAfterSeconds} seconds${answer.instead}.`, refusal.retryAfterSeconds);
   });
 }
 
@@ -203,6 +208,9 @@ function attemptRefusal(error: unknown, merchant: MerchantRow, checkout: Checkou
       return new ValidationError(REVIEW_SPENT_MESSAGE, reviewSpentHint(merchant.settings.review.min_amount_cents));
     case FAILURE_TYPES.attemptLimit:
       return attemptLimitError(checkout);
+    case FAILURE_TYPES.admissionRefused:
+      // The merchant's settings changed between the wallet's own checks and the attempt's plan.
+      return new ValidationError('This payment method cannot be used for this checkout now.', 'Choose another payment method, or contact the merchant.');
     case FAILURE_TYPES.checkoutClosed:
     case FAILURE_TYPES.checkoutNotOpen:
       return new ValidationError('This checkout takes no new attempt.', 'It was completed, expired or blocked while this attempt waited.');

@@ -12,6 +12,7 @@ import * as m010 from './010_hold_released';
 import * as m011 from './011_product_lookup';
 import * as m012 from './012_dashboard_session_revocations';
 import * as m013 from './013_admin_token_failures';
+import * as m014 from './014_velocity_by_number';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -33,6 +34,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['011_product_lookup', m011],
   ['012_dashboard_session_revocations', m012],
   ['013_admin_token_failures', m013],
+  ['014_velocity_by_number', m014],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
