@@ -131,7 +131,7 @@ describe('a restricted customer is charged by no entry point', () => {
 });
 
 describe('card velocity counts the card number, whatever the expiry', () => {
-  const card = (exp_month: number, exp_year: number) => ({ type: 'credit_card', card: { number: '4000000000000002', exp_month, exp_year, cvc: '123' } });
+  const card = (exp_month: number, exp_year: number, number = '4000000000000002') => ({ type: 'credit_card', card: { number, exp_month, exp_year, cvc: '123' } });
 
   it('card_attempts_per_hour 2: the third attempt is 429, and so is the same number with any other expiry', async () => {
     const shop = await openShop(service, { velocity_limits: { enabled: true, card_attempts_per_hour: 2 } });
@@ -145,6 +145,20 @@ describe('card velocity counts the card number, whatever the expiry', () => {
     expect(statuses).toEqual([201, 201, 429, 429, 429, 429]);
     // Another card number is counted on its own.
     expect((await attempt(service, checkout, { payment_method: CARD('4000000000000077') })).status).toBe(201);
+  });
+
+  it('a saved card counts with the same number typed in', async () => {
+    const shop = await openShop(service, { velocity_limits: { enabled: true, card_attempts_per_hour: 2 } });
+    const first = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    expect((await attempt(service, first, { payment_method: card(12, 2030, '4242424242424242'), save_payment_method: true })).status).toBe(201);
+    const second = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const saved = (await walletView(service, second)).body.saved_payment_methods[0].id;
+    expect((await attempt(service, second, { payment_method: { saved_payment_method_id: saved } })).status).toBe(201);
+    const third = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const typed = await attempt(service, third, { payment_method: card(1, 2031, '4242424242424242') });
+    expect(typed.status).toBe(429);
+    // The saved method itself is unchanged: one saved card, de-duplicated by number and expiry.
+    expect(await service.deps.db('payment_methods').where({ customer_id: shop.customerId, saved: true })).toHaveLength(1);
   });
 
   it('customer_attempts_per_hour 2: a third attempt of the same customer with another card is 429; another customer is not counted', async () => {
