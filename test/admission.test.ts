@@ -1,4 +1,5 @@
 import { KYC_NAME_MISMATCH, restrictCustomer } from '../src/customers/restrictions';
+import { insertChargeWhileLive } from '../src/storage/charges';
 import { findMerchant } from '../src/storage/merchants';
 import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';
@@ -86,6 +87,24 @@ describe('a restricted customer is charged by no entry point', () => {
       expect(await checkoutRow(checkout.id)).toMatchObject({ state: 'blocked', blocked_reason: 'customer_restricted' });
       expect(await charges(checkout.id)).toHaveLength(0);
     }
+  });
+
+  it('the charge INSERT itself refuses a customer restricted after the policy was evaluated', async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const [pm] = await service.deps.db('payment_methods').insert({
+      id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
+      details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
+    }).returning('*');
+    const charge = (attemptKey: string) => ({
+      id: `ch_${attemptKey}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id,
+      attempt_key: attemptKey, amount_cents: 1000, currency: 'USD', transaction_type: 'credit' as const, processor: 'sandbox_alpha',
+    });
+    await restrict(shop);
+    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-a`))).toBeUndefined();
+    expect(await charges(checkout.id)).toHaveLength(0);
+    expect((await admin('POST', `/customers/${shop.customerId}/unrestrict`)).status).toBe(200);
+    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-b`))).toMatchObject({ status: 'created', checkout_id: checkout.id });
   });
 
   it('a customer restricted while a withdrawal waits in review: the approval is refused and no charge is made', async () => {

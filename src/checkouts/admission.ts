@@ -126,6 +126,8 @@ const reviewNeeded = (f: Pick<AdmissionFacts, 'checkoutType' | 'amountCents'> & 
  * gates concern withdrawals a customer starts; an approval is the review's own outcome.
  */
 export const ADMISSION_POLICY: readonly GateRule[] = [
+  // The charge INSERT of an attempt or an approval (insertChargeWhileLive) asserts it once more
+  // under a lock on the customer, so a restriction committed after this check cannot be overtaken.
   { gate: 'restriction', entries: ALL, blocksCheckout: true, check: (f) => (f.customer.restriction_reason === null ? null : { reason: 'customer_restricted' }) },
   { gate: 'kyc', entries: ALL, blocksCheckout: true, check: kyc },
   { gate: 'geo', entries: CUSTOMER_PRESENT, blocksCheckout: true, check: geo },

@@ -55,22 +55,28 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
 
 /**
  * The attempt's charge at `created`, inserted only while its checkout is open and unexpired by the
- * database's clock, in one statement that also frees the checkout's attempt slot: from this commit
- * the created charge keeps other attempts out. Answers the charge a previous try of the same
- * attempt inserted (attempt_key is unique), whatever the checkout's state now; undefined when
- * there is none and the checkout is no longer live.
+ * database's clock and its customer is not restricted, in one statement that also frees the
+ * checkout's attempt slot: from this commit the created charge keeps other attempts out. The
+ * customer row is key-share locked, so a restriction committing meanwhile (restrictCustomer locks
+ * the row for update) either is seen here or comes after this charge: the admission policy's
+ * restriction check, made just before, cannot be overtaken by one. Answers the charge a previous
+ * try of the same attempt inserted (attempt_key is unique), whatever the checkout's state now;
+ * undefined when there is none and the checkout is no longer live or its customer is restricted.
  */
 export async function insertChargeWhileLive(db: Db, charge: NewCharge): Promise<ChargeRow | undefined> {
   const columns = Object.keys(charge);
   const list = columns.map((c) => `"${c}"`).join(', ');
   const inserted = await db.raw(
-    `WITH live AS (
-       UPDATE checkouts SET attempt_slot_until = NULL WHERE id = ? AND state = 'open' AND expires_at > now() RETURNING id)
+    `WITH unrestricted AS (
+       SELECT id FROM customers WHERE id = ? AND restriction_reason IS NULL FOR KEY SHARE),
+     live AS (
+       UPDATE checkouts SET attempt_slot_until = NULL
+        WHERE id = ? AND state = 'open' AND expires_at > now() AND EXISTS (SELECT 1 FROM unrestricted) RETURNING id)
      INSERT INTO charges (${list}, status)
      SELECT ${columns.map((c) => `r."${c}"`).join(', ')}, 'created' FROM live, jsonb_populate_record(NULL::charges, ?::jsonb) AS r
      ON CONFLICT (attempt_key) DO NOTHING
      RETURNING *`,
-    [charge.checkout_id, JSON.stringify(charge)],
+    [charge.customer_id, charge.checkout_id, JSON.stringify(charge)],
   );
   return (inserted.rows[0] as ChargeRow | undefined) ?? (await findChargeByAttemptKey(db, charge.attempt_key));
 }
