@@ -78,7 +78,7 @@ type Check = (facts: AdmissionFacts) => Omit<AdmissionRefusal, 'gate' | 'blocksC
 
 interface GateRule {
   gate: Gate;
-  /** The entry points the gate applies to; why the others are exempt is said beside each rule. */
+  /** The entry points the gate applies to (why the others are exempt: see ADMISSION_POLICY). */
   entries: readonly EntryPoint[];
   /** Over the loaded facts, or, for a gate that guards a write, the storage statement that enforces it. */
   check: Check | { enforcedBy: string };
@@ -122,8 +122,8 @@ const reviewNeeded = (f: Pick<AdmissionFacts, 'checkoutType' | 'amountCents'> & 
  * A renewal charges the method the customer agreed to at sign-up, so the merchant's list of
  * offered methods does not stop it (withdrawal rules do not apply to a deposit), nor does the
  * card's printed expiry: a real processor answers for the card it holds, whose expiry the card
- * networks may have updated. The review
- * gates concern withdrawals a customer starts; an approval is the review's own outcome.
+ * networks may have updated. The review gates concern withdrawals a customer starts; an approval
+ * is the review's own outcome.
  */
 export const ADMISSION_POLICY: readonly GateRule[] = [
   // The charge INSERT of an attempt or an approval (insertChargeWhileLive) asserts it once more
