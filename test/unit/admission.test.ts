@@ -9,7 +9,7 @@ import {
   type EntryPoint,
   type Gate,
 } from '../../src/checkouts/admission';
-import { CHECKOUT_TYPES, type CheckoutType } from '../../src/domain/settings';
+import { CHECKOUT_TYPES, withDefaultSettings, type CheckoutType } from '../../src/domain/settings';
 import { checkInstrument, numberKey } from '../../src/processors/instruments';
 
 const NOW = new Date('2026-11-21T12:00:00Z');
@@ -178,5 +178,13 @@ describe('velocity keys', () => {
   it('count other instruments by their fingerprint', () => {
     const bank = checkInstrument({ type: 'bank_account', bank_account: { routing_number: '110000000', account_number: '000123456789', account_type: 'checking' } }, KEY, NOW);
     expect(numberKey(KEY, bank)).toBe(bank.fingerprint);
+  });
+});
+
+describe('velocity settings', () => {
+  it('read customer_attempts_per_hour as null for a merchant whose stored limits predate it', () => {
+    const stored = { velocity_limits: { enabled: true, card_attempts_per_hour: 3, ip_attempts_per_hour: 7 } } as never;
+    expect(withDefaultSettings(stored, 'production').velocity_limits).toEqual({ enabled: true, card_attempts_per_hour: 3, ip_attempts_per_hour: 7, customer_attempts_per_hour: null });
+    expect(withDefaultSettings({}, 'sandbox').velocity_limits).toEqual({ enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 30, customer_attempts_per_hour: null });
   });
 });
