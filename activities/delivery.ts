@@ -8,19 +8,21 @@ export function createDeliveryActivities(deps: ActivityDeps) {
   const { db } = deps;
   return {
     /**
-     * One delivery attempt of a recorded event: the stored bytes, signed afresh. A non-2xx
-     * answer or a timeout throws, and the workflow's retry policy makes the next attempt.
+     * One delivery attempt of a recorded event, in its delivery series (1 unless a resend or a
+     * replay): the stored bytes, signed afresh. A non-2xx answer or a timeout throws, and the
+     * workflow's retry policy makes the next attempt. The attempt is numbered on after every
+     * attempt the event had (src/storage/events.ts); `attemptsMade` only sizes the retry budget.
      */
-    async deliverEvent(input: { eventId: string; recordOutcome?: boolean; attemptsMade?: number }): Promise<'delivered' | 'no_webhook_url'> {
+    async deliverEvent(input: { eventId: string; recordOutcome?: boolean; attemptsMade?: number; series?: number }): Promise<'delivered' | 'no_webhook_url'> {
       const event = await findEvent(db, input.eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${input.eventId} does not exist`);
       const { attempt, scheduledTimestampMs } = Context.current().info;
+      const series = input.series ?? 1;
       // A run of this activity before this one was accepted, but Temporal never learnt it (its
       // worker died after the answer, or it outlived its time limit): delivered, not sent again.
-      const acceptedBefore = attempt > 1 && (await hasAcceptedAttemptSince(db, event.id, new Date(scheduledTimestampMs)));
+      const acceptedBefore = attempt > 1 && (await hasAcceptedAttemptSince(db, event.id, series, new Date(scheduledTimestampMs)));
       const merchant = (await findMerchant(db, event.merchant_id))!;
-      // Numbered after the attempts made before the workflow started.
-      const result = acceptedBefore ? null : await attemptDelivery(deps, event, merchant, attempt + (input.attemptsMade ?? 0));
+      const result = acceptedBefore ? null : await attemptDelivery(deps, event, merchant, series);
       if (result && !result.ok) throw ApplicationFailure.retryable(`delivery failed: ${result.error}`, 'WEBHOOK_NOT_ACCEPTED');
       const outcome = acceptedBefore || result ? 'delivered' : 'no_webhook_url';
       if (input.recordOutcome) await setDeliveryStatus(db, event.id, outcome);

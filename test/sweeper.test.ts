@@ -36,7 +36,7 @@ describe('outbox sweeper', () => {
         },
       },
     };
-    const finds = jest.spyOn(eventsStorage, 'findUndispatched');
+    const finds = jest.spyOn(eventsStorage, 'claimUndispatched');
     const stop = startOutboxSweeper({ ...service.deps, temporal: temporal as never }, 20);
     try {
       await new Promise((r) => setTimeout(r, 500)); // 25 intervals while the first sweep is blocked

@@ -121,4 +121,14 @@ export interface DeliveryWorkflowInput {
    * first one itself and starts this workflow only when it failed. Absent: none (older runs, sweeps).
    */
   attemptsMade?: number;
+  /** The delivery series (a resend or a replay: 2 and up), whose attempts are logged under it. Absent: 1, the event's own. */
+  series?: number;
+}
+
+/**
+ * A delivery workflow's id: the event id for the event's own delivery, so crashes and
+ * re-dispatches never start it twice; `<event id>:<series>` for each resend or replay after it.
+ */
+export function deliveryWorkflowId(eventId: string, series = 1): string {
+  return series === 1 ? eventId : `${eventId}:${series}`;
 }

@@ -116,7 +116,7 @@ operation({
   responses: { 200: ['Events', results(LoggedEvent)] }, errors,
 });
 operation({ method: 'get', path: '/admin/v1/events/{id}', id: 'adminGetEvent', tag, security, summary: 'One event with its delivery attempts', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The event', LoggedEvent] }, errors });
-operation({ method: 'post', path: '/admin/v1/events/{id}/resend', id: 'adminResendEvent', tag, security, summary: 'Deliver a recorded event again (same event_id, fresh signature)', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true) })] }, errors });
+operation({ method: 'post', path: '/admin/v1/events/{id}/resend', id: 'adminResendEvent', tag, security, summary: 'Deliver a recorded event again as a new delivery series (same event_id, fresh signature); a delivered event stays delivered', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true), series: z.number().int().openapi({ description: 'The new delivery series (2 and up).' }) })] }, errors });
 operation({
   method: 'post', path: '/admin/v1/events/replay', id: 'adminReplayEvents', tag, security, summary: 'Replay delivered-or-failed events by filter; dry_run only counts',
   body: EventReplayBody,

@@ -1,6 +1,6 @@
 import type { ChargeRow } from '../storage/charges';
 import type { CheckoutRow } from '../storage/checkouts';
-import type { DeliveryAttemptRow, EventRow } from '../storage/events';
+import type { DeliveryAttemptRow, DeliverySeriesRow, EventRow } from '../storage/events';
 import type { GeoCheckRow } from '../storage/geo-checks';
 import type { RefundRow } from '../storage/refunds';
 
@@ -17,6 +17,7 @@ export interface TimelineEntry {
     | 'geo_check'
     | 'checkout.blocked'
     | 'event'
+    | 'event.series'
     | 'webhook.attempt'
     | 'refund';
   summary: string;
@@ -29,6 +30,8 @@ export interface TimelineInputs {
   review: { id: string; status: string; amount_cents: number; created_at: Date; decided_at: Date | null; decided_by?: string | null; evidence?: unknown } | null;
   events: EventRow[];
   attempts: DeliveryAttemptRow[];
+  /** The resends and replays of the events (delivery series 2 and up). */
+  series: DeliverySeriesRow[];
   geoChecks: GeoCheckRow[];
   refunds: RefundRow[];
 }
@@ -36,7 +39,7 @@ export interface TimelineInputs {
 const iso = (d: Date) => d.toISOString();
 
 function attemptDetails(a: DeliveryAttemptRow) {
-  return { attempt: a.attempt, url: a.url, http_status: a.http_status, duration_ms: a.duration_ms, error: a.error, response_excerpt: a.response_excerpt };
+  return { attempt: a.attempt, series: a.series, url: a.url, http_status: a.http_status, duration_ms: a.duration_ms, error: a.error, response_excerpt: a.response_excerpt };
 }
 
 function chargeMove(event: EventRow): { from: string; to: string } | null {
@@ -61,7 +64,9 @@ function holdEntries(event: EventRow, attempts: DeliveryAttemptRow[]): TimelineE
   });
 }
 
-function eventEntries(event: EventRow, attempts: DeliveryAttemptRow[]): TimelineEntry[] {
+const SERIES_VERB = { resend: 'resent', replay: 'replayed' } as const;
+
+function eventEntries(event: EventRow, attempts: DeliveryAttemptRow[], series: DeliverySeriesRow[]): TimelineEntry[] {
   const move = event.charge_id ? chargeMove(event) : null;
   const entries: TimelineEntry[] = [];
   if (move) {
@@ -70,9 +75,13 @@ function eventEntries(event: EventRow, attempts: DeliveryAttemptRow[]): Timeline
   if (event.channel === 'hold') return [...entries, ...holdEntries(event, attempts)];
   const delivery = event.enabled ? event.delivery_status : 'not enabled, not delivered';
   entries.push({ at: iso(event.created_at), kind: 'event', summary: `Event ${event.type} recorded (${delivery})`, details: { event_id: event.id, type: event.type, enabled: event.enabled, delivery_status: event.delivery_status } });
+  for (const s of series) {
+    entries.push({ at: iso(s.requested_at), kind: 'event.series', summary: `Event ${event.type} ${SERIES_VERB[s.reason]}: delivery series ${s.series}`, details: { event_id: event.id, type: event.type, series: s.series, reason: s.reason } });
+  }
   for (const a of attempts) {
     const outcome = a.http_status !== null ? `HTTP ${a.http_status}` : a.error;
-    entries.push({ at: iso(a.started_at), kind: 'webhook.attempt', summary: `Webhook ${event.type} attempt ${a.attempt}: ${outcome} in ${a.duration_ms} ms`, details: { event_id: event.id, type: event.type, ...attemptDetails(a) } });
+    const which = a.series === 1 ? `attempt ${a.attempt}` : `attempt ${a.attempt} (series ${a.series})`;
+    entries.push({ at: iso(a.started_at), kind: 'webhook.attempt', summary: `Webhook ${event.type} ${which}: ${outcome} in ${a.duration_ms} ms`, details: { event_id: event.id, type: event.type, ...attemptDetails(a) } });
   }
   return entries;
 }
@@ -81,7 +90,8 @@ function eventEntries(event: EventRow, attempts: DeliveryAttemptRow[]): Timeline
  * One ordered view of everything that happened to a checkout, built from the rows that record
  * it: the checkout, its charges and their moves (the events table), the hold handshake (the
  * hold event's attempt), the review and its decision, the customer's geo checks in the
- * checkout's window, the block with its evidence, refunds, and every webhook attempt. Pure.
+ * checkout's window, the block with its evidence, refunds, every resend and replay, and every
+ * webhook attempt of every delivery series. Pure.
  */
 export function buildTimeline(input: TimelineInputs): TimelineEntry[] {
   const { checkout } = input;
@@ -109,7 +119,7 @@ export function buildTimeline(input: TimelineInputs): TimelineEntry[] {
     const what = r.status === 'pending' ? `Refund ${r.id} of charge ${r.charge_id} in progress` : `Refund ${r.id} of charge ${r.charge_id}`;
     entries.push({ at: iso(r.created_at), kind: 'refund', summary: `${what} (${r.amount_cents} cents, from ${r.source})`, details: { refund_id: r.id, charge_id: r.charge_id, source: r.source, status: r.status } });
   }
-  for (const e of input.events) entries.push(...eventEntries(e, input.attempts.filter((a) => a.event_id === e.id)));
+  for (const e of input.events) entries.push(...eventEntries(e, input.attempts.filter((a) => a.event_id === e.id), input.series.filter((s) => s.event_id === e.id)));
   // Stable: entries at the same instant keep the order they were built in.
   return entries.map((entry, index) => ({ entry, index })).sort((a, b) => a.entry.at.localeCompare(b.entry.at) || a.index - b.index).map((x) => x.entry);
 }

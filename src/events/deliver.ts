@@ -30,14 +30,15 @@ export function signingSecrets(sealer: Sealer, merchant: SigningMerchant, now: D
 /**
  * One attempt to deliver a recorded event to the merchant's webhook_url: the stored bytes,
  * signed afresh with the merchant's secret(s), sent to an address checked now, and the attempt
- * written to the event log (a refused target is a failed attempt with its reason). Used by the
- * retried delivery activity and by the hold handshake alike. Null when there is no URL.
+ * written to the event log under the event's next attempt number, in delivery series `series`
+ * (a refused target is a failed attempt with its reason). Used by the retried delivery activity
+ * and by the hold handshake alike. Null when there is no URL.
  */
 export async function attemptDelivery(
   deps: DeliveryDeps,
   event: Pick<EventRow, 'id' | 'type' | 'body' | 'channel'>,
   merchant: Pick<MerchantRow, 'settings'> & SigningMerchant,
-  attempt: number,
+  series: number,
   options: {
     /** Runs with the answer before the attempt is logged (the hold writes a 2xx to its charge first). */
     onAnswer?: (result: SendResult) => Promise<void>;
@@ -47,11 +48,13 @@ export async function attemptDelivery(
      * in the event log, and the sweeper's workflow makes only the other four.
      */
     recordStart?: boolean;
+    /** The attempt was written already, claimed with its event (claimFirstAttempt): its id, to finish. */
+    started?: number;
   } = {},
 ): Promise<SendResult | null> {
   const url = merchant.settings.webhook_url;
   if (!url) return null;
-  const started = options.recordStart ? await startAttempt(deps.db, { event_id: event.id, attempt, url }) : null;
+  const started = options.started ?? (options.recordStart ? await startAttempt(deps.db, { event_id: event.id, series, url }) : null);
   const result = await withWebhookSpan({ url, eventId: event.id, eventType: event.type, channel: event.channel }, (traceHeaders) =>
     sendSignedWebhook({
       url,
@@ -66,6 +69,6 @@ export async function attemptDelivery(
   await options.onAnswer?.(result);
   const outcome = { started_at: result.startedAt, duration_ms: result.durationMs, http_status: result.httpStatus, error: result.error, response_excerpt: result.responseExcerpt };
   if (started !== null) await finishAttempt(deps.db, started, outcome);
-  else await insertAttempt(deps.db, { event_id: event.id, attempt, url, ...outcome });
+  else await insertAttempt(deps.db, { event_id: event.id, series, url, ...outcome });
   return result;
 }

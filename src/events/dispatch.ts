@@ -1,9 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
-import { eventMerchantIds, markDispatched } from '../storage/events';
+import { eventMerchantIds, markDispatched, startDeliverySeries, type DeliverySeriesRow } from '../storage/events';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
-import type { DeliveryWorkflowInput } from '../../workflows/definitions';
+import { deliveryWorkflowId, type DeliveryWorkflowInput } from '../../workflows/definitions';
 
 export const DELIVERY_WORKFLOW = 'deliverEventWorkflow';
 
@@ -50,7 +50,7 @@ export async function startDelivery(deps: DispatchDeps, eventId: string, merchan
   try {
     await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
       taskQueue: deps.config.taskQueue,
-      workflowId: eventId,
+      workflowId: deliveryWorkflowId(eventId),
       args: [input],
       typedSearchAttributes: merchantSearchAttributes(merchantId),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -75,14 +75,22 @@ export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger },
   }
 }
 
-/** A resend delivers the same recorded bytes under a new workflow id (the event_id stays the same). */
-export async function redeliverEvent(deps: DispatchDeps, eventId: string, resendId: string): Promise<void> {
-  const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs };
+/**
+ * A resend or a replay: a new delivery series of the same recorded bytes (same event_id), with
+ * its own workflow (`<event id>:<series>`) and its own five attempts, numbered on after the
+ * event's earlier ones. It adds to the event's history and takes nothing back: an event once
+ * delivered stays delivered. Answers the series' number.
+ */
+export async function redeliverEvent(deps: DispatchDeps, eventId: string, reason: DeliverySeriesRow['reason']): Promise<number> {
+  const series = await startDeliverySeries(deps.db, eventId, reason);
+  const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs, series };
   const merchants = await eventMerchantIds(deps.db, [eventId]);
   await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
     taskQueue: deps.config.taskQueue,
-    workflowId: `${eventId}-resend-${resendId}`,
+    workflowId: deliveryWorkflowId(eventId, series),
     args: [input],
     typedSearchAttributes: merchantSearchAttributes(merchants.get(eventId)),
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
+  return series;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { ValidationError } from '../http/errors';
 import { findReplayableEventIdsUnscoped, type ReplayFilter } from '../storage/admin-reads';
@@ -9,7 +8,7 @@ export const MAX_REPLAY_EVENTS = 1000;
 
 /**
  * Replay by filter: every enabled outbox event matching it is delivered again (same event_id,
- * fresh signature), oldest first. A dry run only counts, so the operator sees what would go.
+ * fresh signature), oldest first, each as a new delivery series (see redeliverEvent). A dry run only counts, so the operator sees what would go.
  * Holds are never replayed, and events the merchant had not enabled were never delivered.
  */
 export async function replayEvents(deps: Pick<AppDeps, 'db' | 'temporal' | 'config'>, filter: ReplayFilter, dryRun: boolean) {
@@ -18,8 +17,7 @@ export async function replayEvents(deps: Pick<AppDeps, 'db' | 'temporal' | 'conf
     throw new ValidationError(`More than ${MAX_REPLAY_EVENTS} events match.`, 'Narrow the filter (type, merchant_id, from, to, failed_only) and replay in parts.');
   }
   if (!dryRun) {
-    const replayId = randomUUID();
-    for (const id of ids) await redeliverEvent(deps, id, `replay-${replayId}`);
+    for (const id of ids) await redeliverEvent(deps, id, 'replay');
   }
   return { dry_run: dryRun, count: ids.length, event_ids: ids };
 }

@@ -1,13 +1,12 @@
 import { Router } from 'express';
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
-import { findEvent, listAttempts, listEvents } from '../storage/events';
+import { findEvent, listEvents } from '../storage/events';
 import { findMerchant } from '../storage/merchants';
-import { presentEvent } from './present';
+import { presentEventLog } from './service';
 import { redeliverEvent } from './dispatch';
 
 const EventListQuery = z.object({
@@ -26,14 +25,13 @@ export function eventAdminRoutes(deps: AppDeps): Router {
   router.get('/events', async (req, res) => {
     const q = parseOrThrow(EventListQuery, withoutBlankParameters(req.query), 'Query');
     const events = await listEvents(deps.db, { merchantId: q.merchant_id, type: q.type, checkoutId: q.checkout_id, chargeId: q.charge_id, limit: q.limit });
-    const attempts = await listAttempts(deps.db, events.map((e) => e.id));
-    res.json({ results: events.map((e) => presentEvent(e, attempts)) });
+    res.json({ results: await presentEventLog(deps.db, events) });
   });
 
   router.get('/events/:id', async (req, res) => {
     const event = await findEvent(deps.db, req.params.id!);
     if (!event) throw new AdminNotFoundError('Event not found.', `No event ${req.params.id}.`);
-    res.json(presentEvent(event, await listAttempts(deps.db, [event.id])));
+    res.json((await presentEventLog(deps.db, [event]))[0]);
   });
 
   router.post('/events/:id/resend', async (req, res) => {
@@ -46,8 +44,8 @@ export function eventAdminRoutes(deps: AppDeps): Router {
     if (event.channel === 'hold') throw new ValidationError('A hold is never re-sent.', 'checkout.hold is synchronous and never retried.');
     const merchant = await findMerchant(deps.db, event.merchant_id);
     if (!merchant?.settings.webhook_url) throw new ValidationError('The merchant has no webhook_url.', 'Set webhook_url in the merchant settings, then resend; the event is kept.');
-    await redeliverEvent(deps, event.id, randomUUID());
-    res.status(202).json({ id: event.id, resent: true });
+    const series = await redeliverEvent(deps, event.id, 'resend');
+    res.status(202).json({ id: event.id, resent: true, series });
   });
 
   return router;

@@ -1,17 +1,18 @@
 import type { Logger } from '../logger';
-import { findUndispatched } from '../storage/events';
 import { dispatchEvents, type DispatchDeps } from './dispatch';
 import { startLostSubscriptionWorkflows } from '../subscriptions/workflows';
 import { WEBHOOK_TIMEOUT_MS } from '../webhooks/send';
-import { eventsWithAcceptedAttempt, eventsWithAttempts, markDelivered, markDispatched } from '../storage/events';
+import { claimUndispatched, eventsWithAcceptedAttempt, eventsWithAttempts, markDelivered, markDispatched, releaseDeliveryLease } from '../storage/events';
 import { everyWithoutOverlap } from '../periodic';
 
 /**
- * How long after its commit an event may wait for its writer to dispatch it before the sweeper
- * does. The writer first tries to deliver it itself (src/events/first-delivery.ts), which may take
- * the whole webhook timeout: the grace outlasts that, so the sweeper never delivers alongside it.
+ * How long after its commit an event is left to its writer, which first tries to deliver it itself
+ * (src/events/first-delivery.ts), before the sweeper looks at it. The two never send together
+ * whatever the timing: each claims the event's delivery lease before it sends or dispatches.
  */
 const GRACE_MS = WEBHOOK_TIMEOUT_MS + 10_000;
+/** How long a sweep holds the events it took while it starts their workflows. */
+const SWEEP_LEASE_MS = 60_000;
 const BATCH = 200;
 
 /**
@@ -30,7 +31,7 @@ export function startOutboxSweeper(deps: DispatchDeps & { logger: Logger }, inte
 
 /** One sweep: dispatches every event left undispatched past the grace period (a batch), then lost subscription workflows. */
 export async function sweepOutbox(deps: DispatchDeps & { logger: Logger }): Promise<void> {
-  const found = await findUndispatched(deps.db, GRACE_MS, BATCH);
+  const found = await claimUndispatched(deps.db, GRACE_MS, SWEEP_LEASE_MS, BATCH);
   // An event whose delivery already ended (its outcome recorded, the dispatch mark lost) needs no workflow.
   const ended = found.filter((e) => e.delivery_status !== 'pending').map((e) => e.id);
   let pending = found.filter((e) => e.delivery_status === 'pending');
@@ -46,7 +47,12 @@ export async function sweepOutbox(deps: DispatchDeps & { logger: Logger }): Prom
     // before Temporal refused its retry workflow): the workflow then makes the other four, so
     // an event never gets more than five. That first attempt is the only one ever made outside
     // the event's delivery workflow (a resend runs under a workflow and an attempt budget of its own).
-    await dispatchEvents(deps, ids, new Map(pending.map((e) => [e.id, e.merchant_id])), await eventsWithAttempts(deps.db, ids));
+    try {
+      await dispatchEvents(deps, ids, new Map(pending.map((e) => [e.id, e.merchant_id])), await eventsWithAttempts(deps.db, ids));
+    } catch (error) {
+      await releaseDeliveryLease(deps.db, ids).catch(() => undefined); // the next sweep tries again
+      throw error;
+    }
   }
   // The same safety net for subscriptions whose renewal workflow a crash left unstarted.
   await startLostSubscriptionWorkflows(deps);

@@ -88,13 +88,25 @@ export const Refund = registry.register(
 export const DeliveryAttempt = registry.register(
   'DeliveryAttempt',
   z.object({
-    attempt: z.number().int().openapi({ description: '1 to 5.' }),
+    attempt: z.number().int().openapi({ description: "Numbered on across the event's delivery series: 1 to 5 for its own delivery, 6 and up for the first resend's, and so on." }),
+    series: z.number().int().openapi({ description: "The delivery series: 1 is the event's own delivery, each resend or replay starts the next." }),
     url: z.string().nullable(),
     started_at: timestamp,
     duration_ms: z.number().int(),
     http_status: z.number().int().nullable(),
     error: z.string().nullable(),
     response_excerpt: z.string().nullable().openapi({ description: 'The first 300 characters of your answer.' }),
+  }),
+);
+
+export const DeliverySeries = registry.register(
+  'DeliverySeries',
+  z.object({
+    series: z.number().int().openapi({ description: '1 for the event\'s own delivery; each resend or replay is the next.' }),
+    reason: z.enum(['first', 'resend', 'replay']),
+    started_at: timestamp,
+    attempts: z.number().int().openapi({ description: 'Attempts made in this series so far (at most 5).' }),
+    accepted: z.boolean().openapi({ description: 'Whether an attempt of this series got a 2xx answer.' }),
   }),
 );
 
@@ -113,6 +125,7 @@ export const LoggedEvent = registry.register(
     created_at: timestamp,
     payload: z.object({ event_id: z.string(), data: z.record(z.string(), z.unknown()), type: z.string() }).openapi({ description: 'The envelope exactly as delivered.' }),
     attempts: z.array(DeliveryAttempt),
+    delivery_series: z.array(DeliverySeries),
   }),
 );
 

@@ -3,11 +3,11 @@ import { NotFoundError } from '../http/errors';
 import { presentLoaded } from '../charges/load';
 import { presentLineItem } from '../checkouts/present';
 import { presentCustomer } from '../customers/service';
-import { presentEvent } from '../events/present';
+import { presentEventLog } from '../events/service';
 import { listCheckoutCharges, type ChargeRow } from '../storage/charges';
 import { findCheckout, type CheckoutRow } from '../storage/checkouts';
 import { findCustomer, type CustomerRow } from '../storage/customers';
-import { listAttempts, type EventRow } from '../storage/events';
+import type { EventRow } from '../storage/events';
 import { pageOf, UnknownCursorError, type Page, type PageRequest } from '../storage/pages';
 import { findRefund, type RefundRow } from '../storage/refunds';
 import { findCheckoutReview } from '../storage/reviews';
@@ -104,16 +104,10 @@ export async function getRefund(db: Db, merchantId: string, id: string) {
   return presentRefund(refund);
 }
 
-/** Events with their delivery attempts, read in one query for the whole page. */
-export async function presentEvents(db: Db, events: EventRow[]) {
-  const attempts = await listAttempts(db, events.map((e) => e.id));
-  return events.map((e) => presentEvent(e, attempts));
-}
-
 export async function getEvent(db: Db, merchantId: string, id: string) {
   const event = await db<EventRow>('events').where({ merchant_id: merchantId, id }).first();
   if (!event) throw notFound('Event', id);
-  return (await presentEvents(db, [event]))[0]!;
+  return (await presentEventLog(db, [event]))[0]!;
 }
 
 /** Optional equality filters: only those given narrow the list. */
@@ -140,5 +134,5 @@ export const listRefunds = (db: Db, merchantId: string, page: PageRequest) =>
 export const listEvents = (db: Db, merchantId: string, page: PageRequest, filters: { type?: string; checkout_id?: string }, deliveredOnly: boolean) =>
   listPage(
     () => pageOf<EventRow>(db, 'events', { ...scope(merchantId, filters), ...(deliveredOnly ? { enabled: true } : {}) } as Record<string, string>, page, { kind: 'seq' }),
-    (rows) => presentEvents(db, rows),
+    (rows) => presentEventLog(db, rows),
   );

@@ -3,7 +3,7 @@ import { withDefaultSettings } from '../domain/settings';
 import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { CustomerRow } from './customers';
-import type { DeliveryAttemptRow, EventRow } from './events';
+import { listAttempts, listDeliverySeries, type EventRow } from './events';
 import { GEO_CHECK_MAX_AGE_MS, type GeoCheckRow } from './geo-checks';
 import type { MerchantRow } from './merchants';
 import type { RefundRow } from './refunds';
@@ -80,7 +80,8 @@ export async function timelineRowsUnscoped(db: Db, checkout: CheckoutRow) {
   const charges = await db<ChargeRow>('charges').where({ checkout_id: checkout.id }).orderBy('created_at');
   const review = (await db('reviews').where({ checkout_id: checkout.id }).first()) ?? null;
   const events = await db<EventRow>('events').where({ checkout_id: checkout.id }).orderBy('seq');
-  const attempts = events.length ? await db<DeliveryAttemptRow>('event_delivery_attempts').whereIn('event_id', events.map((e) => e.id)).orderBy('id') : [];
+  const attempts = await listAttempts(db, events.map((e) => e.id));
+  const series = await listDeliverySeries(db, events.map((e) => e.id));
   // The geo checks that could have gated this checkout: from the reuse window before it opened until it ended.
   const open = checkout.state === 'open' || checkout.state === 'in_review';
   const geoChecks = await db<GeoCheckRow>('geo_checks')
@@ -89,7 +90,7 @@ export async function timelineRowsUnscoped(db: Db, checkout: CheckoutRow) {
     .where('checked_at', '<=', open ? checkout.expires_at : checkout.updated_at)
     .orderBy('checked_at');
   const refunds = charges.length ? await db<RefundRow>('refunds').whereIn('charge_id', charges.map((c) => c.id)) : [];
-  return { charges, review, events, attempts, geoChecks, refunds };
+  return { charges, review, events, attempts, series, geoChecks, refunds };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from './db';
 
 export interface EventRow {
@@ -13,13 +14,20 @@ export interface EventRow {
   channel: 'outbox' | 'hold';
   delivery_status: 'pending' | 'delivered' | 'failed' | 'not_enabled' | 'no_webhook_url';
   dispatched_at: Date | null;
+  /** Attempts recorded, every series together: the last attempt's number. */
+  delivery_attempts: number;
+  /** Until when the event's sender (its first attempt, or the outbox sweeper) holds it; see claimFirstAttempt. */
+  delivery_lease_until: Date | null;
   created_at: Date;
 }
 
 export interface DeliveryAttemptRow {
   id: number;
   event_id: string;
+  /** Numbered on across every series of the event: 1, 2, ... in the order they were recorded. */
   attempt: number;
+  /** 1 for the event's own delivery; each resend or replay is the next series. */
+  series: number;
   url: string | null;
   started_at: Date;
   duration_ms: number;
@@ -30,7 +38,7 @@ export interface DeliveryAttemptRow {
 
 export async function insertEvent(
   db: Db,
-  row: Omit<EventRow, 'seq' | 'created_at' | 'dispatched_at' | 'delivery_status'> & Partial<Pick<EventRow, 'delivery_status' | 'dispatched_at'>>,
+  row: Omit<EventRow, 'seq' | 'created_at' | 'dispatched_at' | 'delivery_status' | 'delivery_attempts' | 'delivery_lease_until'> & Partial<Pick<EventRow, 'delivery_status' | 'dispatched_at'>>,
 ): Promise<EventRow> {
   const [inserted] = await db<EventRow>('events').insert(row).returning('*');
   return inserted as EventRow;
@@ -57,8 +65,28 @@ export async function listAttempts(db: Db, eventIds: string[]): Promise<Delivery
   return db<DeliveryAttemptRow>('event_delivery_attempts').whereIn('event_id', eventIds).orderBy('id');
 }
 
-export async function insertAttempt(db: Db, row: Omit<DeliveryAttemptRow, 'id'>): Promise<void> {
-  await db('event_delivery_attempts').insert(row);
+/**
+ * The insert of an attempt numbered by `numbered`, an UPDATE of its event that counts one more
+ * attempt (`RETURNING id, delivery_attempts`): one statement, and the event row's lock orders
+ * concurrent series, so numbers never repeat. Without a matching event nothing is written.
+ */
+const INSERT_NUMBERED_ATTEMPT = `
+  INSERT INTO event_delivery_attempts (event_id, attempt, series, url, started_at, duration_ms, http_status, error, response_excerpt)
+  SELECT id, delivery_attempts, ?, ?, coalesce(?::timestamptz, now()), ?, ?, ?, ? FROM numbered
+  RETURNING id`;
+
+type NewAttempt = Omit<DeliveryAttemptRow, 'id' | 'attempt' | 'started_at'> & { started_at: Date | null };
+const attemptBindings = (row: NewAttempt): Knex.RawBinding[] => [row.series, row.url, row.started_at, row.duration_ms, row.http_status, row.error, row.response_excerpt];
+
+async function insertNumbered(db: Db, numbered: string, bindings: Knex.RawBinding[], row: NewAttempt): Promise<number | null> {
+  const result = await db.raw(`WITH numbered AS (${numbered}) ${INSERT_NUMBERED_ATTEMPT}`, [...bindings, ...attemptBindings(row)]);
+  const [inserted] = result.rows as Array<{ id: string | number }>;
+  return inserted ? Number(inserted.id) : null;
+}
+
+/** Writes a finished attempt under the event's next attempt number. */
+export async function insertAttempt(db: Db, row: Omit<DeliveryAttemptRow, 'id' | 'attempt'>): Promise<void> {
+  await insertNumbered(db, 'UPDATE events SET delivery_attempts = delivery_attempts + 1 WHERE id = ? RETURNING id, delivery_attempts', [row.event_id], row);
 }
 
 /** What the event log keeps of an attempt written before it was made whose process died before its outcome. */
@@ -81,19 +109,41 @@ export async function holdRefusalRecordedUnscoped(db: Db, chargeId: string): Pro
 }
 
 /** Writes an attempt before it is made (see attemptDelivery); answers its id for finishAttempt. */
-export async function startAttempt(db: Db, row: Pick<DeliveryAttemptRow, 'event_id' | 'attempt' | 'url'>): Promise<number> {
-  const [inserted] = await db('event_delivery_attempts')
-    .insert({ ...row, started_at: db.fn.now(), duration_ms: 0, http_status: null, error: UNFINISHED_ATTEMPT_ERROR, response_excerpt: null })
-    .returning('id');
-  return (inserted as { id: number }).id;
+export async function startAttempt(db: Db, row: Pick<DeliveryAttemptRow, 'event_id' | 'series' | 'url'>): Promise<number> {
+  const unfinished = { ...row, started_at: null, duration_ms: 0, http_status: null, error: UNFINISHED_ATTEMPT_ERROR, response_excerpt: null };
+  return (await insertNumbered(db, 'UPDATE events SET delivery_attempts = delivery_attempts + 1 WHERE id = ? RETURNING id, delivery_attempts', [row.event_id], unfinished))!;
 }
 
-export async function finishAttempt(db: Db, id: number, outcome: Omit<DeliveryAttemptRow, 'id' | 'event_id' | 'attempt' | 'url'>): Promise<void> {
+/**
+ * The committing process's claim of an event's first attempt, and that attempt written before it
+ * is made, in one statement: only while nobody sent it (no attempt, undispatched, pending) and
+ * nobody holds its lease. The lease (`leaseMs`) keeps the outbox sweeper away while the attempt
+ * runs and its outcome is written, however slow the pool or the merchant. Null: someone else's.
+ */
+export async function claimFirstAttempt(db: Db, eventId: string, url: string, leaseMs: number): Promise<number | null> {
+  const claim = `UPDATE events SET delivery_attempts = 1, delivery_lease_until = now() + make_interval(secs => ?)
+    WHERE id = ? AND delivery_attempts = 0 AND dispatched_at IS NULL AND delivery_status = 'pending'
+      AND (delivery_lease_until IS NULL OR delivery_lease_until <= now())
+    RETURNING id, delivery_attempts`;
+  const unfinished = { event_id: eventId, series: 1, url, started_at: null, duration_ms: 0, http_status: null, error: UNFINISHED_ATTEMPT_ERROR, response_excerpt: null };
+  return insertNumbered(db, claim, [leaseMs / 1000, eventId], unfinished);
+}
+
+/** Gives up the lease of events still undispatched (their sender could not start their workflow), so a sweep takes them at once. */
+export async function releaseDeliveryLease(db: Db, ids: string[]): Promise<void> {
+  if (ids.length) await db('events').whereIn('id', ids).whereNull('dispatched_at').update({ delivery_lease_until: null });
+}
+
+export async function finishAttempt(db: Db, id: number, outcome: Omit<DeliveryAttemptRow, 'id' | 'event_id' | 'attempt' | 'series' | 'url'>): Promise<void> {
   await db('event_delivery_attempts').where({ id }).update(outcome);
 }
 
+/**
+ * Writes a delivery series' outcome. An event the merchant once accepted stays delivered: a later
+ * series (a resend, a replay) that fails adds its attempts to the log but takes nothing back.
+ */
 export async function setDeliveryStatus(db: Db, id: string, status: EventRow['delivery_status']): Promise<void> {
-  await db('events').where({ id }).update({ delivery_status: status });
+  await db('events').where({ id }).whereNot({ delivery_status: 'delivered' }).update({ delivery_status: status });
 }
 
 /**
@@ -130,21 +180,32 @@ export interface UndispatchedEvent {
   delivery_status: EventRow['delivery_status'];
 }
 
-/** Enabled outbox events whose delivery workflow was never started (a crash fell between commit and start). */
-export async function findUndispatched(db: Db, olderThanMs: number, limit: number): Promise<UndispatchedEvent[]> {
-  return db('events')
-    .select('id', 'merchant_id', 'delivery_status')
-    .whereNull('dispatched_at')
-    .andWhere({ enabled: true, channel: 'outbox' })
-    .andWhere('created_at', '<', db.raw(`now() - (? * interval '1 millisecond')`, [olderThanMs]))
-    .orderBy('seq')
-    .limit(limit);
+/**
+ * Enabled outbox events whose delivery workflow was never started (a crash fell between commit and
+ * start, or their first attempt is late), past `olderThanMs` since their commit and with no sender
+ * holding them: each is claimed for `leaseMs` in the same statement, so no first attempt starts
+ * while the sweeper dispatches it, and two sweepers never take the same event.
+ */
+export async function claimUndispatched(db: Db, olderThanMs: number, leaseMs: number, limit: number): Promise<UndispatchedEvent[]> {
+  const result = await db.raw(
+    `UPDATE events SET delivery_lease_until = now() + make_interval(secs => ?)
+     WHERE id IN (
+       SELECT id FROM events
+       WHERE dispatched_at IS NULL AND enabled AND channel = 'outbox'
+         AND created_at < now() - make_interval(secs => ?)
+         AND (delivery_lease_until IS NULL OR delivery_lease_until <= now())
+       ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED)
+     RETURNING id, merchant_id, delivery_status, seq`,
+    [leaseMs / 1000, olderThanMs / 1000, limit],
+  );
+  const rows = result.rows as Array<UndispatchedEvent & { seq: string | number }>;
+  return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(({ id, merchant_id, delivery_status }) => ({ id, merchant_id, delivery_status }));
 }
 
-/** Which of these events have a delivery attempt recorded. */
+/** Which of these events have an attempt of their own delivery (series 1) recorded. */
 export async function eventsWithAttempts(db: Db, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows: Array<{ event_id: string }> = await db('event_delivery_attempts').whereIn('event_id', ids).distinct('event_id');
+  const rows: Array<{ event_id: string }> = await db('event_delivery_attempts').whereIn('event_id', ids).where({ series: 1 }).distinct('event_id');
   return new Set(rows.map((r) => r.event_id));
 }
 
@@ -155,9 +216,9 @@ export async function eventsWithAcceptedAttempt(db: Db, ids: string[]): Promise<
   return new Set(rows.map((r) => r.event_id));
 }
 
-/** Whether the merchant accepted (2xx) an attempt of this event that started at or after `since`. */
-export async function hasAcceptedAttemptSince(db: Db, eventId: string, since: Date): Promise<boolean> {
-  const row = await db('event_delivery_attempts').where({ event_id: eventId }).whereBetween('http_status', [200, 299]).andWhere('started_at', '>=', since).first('id');
+/** Whether the merchant accepted (2xx) an attempt of this event's delivery series that started at or after `since`. */
+export async function hasAcceptedAttemptSince(db: Db, eventId: string, series: number, since: Date): Promise<boolean> {
+  const row = await db('event_delivery_attempts').where({ event_id: eventId, series }).whereBetween('http_status', [200, 299]).andWhere('started_at', '>=', since).first('id');
   return row !== undefined;
 }
 
@@ -171,4 +232,31 @@ export async function eventMerchantIds(db: Db, ids: string[]): Promise<Map<strin
   if (ids.length === 0) return new Map();
   const rows: Array<{ id: string; merchant_id: string }> = await db('events').whereIn('id', ids).select('id', 'merchant_id');
   return new Map(rows.map((r) => [r.id, r.merchant_id]));
+}
+
+export interface DeliverySeriesRow {
+  event_id: string;
+  series: number;
+  reason: 'resend' | 'replay';
+  requested_at: Date;
+}
+
+/**
+ * Starts the next delivery series of an event (a resend or a replay): its number, recorded with
+ * why it runs. The event row is locked while the number is taken, so two at once get two numbers.
+ */
+export async function startDeliverySeries(db: Db, eventId: string, reason: DeliverySeriesRow['reason']): Promise<number> {
+  return db.transaction(async (trx) => {
+    await trx('events').where({ id: eventId }).forUpdate().first('id');
+    const last = await trx('event_delivery_series').where({ event_id: eventId }).max<{ max: number | null }>('series as max').first();
+    const series = Math.max(last?.max ?? 1, 1) + 1;
+    await trx('event_delivery_series').insert({ event_id: eventId, series, reason });
+    return series;
+  });
+}
+
+/** The resend and replay series of these events, oldest first. */
+export async function listDeliverySeries(db: Db, eventIds: string[]): Promise<DeliverySeriesRow[]> {
+  if (eventIds.length === 0) return [];
+  return db<DeliverySeriesRow>('event_delivery_series').whereIn('event_id', eventIds).orderBy(['event_id', 'series']);
 }

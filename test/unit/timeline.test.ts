@@ -9,7 +9,7 @@ describe('the admin checkout timeline', () => {
   // Audit finding: a refund's claim (its pending row, written before the processor is asked) read
   // like a refund made, though no money had moved and a decline deletes it.
   it('tells a refund in progress from one made', () => {
-    const entries = buildTimeline({ checkout, charges: [], review: null, events: [], attempts: [], geoChecks: [], refunds: [refund('re_done', 'succeeded', 10), refund('re_claim', 'pending', 20)] });
+    const entries = buildTimeline({ checkout, charges: [], review: null, events: [], attempts: [], series: [], geoChecks: [], refunds: [refund('re_done', 'succeeded', 10), refund('re_claim', 'pending', 20)] });
     const refunds = entries.filter((e) => e.kind === 'refund');
     expect(refunds.map((e) => e.summary)).toEqual(['Refund re_done of charge ch_1 (2500 cents, from api)', 'Refund re_claim of charge ch_1 in progress (2500 cents, from api)']);
     expect(refunds.map((e) => e.details.status)).toEqual(['succeeded', 'pending']);

@@ -3,12 +3,12 @@ import { confirmAction, run } from './app.js';
 import { clear, h, when } from './dom.js';
 
 function attemptLine(a) {
-  return h('li', {}, `#${a.attempt} ${when(a.started_at)} · `, a.http_status === null ? a.error : `HTTP ${a.http_status}`, ` · ${a.duration_ms} ms`);
+  return h('li', {}, `#${a.attempt}${a.series > 1 ? ` (series ${a.series})` : ''} ${when(a.started_at)} · `, a.http_status === null ? a.error : `HTTP ${a.http_status}`, ` · ${a.duration_ms} ms`);
 }
 
 function eventCard(event, reload) {
   const resend = async () => {
-    if (!(await confirmAction(`Send ${event.type} (${event.id}) to the merchant again?`, 'Resend'))) return;
+    if (!(await confirmAction(`Send ${event.type} (${event.id}) to the merchant again, as a new delivery series of up to 5 attempts? Its delivery status stays as it is unless the new series is accepted.`, 'Resend'))) return;
     if (await run(() => admin.post(`/events/${encodeURIComponent(event.id)}/resend`), 'Event queued for redelivery.')) setTimeout(reload, 1500);
   };
   return h('li', { class: 'card compact', 'data-event': event.id },
