@@ -58,6 +58,9 @@ function replay(res: Response, status: number, body: string): void {
   res.status(status).set(REPLAYED_HEADER, 'true').type('application/json').send(body);
 }
 
+/** The scope of keys sent with the admin token (the operator's: one for the whole admin API). */
+export const ADMIN_IDEMPOTENCY_SCOPE = (): string => 'admin';
+
 /**
  * Idempotency keys for POST routes (after authentication). Without the header the request runs
  * as usual. With it, the first request claims a row in idempotency_keys and records its answer;
@@ -65,7 +68,7 @@ function replay(res: Response, status: number, body: string): void {
  * with another request it is 422, and while the first is still running a second one waits for
  * it instead of doing the work twice. A 5xx or a 429 is not recorded, so a retry runs again.
  */
-export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>): RequestHandler {
+export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>, options: { scope?: (req: Request) => string } = {}): RequestHandler {
   const digestKey = sealer.fingerprintKey();
   return async (req, res, next) => {
     const key = req.header(IDEMPOTENCY_HEADER);
@@ -74,7 +77,7 @@ export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>): Requ
       if (!KEY_PATTERN.test(key)) {
         throw new ValidationError('Invalid Idempotency-Key header.', 'Use 1 to 255 printable ASCII characters without spaces, for example a UUID.');
       }
-      const scope = scopeOf(req);
+      const scope = options.scope?.(req) ?? scopeOf(req);
       const hash = requestHash(req, digestKey);
       const deadline = Date.now() + WAIT_FOR_FIRST_MS;
       for (;;) {

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
+import { ADMIN_IDEMPOTENCY_SCOPE, idempotent } from '../http/idempotency';
 import type { AppDeps } from '../app-deps';
 import { targetPolicy } from '../webhooks/target';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from './schemas';
@@ -24,9 +25,10 @@ export function merchantAdminRoutes({ db, config, sealer, resolveHost }: AppDeps
     res.json(await changeSettings(db, options, req.params.id!, patch));
   });
 
-  router.post('/merchants/:id/webhook_secret/roll', async (req, res) => {
+  // With an Idempotency-Key a retried roll answers the secret of the first, rolled once.
+  router.post('/merchants/:id/webhook_secret/roll', idempotent({ db, sealer }, { scope: ADMIN_IDEMPOTENCY_SCOPE }), async (req, res) => {
     const body = parseOrThrow(RollSigningSecretBody, req.body ?? {});
-    res.status(201).json(await rollSigningSecret(db, sealer, req.params.id!, body.overlap_seconds));
+    res.status(201).json(await rollSigningSecret(db, sealer, req.params.id as string, body));
   });
 
   router.get('/merchants/:id/api_keys', async (req, res) => {

@@ -18,8 +18,15 @@ export const SettingsPatchBody = MerchantSettingsPatchSchema.refine((patch) => O
 export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 3600;
 
 export const RollSigningSecretBody = z
-  .object({ overlap_seconds: z.number().int().min(0).max(MAX_SECRET_OVERLAP_SECONDS).default(86_400) })
+  .object({
+    overlap_seconds: z.number().int().min(0).max(MAX_SECRET_OVERLAP_SECONDS).default(86_400),
+    force: z
+      .boolean()
+      .default(false)
+      .describe("Roll even while an earlier roll's overlap runs: the secret before the current one then stops signing at once. Without it such a roll is refused with 422."),
+  })
   .strict();
+export type RollSigningSecretBody = z.infer<typeof RollSigningSecretBody>;
 
 export const MerchantResponse = z.object({
   id: z.string(),

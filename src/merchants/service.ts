@@ -6,7 +6,7 @@ import { applySettingsPatch, defaultSettings, type MerchantSettings, type Mercha
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../storage/api-keys';
 import { findMerchant, insertMerchant, rotateSigningSecret, updateMerchantSettings, type MerchantRow } from '../storage/merchants';
-import type { MerchantCreateBody } from './schemas';
+import type { MerchantCreateBody, RollSigningSecretBody } from './schemas';
 import { assertWebhookUrlAllowed } from './webhook-url';
 import type { HostResolver, TargetPolicy } from '../webhooks/target';
 
@@ -86,14 +86,23 @@ export async function changeSettings(db: Db, options: MerchantServiceOptions, id
 
 /**
  * Rolls the webhook signing secret: the new one is answered once, here, and signs every delivery
- * from now on; the old one keeps signing beside it for `overlapSeconds`, so the merchant can
- * deploy the new secret without a delivery failing verification in between.
+ * from now on; the old one keeps signing beside it for `overlap_seconds`, so the merchant can
+ * deploy the new secret without a delivery failing verification in between. A second roll during
+ * that overlap would drop the secret the merchant has deployed (a double click, a retried request):
+ * it is refused unless `force` says the operator means it.
  */
-export async function rollSigningSecret(db: Db, sealer: Sealer, merchantId: string, overlapSeconds: number) {
+export async function rollSigningSecret(db: Db, sealer: Sealer, merchantId: string, body: RollSigningSecretBody) {
   await getMerchant(db, merchantId);
   const secret = newSecret('signingSecret');
-  const previousExpiresAt = new Date(Date.now() + overlapSeconds * 1000);
-  await rotateSigningSecret(db, merchantId, sealer.seal(secret), previousExpiresAt);
+  const previousExpiresAt = new Date(Date.now() + body.overlap_seconds * 1000);
+  const rolled = await rotateSigningSecret(db, merchantId, sealer.seal(secret), previousExpiresAt, body.force);
+  if (!rolled) {
+    const until = (await getMerchant(db, merchantId)).previous_webhook_signing_secret_expires_at?.toISOString() ?? 'its end';
+    throw new ValidationError(
+      'The signing secret was rolled less than its overlap ago.',
+      `The secret before the current one, which the merchant may still have deployed, signs deliveries until ${until}; rolling again now would stop it at once. Roll after ${until}, or send {"force": true} to roll anyway (a leaked secret). Retry a roll with the same Idempotency-Key to get its answer again.`,
+    );
+  }
   return { webhook_signing_secret: secret, previous_webhook_secret_expires_at: previousExpiresAt.toISOString() };
 }
 

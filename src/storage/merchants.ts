@@ -47,9 +47,17 @@ export async function updateMerchantSettings(db: Db, id: string, settings: Merch
 }
 
 /** Makes `sealed` the current signing secret and keeps the one it replaces valid until `previousExpiresAt`. */
-export async function rotateSigningSecret(db: Db, id: string, sealed: string, previousExpiresAt: Date): Promise<MerchantRow | undefined> {
+/**
+ * previous <- current <- new. Unless `force`, only while no earlier roll's overlap runs (checked
+ * in the UPDATE itself, so two rolls at once cannot both pass): the previous secret is the one the
+ * merchant may still have deployed. Undefined when refused (or no such merchant).
+ */
+export async function rotateSigningSecret(db: Db, id: string, sealed: string, previousExpiresAt: Date, force = false): Promise<MerchantRow | undefined> {
   const [row] = await db<MerchantRow>('merchants')
     .where({ id })
+    .modify((q) => {
+      if (!force) q.where((w) => w.whereNull('previous_webhook_signing_secret_expires_at').orWhere('previous_webhook_signing_secret_expires_at', '<=', db.fn.now()));
+    })
     .update({
       previous_webhook_signing_secret_sealed: db.ref('webhook_signing_secret_sealed') as unknown as string,
       previous_webhook_signing_secret_expires_at: previousExpiresAt,
