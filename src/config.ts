@@ -73,6 +73,8 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_INITIAL_MS: envNumber(z.coerce.number().int().min(1)).default(5000),
   /** How often the worker re-dispatches events whose delivery was never started. */
   OUTBOX_SWEEP_MS: envNumber(z.coerce.number().int().min(100).max(MAX_TIMER_MS)).default(5000),
+  /** How often the worker deletes idempotency keys past their 24 hours (src/http/idempotency-expiry.ts). */
+  IDEMPOTENCY_SWEEP_MS: envNumber(z.coerce.number().int().min(50).max(MAX_TIMER_MS)).default(300_000),
   /** How often the worker looks for checkouts whose expiry timer is late (src/checkouts/expiry.ts). */
   EXPIRY_SWEEP_MS: envNumber(z.coerce.number().int().min(50).max(MAX_TIMER_MS)).default(500),
   /** How late a checkout's expiry must be before the sweep records it instead of its workflow's timer. */
@@ -153,6 +155,7 @@ export interface Config {
   outboxSweepMs: number;
   expirySweepMs: number;
   expirySweepGraceMs: number;
+  idempotencySweepMs: number;
   /** A checkout's workflow starts delayed until its deadline or first attempt (src/temporal/checkouts.ts). */
   checkoutDelayedStart: boolean;
   sandboxLatencyMs: number;
@@ -227,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
     expirySweepMs: e.EXPIRY_SWEEP_MS,
     expirySweepGraceMs: e.EXPIRY_SWEEP_GRACE_MS,
+    idempotencySweepMs: e.IDEMPOTENCY_SWEEP_MS,
     checkoutDelayedStart: e.CHECKOUT_WORKFLOW_DELAYED_START,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     workerHttpPort: e.WORKER_HTTP_PORT,

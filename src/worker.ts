@@ -6,6 +6,7 @@ import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type 
 import type { Config, WorkerTuning } from './config';
 import { startExpirySweeper } from './checkouts/expiry';
 import { startOutboxSweeper } from './events/sweeper';
+import { startIdempotencyKeyExpiry } from './http/idempotency-expiry';
 import type { FirstDeliveryDeps } from './events/first-delivery';
 
 export interface WorkerSetup {
@@ -120,13 +121,14 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
 
 /**
  * The worker process's own sweeps, beside its Temporal worker: the outbox's (events whose writer
- * crashed before dispatching them) and expiry's (checkouts whose timer runs late). Returns a stop
- * that waits for a running sweep.
+ * crashed before dispatching them), expiry's (checkouts whose timer runs late) and idempotency
+ * keys' (stored answers past their 24 hours). Returns a stop that waits for a running sweep.
  */
 export function startWorkerSweeps(deps: FirstDeliveryDeps & { config: Config }): () => Promise<void> {
   const stops = [
     startOutboxSweeper(deps, deps.config.outboxSweepMs),
     startExpirySweeper(deps, { intervalMs: deps.config.expirySweepMs, graceMs: deps.config.expirySweepGraceMs }),
+    startIdempotencyKeyExpiry(deps, deps.config.idempotencySweepMs),
   ];
   return async () => {
     await Promise.all(stops.map((stop) => stop()));

@@ -3,6 +3,8 @@ import { startService, type Service } from './support/harness';
 import { request, uniqueCustomer } from './support/http';
 import { WorkflowUpdateStage } from '@temporalio/client';
 import { BANK, CARD, createCheckout, getCharge, openShop, waitFor, type CreatedCheckout, type Shop } from './support/fixtures';
+import { startWorkerSweeps } from '../src/worker';
+import { deleteExpiredIdempotencyKeys } from '../src/storage/idempotency-keys';
 
 let service: Service;
 beforeAll(async () => {
@@ -192,6 +194,42 @@ describe('Idempotency-Key on POST', () => {
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
     expect(first.status).toBe(201);
+  });
+
+  // Nothing ever deleted a stored answer (with a created checkout's client_secret, sealed): the
+  // table kept every key for ever.
+  it("deletes stored answers past their 24 hours from the worker's sweeps and keeps fresh ones; the key then runs anew", async () => {
+    const shop = await openShop(service);
+    const db = service.deps.db;
+    const expired = [randomUUID(), randomUUID(), randomUUID()];
+    const fresh = randomUUID();
+    for (const key of [...expired, fresh]) expect((await post(shop, '/api/v1/customers', uniqueCustomer(), key)).status).toBe(201);
+    await db('idempotency_keys').whereIn('key', expired).update({ created_at: db.raw("now() - interval '24 hours 1 minute'") });
+    await db('idempotency_keys').where({ key: fresh }).update({ created_at: db.raw("now() - interval '23 hours 59 minutes'") });
+    const stop = startWorkerSweeps({ ...service.deps, config: { ...service.deps.config, idempotencySweepMs: 50 } });
+    try {
+      await waitFor(async () => (await db('idempotency_keys').whereIn('key', expired)).length === 0, 10_000, 'expired keys to be deleted');
+    } finally {
+      await stop();
+    }
+    expect(await db('idempotency_keys').where({ key: fresh })).toHaveLength(1);
+    // A request reusing an expired key runs anew, even with another body; the fresh key is still remembered.
+    const again = await post(shop, '/api/v1/customers', uniqueCustomer(), expired[0]!);
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    expect((await post(shop, '/api/v1/customers', uniqueCustomer(), fresh)).status).toBe(422);
+  });
+
+  it('deletes expired keys oldest first, a batch per statement, until none is left', async () => {
+    const db = service.deps.db;
+    const expired = () => db('idempotency_keys').where('created_at', '<', db.raw("now() - interval '24 hours'"));
+    await deleteExpiredIdempotencyKeys(db);
+    const rows = Array.from({ length: 7 }, (_, i) => ({ scope: 'merchant:mer_batch', key: `batch-${i}-${randomUUID()}`, request_hash: 'x', created_at: db.raw(`now() - interval '${30 - i} hours'`) }));
+    await db('idempotency_keys').insert(rows);
+    expect(await deleteExpiredIdempotencyKeys(db, { batchSize: 3, maxBatches: 1 })).toBe(3);
+    // The oldest went first.
+    expect((await expired()).map((r: { key: string }) => r.key).sort()).toEqual(rows.slice(3).map((r) => r.key).sort());
+    expect(await deleteExpiredIdempotencyKeys(db, { batchSize: 3 })).toBe(4);
+    expect(await expired()).toHaveLength(0);
   });
 
   it('makes a new checkout for a checkout create sent with a key again after its 24 hours', async () => {

@@ -47,7 +47,24 @@ export async function releaseIdempotencyKey(db: Db, scope: string, key: string):
   await db('idempotency_keys').where({ scope, key }).whereNull('status').delete();
 }
 
-/** Housekeeping: forgets keys past their 24 hours (the claim already ignores them). */
-export async function deleteExpiredIdempotencyKeys(db: Db): Promise<number> {
-  return db('idempotency_keys').where('created_at', '<', db.raw('now() - make_interval(hours => ?)', [IDEMPOTENCY_KEY_TTL_HOURS])).delete();
+/**
+ * Housekeeping: forgets keys past their 24 hours (the claim already ignores them), oldest first,
+ * `batchSize` rows per statement so a large table is never locked for long, until none is left
+ * or `maxBatches` ran. A key a request is taking over right now is skipped, not waited for.
+ * Answers how many were deleted.
+ */
+export async function deleteExpiredIdempotencyKeys(db: Db, options: { batchSize?: number; maxBatches?: number } = {}): Promise<number> {
+  const { batchSize = 1000, maxBatches = 100 } = options;
+  let deleted = 0;
+  for (let batch = 0; batch < maxBatches; batch += 1) {
+    const result = await db.raw(
+      `DELETE FROM idempotency_keys WHERE (scope, key) IN (
+         SELECT scope, key FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ?)
+         ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)`,
+      [IDEMPOTENCY_KEY_TTL_HOURS, batchSize],
+    );
+    deleted += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) < batchSize) break;
+  }
+  return deleted;
 }
