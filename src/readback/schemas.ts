@@ -103,7 +103,7 @@ export const DeliverySeries = registry.register(
   'DeliverySeries',
   z.object({
     series: z.number().int().openapi({ description: '1 for the event\'s own delivery; each resend or replay is the next.' }),
-    reason: z.enum(['first', 'resend', 'replay']),
+    reason: z.enum(['first', 'resend', 'replay']).openapi({ description: "Why the series ran: the event's own delivery, an operator's resend, or a replay by filter." }),
     started_at: timestamp,
     attempts: z.number().int().openapi({ description: 'Attempts made in this series so far (at most 5).' }),
     accepted: z.boolean().openapi({ description: 'Whether an attempt of this series got a 2xx answer.' }),
@@ -125,7 +125,7 @@ export const LoggedEvent = registry.register(
     created_at: timestamp,
     payload: z.object({ event_id: z.string(), data: z.record(z.string(), z.unknown()), type: z.string() }).openapi({ description: 'The envelope exactly as delivered.' }),
     attempts: z.array(DeliveryAttempt),
-    delivery_series: z.array(DeliverySeries),
+    delivery_series: z.array(DeliverySeries).openapi({ description: 'Every delivery series of the event, oldest first. A delivered event stays delivered whatever a later series answers.' }),
   }),
 );
 
