@@ -76,7 +76,7 @@ describe('a worker crash while deliveries are failing', () => {
     // An event whose first attempt the crash cut off before its retry workflow started is the outbox
     // sweeper's: swept here, at once, not 20 s on by the restarted worker's sweeper (see sweepAsDue).
     const undispatched = await service.deps.db('events').whereIn('id', expected).whereNull('dispatched_at');
-    await sweepAsDue(service, undispatched.map((e) => e.id as string));
+    await sweepAsDue(service, undispatched.map((e) => e.id as string), { senderGone: true });
     await worker.start();
 
     await waitFor(async () => {
@@ -137,7 +137,7 @@ describe('a worker crash during an event\'s first delivery attempt', () => {
     // worker 20 s on (see sweepAsDue).
     const [event] = await recordedEvents(service, checkout.id);
     expect(event).toMatchObject({ type: 'checkout.succeeded', dispatched_at: null, delivery_status: 'pending' });
-    await sweepAsDue(service, [event.id]);
+    await sweepAsDue(service, [event.id], { senderGone: true });
     await worker.start();
     await pending;
 
