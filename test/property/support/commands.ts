@@ -540,6 +540,67 @@ class LateTimer extends Base {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Resends, replays and signing-secret rolls (admin)
+
+/** Resends one of the merchant's enabled outbox events: a new delivery series, always accepted. */
+class Resend extends Base {
+  constructor(readonly event: number) {
+    super();
+  }
+  async act(_m: Model, w: World) {
+    const events = await w.service.deps.db('events').where({ merchant_id: w.merchant.id, enabled: true, channel: 'outbox' }).orderBy('seq');
+    const event = pick(events, this.event);
+    if (!event) return;
+    const res = await admin(w, 'POST', `/events/${event.id}/resend`);
+    allowed(res, new Set([202]), this.toString(), 'resend_answer');
+  }
+  toString() {
+    return `Resend(event #${this.event})`;
+  }
+}
+
+class Replay extends Base {
+  constructor(readonly failedOnly: boolean) {
+    super();
+  }
+  async act(_m: Model, w: World) {
+    const res = await admin(w, 'POST', '/events/replay', { merchant_id: w.merchant.id, failed_only: this.failedOnly });
+    allowed(res, new Set([202]), this.toString(), 'replay_answer');
+  }
+  toString() {
+    return `Replay(${this.failedOnly ? 'failed only' : 'all'})`;
+  }
+}
+
+/**
+ * Rolls the signing secret: refused (422) while an earlier roll's overlap runs unless forced. With
+ * an Idempotency-Key the roll is sent twice at once and both answer the same secret.
+ */
+class RollSecret extends Base {
+  constructor(readonly overlapSeconds: number, readonly force: boolean, readonly keyed: boolean) {
+    super();
+  }
+  async act(m: Model, w: World) {
+    const body = { overlap_seconds: this.overlapSeconds, ...(this.force ? { force: true } : {}) };
+    const path = `/admin/v1/merchants/${w.merchant.id}/webhook_secret/roll`;
+    const send = (key?: string) => call(w, 'POST', path, { token: w.service.adminToken, body, ...(key ? { headers: { 'idempotency-key': key } } : {}) });
+    const key = this.keyed ? `roll-${w.merchant.id}-${w.trace.length}` : undefined;
+    const [res, again] = await Promise.all([send(key), key ? send(key) : Promise.resolve(undefined)]);
+    // The server's clock decides the overlap; a roll within a second of its end may go either way.
+    const inOverlap = Date.now() < m.secretOverlapUntil - 1_000;
+    const open = Date.now() > m.secretOverlapUntil + 1_000;
+    allowed(res, this.force || open ? new Set([201]) : inOverlap ? new Set([422]) : new Set([201, 422]), this.toString(), 'roll_answer');
+    if (again) expectThat(again.status === res.status && JSON.stringify(again.body) === JSON.stringify(res.body), `${this}: a retry with the same key answered ${again.status} ${again.text}, the first ${res.status} ${res.text}`, 'roll_idempotent');
+    if (res.status !== 201) return;
+    w.secrets.push(res.body.webhook_signing_secret);
+    m.secretOverlapUntil = Date.parse(res.body.previous_webhook_secret_expires_at);
+  }
+  toString() {
+    return `RollSecret(${this.overlapSeconds} s${this.force ? ', forced' : ''}${this.keyed ? ', with a key, twice' : ''})`;
+  }
+}
+
 class Wait extends Base {
   constructor(readonly ms: number) {
     super();
@@ -596,6 +657,9 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(2, fc.constantFrom(500, 1_500, 3_500).map((ms) => new Wait(ms))),
     w(1, index.map((c) => new LateTimer(c))),
     w(1, fc.tuple(index, fc.constantFrom(1, 31, 95)).map(([sub, days]) => new AdvanceSubscriptionClock(sub, days))),
+    w(2, index.map((e) => new Resend(e))),
+    w(2, fc.boolean().map((failedOnly) => new Replay(failedOnly))),
+    w(1, fc.tuple(fc.constantFrom(0, 2, 3600), fc.boolean(), fc.boolean()).map(([overlap, force, keyed]) => new RollSecret(overlap, force, keyed))),
   );
 }
 

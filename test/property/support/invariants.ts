@@ -8,6 +8,7 @@ import { subscriptionViolations } from '../../support/subscription-invariants';
 import { eventForMove, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
 import { ALWAYS_ON_EVENT_TYPES } from '../../../src/domain/event-types';
 import { signatureFromHeaders, verifySignature } from '../../../src/webhooks/signature';
+import { DELIVERY_MAX_ATTEMPTS } from '../../../workflows/retry-policies';
 import type { Model } from './model';
 import { IGNORED, wallet, type World } from './world';
 
@@ -203,15 +204,23 @@ export async function checkInvariants(world: World, model: Model, final: boolean
   const byId = new Map(s.events.map((e) => [e.id, e]));
   for (const r of received) {
     const header = signatureFromHeaders(r.headers);
-    let valid = true;
-    try {
-      verifySignature({ rawBody: r.rawBody, header, secret: world.merchant.webhook_signing_secret });
-    } catch {
-      valid = false;
-    }
+    const valid = world.secrets.some((secret) => {
+      try {
+        verifySignature({ rawBody: r.rawBody, header, secret });
+        return true;
+      } catch {
+        return false;
+      }
+    });
     v.check('signature', valid && r.headers['service-webhook-signature'] === r.headers['service_signature'], () => `delivery of ${r.body?.type} ${r.body?.event_id} has a bad signature`);
     const stored = byId.get(r.body?.event_id);
     v.check('delivered_as_recorded', stored !== undefined && stored.body === r.rawBody && stored.enabled, () => `received ${r.body?.type} ${r.body?.event_id} that is not a recorded enabled event with the same bytes`);
+  }
+  // History is appended, never rewritten: an event once delivered stays delivered, whatever a
+  // resend or a replay of it answers later.
+  for (const e of s.events) {
+    if (e.delivery_status === 'delivered') model.delivered.add(e.id);
+    else v.check('delivered_stays_delivered', !model.delivered.has(e.id), () => `${e.type} ${e.id} was delivered, and is now ${e.delivery_status}`);
   }
   for (const e of s.events.filter((x) => x.channel === 'hold')) {
     // A hold placed after an approval may still be on its way when the approval command returns.
@@ -266,9 +275,22 @@ export async function settle(world: World, timeoutMs: number): Promise<void> {
     // An approval answered but not yet spent: its charge is about to be created (seed 75017 read the
     // wallet after the charge appeared, the snapshot before it).
     const approving = s.reviews.some((r) => r.status === 'approved' && !r.charge_id && s.checkouts.some((c) => c.id === r.checkout_id && c.state === 'open'));
-    if (!live && !undelivered && !refunding && !expiring && !approving) return;
+    // A resend or a replay still retrying: its outcome (which must not undo a delivery) is still to be written.
+    const resending = await seriesUnderWay(world);
+    if (!live && !undelivered && !refunding && !expiring && !approving && !resending) return;
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** Whether a resend or replay series of the merchant's events has neither been accepted nor made its five attempts. */
+async function seriesUnderWay(world: World): Promise<boolean> {
+  const rows: Array<{ attempts: string | number; accepted: boolean }> = await world.service.deps.db('event_delivery_series as s')
+    .join('events as e', 'e.id', 's.event_id')
+    .leftJoin('event_delivery_attempts as a', (j) => j.on('a.event_id', 's.event_id').andOn('a.series', 's.series'))
+    .where('e.merchant_id', world.merchant.id)
+    .groupBy('s.event_id', 's.series')
+    .select(world.service.deps.db.raw('count(a.id) AS attempts'), world.service.deps.db.raw('coalesce(bool_or(a.http_status BETWEEN 200 AND 299), false) AS accepted'));
+  return rows.some((r) => !r.accepted && Number(r.attempts) < DELIVERY_MAX_ATTEMPTS);
 }
 
 /** Every checkout that has ended has a finished workflow: nothing waits on a handler. */

@@ -62,6 +62,10 @@ export interface Model {
   answeredCharges: Map<string, { needsReview: boolean }>;
   /** Refunds answered 200 (the charge must be refunded and have a refunds row). */
   refunded: Set<string>;
+  /** Events seen delivered: a later resend or replay never takes that back. */
+  delivered: Set<string>;
+  /** Until when (ms since the epoch) a rolled signing secret still signs: a second roll before then is refused unless forced. */
+  secretOverlapUntil: number;
 }
 
 export function initialModel(init: { review: { enabled: boolean; min: number }; enabledEvents: string[]; expirySeconds: number; holdAnswer: Answer; slowLeft: number }): Model {
@@ -81,6 +85,8 @@ export function initialModel(init: { review: { enabled: boolean; min: number }; 
     charges: [],
     answeredCharges: new Map(),
     refunded: new Set(),
+    delivered: new Set(),
+    secretOverlapUntil: 0,
   };
 }
 

@@ -15,6 +15,8 @@ export interface World {
   merchant: MerchantCredentials;
   customerId: string;
   trace: string[];
+  /** Every signing secret the merchant was given (onboarding, then each roll): a delivery verifies with one of them. */
+  secrets: string[];
 }
 
 /** One HTTP call of a command: fails the property on a 5xx or on no answer at all. */
@@ -44,7 +46,7 @@ export async function openWorld(service: Service, endpoint: MerchantEndpoint, ro
   const merchant = await onboard(service, { name: `Property ${route}`, settings });
   const customer = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, body: uniqueCustomer() });
   if (customer.status !== 201) throw new Error(`customer: ${customer.text}`);
-  return { service, endpoint, route, merchant, customerId: customer.body.id, trace: [] };
+  return { service, endpoint, route, merchant, customerId: customer.body.id, trace: [], secrets: [merchant.webhook_signing_secret] };
 }
 
 /**
