@@ -574,30 +574,38 @@ class Replay extends Base {
 }
 
 /**
- * Rolls the signing secret: refused (422) while an earlier roll's overlap runs unless forced. With
- * an Idempotency-Key the roll is sent twice at once and both answer the same secret.
+ * Rolls the signing secret: refused (422) while an earlier roll's overlap runs unless forced.
+ * `double_click` sends the roll twice in a row, as a second click would; `keyed_retry` sends it
+ * twice at once under one Idempotency-Key, and both must answer the same secret.
  */
 class RollSecret extends Base {
-  constructor(readonly overlapSeconds: number, readonly force: boolean, readonly keyed: boolean) {
+  constructor(readonly overlapSeconds: number, readonly force: boolean, readonly mode: 'once' | 'double_click' | 'keyed_retry') {
     super();
   }
   async act(m: Model, w: World) {
     const body = { overlap_seconds: this.overlapSeconds, ...(this.force ? { force: true } : {}) };
     const path = `/admin/v1/merchants/${w.merchant.id}/webhook_secret/roll`;
     const send = (key?: string) => call(w, 'POST', path, { token: w.service.adminToken, body, ...(key ? { headers: { 'idempotency-key': key } } : {}) });
-    const key = this.keyed ? `roll-${w.merchant.id}-${w.trace.length}` : undefined;
-    const [res, again] = await Promise.all([send(key), key ? send(key) : Promise.resolve(undefined)]);
-    // The server's clock decides the overlap; a roll within a second of its end may go either way.
+    if (this.mode === 'keyed_retry') {
+      const key = `roll-${w.merchant.id}-${w.trace.length}`;
+      const [res, again] = await Promise.all([send(key), send(key)]);
+      expectThat(again.status === res.status && JSON.stringify(again.body) === JSON.stringify(res.body), `${this}: a retry with the same key answered ${again.status} ${again.text}, the first ${res.status} ${res.text}`, 'roll_idempotent');
+      return this.expect(m, w, res);
+    }
+    await this.expect(m, w, await send());
+    if (this.mode === 'double_click') await this.expect(m, w, await send());
+  }
+  /** The model's answer: the server's clock decides the overlap, so a roll within a second of its end may go either way. */
+  private async expect(m: Model, w: World, res: Awaited<ReturnType<typeof call>>) {
     const inOverlap = Date.now() < m.secretOverlapUntil - 1_000;
     const open = Date.now() > m.secretOverlapUntil + 1_000;
     allowed(res, this.force || open ? new Set([201]) : inOverlap ? new Set([422]) : new Set([201, 422]), this.toString(), 'roll_answer');
-    if (again) expectThat(again.status === res.status && JSON.stringify(again.body) === JSON.stringify(res.body), `${this}: a retry with the same key answered ${again.status} ${again.text}, the first ${res.status} ${res.text}`, 'roll_idempotent');
     if (res.status !== 201) return;
     w.secrets.push(res.body.webhook_signing_secret);
     m.secretOverlapUntil = Date.parse(res.body.previous_webhook_secret_expires_at);
   }
   toString() {
-    return `RollSecret(${this.overlapSeconds} s${this.force ? ', forced' : ''}${this.keyed ? ', with a key, twice' : ''})`;
+    return `RollSecret(${this.overlapSeconds} s${this.force ? ', forced' : ''}, ${this.mode.replace('_', ' ')})`;
   }
 }
 
@@ -659,7 +667,7 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(1, fc.tuple(index, fc.constantFrom(1, 31, 95)).map(([sub, days]) => new AdvanceSubscriptionClock(sub, days))),
     w(2, index.map((e) => new Resend(e))),
     w(2, fc.boolean().map((failedOnly) => new Replay(failedOnly))),
-    w(1, fc.tuple(fc.constantFrom(0, 2, 3600), fc.boolean(), fc.boolean()).map(([overlap, force, keyed]) => new RollSecret(overlap, force, keyed))),
+    w(2, fc.tuple(fc.constantFrom(0, 2, 3600), fc.boolean(), fc.constantFrom('once' as const, 'double_click' as const, 'keyed_retry' as const)).map(([overlap, force, mode]) => new RollSecret(overlap, force, mode))),
   );
 }
 
