@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** SHA-256 of a credential: what is stored for API keys and client secrets. */
 export function hashSecret(secret: string): Buffer {
@@ -34,6 +34,14 @@ export class Sealer {
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * A digest of `input` under the sealing key, separated by `purpose`: the same input always gives
+   * it again, and nobody without the key can compute it (a secret a retried request must find again).
+   */
+  derive(purpose: string, input: string): Buffer {
+    return createHmac('sha512', this.key).update(`${purpose}\0${input}`).digest();
   }
 
   /** A keyed digest for fingerprints: stable for the same input, useless without the key. */

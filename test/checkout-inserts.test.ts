@@ -1,10 +1,19 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { hashSecret } from '../src/crypto';
 import { newId } from '../src/domain/ids';
-import { insertCheckoutForCustomer } from '../src/storage/checkout-inserts';
+import {
+  CheckoutInsertBatcher,
+  CheckoutWriteOutcomeUnknown,
+  insertCheckoutForCustomer,
+  insertCheckoutsForCustomers,
+  readBackCheckouts,
+  useCheckoutStatementsForTests,
+  type CheckoutStatements,
+} from '../src/storage/checkout-inserts';
 import type { NewCheckout } from '../src/storage/checkouts';
 import { createDb, type Db } from '../src/storage/db';
-import { openShop, type Shop } from './support/fixtures';
+import { openShop, walletView, type Shop } from './support/fixtures';
+import { request } from './support/http';
 import { startService, type Service } from './support/harness';
 
 /**
@@ -167,5 +176,107 @@ describe('checkout inserts', () => {
     for (const size of [1, 3, 7]) await Promise.all(Array.from({ length: size }, () => insertCheckoutForCustomer(db, checkoutOf(shop))));
     const statements = (await db.raw<{ rows: Array<{ statement: string }> }>('select statement from pg_prepared_statements')).rows;
     expect(statements.filter((s) => s.statement.includes('INSERT INTO checkouts'))).toHaveLength(1);
+  });
+});
+
+/** What pg raises when the connection drops while a statement's answer is on its way. */
+function connectionReset(): Error {
+  return Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+}
+
+/** The real statements, except that the INSERT's answer is lost after PostgreSQL committed it. */
+function losingAnswers(readBack: CheckoutStatements['readBack'] = readBackCheckouts): CheckoutStatements & { lost: number } {
+  const statements = {
+    lost: 0,
+    insert: async (db: Db, rows: readonly NewCheckout[]) => {
+      await insertCheckoutsForCustomers(db, rows);
+      statements.lost += 1;
+      throw connectionReset();
+    },
+    readBack,
+  };
+  return statements;
+}
+
+/** A pool whose every connection is refused: the database cannot be reached at all. */
+function unreachablePool(): Db {
+  const pool = createDb('postgres://postgres@127.0.0.1:1/payments', { acquireTimeoutMs: 2_000 });
+  pools.push(pool);
+  return pool;
+}
+
+describe('a batch whose answer is lost after its commit', () => {
+  it('reads the batch back and answers every checkout as written (a refused customer still refused)', async () => {
+    const db = freshPool();
+    const statements = losingAnswers();
+    const batcher = new CheckoutInsertBatcher(db, statements);
+    const rows = [checkoutOf(shop), checkoutOf(shop), checkoutOf(shop, { customer_id: otherShop.customerId }), checkoutOf(shop)];
+    const answers = await Promise.all(rows.map((row) => batcher.insert(row)));
+
+    expect(statements.lost).toBe(2); // the lone first checkout's statement, then the batch's
+    expect(answers.map((row) => row?.id)).toEqual([rows[0]!.id, rows[1]!.id, undefined, rows[3]!.id]);
+    expect(answers[1]).toMatchObject({ state: 'open', fixed_amount_cents: 2500 });
+    expect(await stored(db, rows.map((row) => row.id))).toHaveLength(3);
+  });
+
+  it('writes a batch whose statement never reached PostgreSQL once the answer is known to be lost', async () => {
+    const db = freshPool();
+    const batcher = new CheckoutInsertBatcher(db, { insert: () => Promise.reject(connectionReset()), readBack: readBackCheckouts });
+    const row = checkoutOf(shop);
+    expect((await batcher.insert(row))?.id).toBe(row.id);
+    expect(await stored(db, [row.id])).toHaveLength(1);
+  });
+
+  it('fails with an unknown outcome, not as unwritten, when the database cannot be reached to read it back', async () => {
+    const db = freshPool();
+    const dead = unreachablePool();
+    const batcher = new CheckoutInsertBatcher(db, losingAnswers((_db, rows, lost) => readBackCheckouts(dead, rows, lost)));
+    const row = checkoutOf(shop);
+    const failure = await batcher.insert(row).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CheckoutWriteOutcomeUnknown);
+    expect((failure as CheckoutWriteOutcomeUnknown).cause).toMatchObject({ code: 'ECONNRESET' });
+    expect(await stored(db, [row.id])).toHaveLength(1); // it was written all along
+  });
+});
+
+describe('creating a checkout whose write answer is lost after the commit', () => {
+  afterEach(() => useCheckoutStatementsForTests(service.deps.db));
+
+  const create = (key: string) =>
+    request(service.ownUrl, 'POST', '/api/v1/checkouts', {
+      token: shop.merchant.api_key,
+      headers: { 'Idempotency-Key': key },
+      body: { customer_id: shop.customerId, type: 'deposit', fixed_amount_cents: 3100 },
+    });
+  const workflowStatus = async (id: string) => (await service.deps.temporal.workflow.getHandle(id).describe()).status.name;
+
+  it('answers 201 with a checkout whose workflow runs', async () => {
+    const statements = losingAnswers();
+    useCheckoutStatementsForTests(service.deps.db, statements);
+    const res = await create(`lost-after-commit-${newId('checkout')}`);
+
+    expect(statements.lost).toBe(1);
+    expect(res.status).toBe(201);
+    expect(await workflowStatus(res.body.id)).toBe('RUNNING');
+    expect((await walletView(service, res.body)).status).toBe(200);
+  });
+
+  it('keeps the workflow of a write it could not read back (503), and answers the retry with the same key as created', async () => {
+    const dead = unreachablePool();
+    useCheckoutStatementsForTests(service.deps.db, losingAnswers((_db, rows, lost) => readBackCheckouts(dead, rows, lost)));
+    const key = `lost-unreadable-${newId('checkout')}`;
+    const first = await create(key);
+    expect(first.status).toBe(503);
+    const [row] = await service.deps.db('checkouts').where({ merchant_id: shop.merchant.id, fixed_amount_cents: 3100 }).orderBy('created_at', 'desc').limit(1);
+    expect(await workflowStatus(row.id)).toBe('RUNNING'); // not ended: its checkout exists
+
+    useCheckoutStatementsForTests(service.deps.db);
+    const retry = await create(key);
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(row.id);
+    expect(await workflowStatus(row.id)).toBe('RUNNING');
+    // The answer's client secret is the checkout's own: the wallet opens it.
+    expect((await walletView(service, retry.body)).status).toBe(200);
+    expect(await service.deps.db('checkouts').where({ id: row.id })).toHaveLength(1);
   });
 });

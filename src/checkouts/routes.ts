@@ -14,7 +14,7 @@ export function checkoutRoutes(deps: AppDeps): Router {
 
   router.post('/', idempotent(deps), async (req, res) => {
     const body = parseOrThrow(CheckoutCreateBody, req.body);
-    const { checkout, clientSecret } = await createCheckout({ db, temporal, config }, merchantOf(req), body, { id: idempotentId(req, 'checkout') });
+    const { checkout, clientSecret } = await createCheckout({ db, temporal, config, sealer: deps.sealer }, merchantOf(req), body, { id: idempotentId(req, 'checkout') });
     // Read per request, not when the router is built: the test harness sets it once the port is known.
     res.status(201).json(presentCheckout(checkout, clientSecret, config.walletBaseUrl));
   });

@@ -1,19 +1,19 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppDeps } from '../app-deps';
-import { hashSecret } from '../crypto';
-import { newId, randomToken } from '../domain/ids';
+import { hashSecret, hashesEqual, type Sealer } from '../crypto';
+import { newId, randomToken, tokenFromDigest } from '../domain/ids';
 import { ConflictError, NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
 import { IDEMPOTENCY_KEY_TTL_HOURS } from '../storage/idempotency-keys';
 import type { Db } from '../storage/db';
 import type { MerchantRow } from '../storage/merchants';
 import { findCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
-import { insertCheckoutForCustomer } from '../storage/checkout-inserts';
+import { CheckoutWriteOutcomeUnknown, insertCheckoutForCustomer, writeMayHaveCommitted } from '../storage/checkout-inserts';
 import { findOrInsertDedupProduct, findProducts, insertProduct, type ProductRow } from '../storage/products';
 import { abandonCheckoutWorkflow, startCheckoutWorkflow } from '../temporal/checkouts';
 import { acceptPaymentOptions, detectFlow, flowNotEnabled, isRefusal, lineItemKind, lineItemsTotal } from './flows';
 import type { CheckoutCreateBody, LineItemInput } from './schemas';
 
-export type CheckoutDeps = Pick<AppDeps, 'db' | 'temporal' | 'config'>;
+export type CheckoutDeps = Pick<AppDeps, 'db' | 'temporal' | 'config' | 'sealer'>;
 
 /**
  * The per-checkout client secret: not a merchant credential (those start with `secret_`), so
@@ -21,6 +21,16 @@ export type CheckoutDeps = Pick<AppDeps, 'db' | 'temporal' | 'config'>;
  */
 export const CHECKOUT_CLIENT_SECRET_PREFIX = 'cs_';
 const CLIENT_SECRET_LENGTH = 40;
+
+/**
+ * The client secret of a checkout whose id comes from an Idempotency-Key: derived from that id under
+ * the service's key, so a retry of a create whose answer was lost can answer the same checkout with
+ * the same secret. Nobody without the key can compute it; other checkouts get a random one.
+ */
+function clientSecretFor(sealer: Sealer, idempotentId: string | undefined): string {
+  if (idempotentId === undefined) return CHECKOUT_CLIENT_SECRET_PREFIX + randomToken(CLIENT_SECRET_LENGTH);
+  return CHECKOUT_CLIENT_SECRET_PREFIX + tokenFromDigest(sealer.derive('checkout client secret', idempotentId), CLIENT_SECRET_LENGTH);
+}
 
 export interface CreatedCheckout {
   checkout: CheckoutRow;
@@ -36,7 +46,8 @@ type PlannedLine = { product: ProductRow; quantity: number } | { inline: InlineP
  * Validates the body and resolves referenced products first, then starts the workflow, then
  * records products and checkout in one transaction. A crash between the two leaves a workflow
  * without a row, which the workflow tolerates; the reverse (a row without a workflow, a
- * checkout nothing would ever expire) cannot happen. A failed transaction ends the workflow.
+ * checkout nothing would ever expire) cannot happen. A write that failed ends the workflow; one
+ * whose answer was lost is read back first, and answered as created when it committed.
  *
  * The customer is checked by the checkout's INSERT itself (insertCheckoutForCustomer), not by a
  * lookup before the start: one round trip to PostgreSQL instead of two for every checkout. A
@@ -51,30 +62,36 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
   const lines = await planLines(deps.db, merchant.id, body.line_items ?? []);
   const total = lines.length ? totalOf(lines) : null;
 
-  const clientSecret = CHECKOUT_CLIENT_SECRET_PREFIX + randomToken(CLIENT_SECRET_LENGTH);
   const expiresAt = new Date(Date.now() + merchant.settings.checkout_expiry_seconds * 1000);
-  const start = (checkoutId: string) =>
+  const start = (checkoutId: string, deadline = expiresAt) =>
     startCheckoutWorkflow(deps.temporal, deps.config.taskQueue, {
       checkoutId,
       merchantId: merchant.id,
       customerId: body.customer_id,
       type: body.type,
-      expiresAt: expiresAt.toISOString(),
+      expiresAt: deadline.toISOString(),
       maxAttempts: merchant.settings.max_attempts_per_checkout ?? undefined,
     }, deps.config.checkoutDelayedStart);
   // An id derived from an Idempotency-Key makes a retried create meet its own workflow, never start a second.
-  let id = await checkoutIdFor(deps.db, merchant.id, given.id);
+  const earlier = given.id === undefined ? undefined : await findCheckout(deps.db, merchant.id, given.id);
+  if (earlier && madeUnderThisKey(earlier)) {
+    return answerAgain(deps, earlier, clientSecretFor(deps.sealer, earlier.id), () => start(earlier.id, earlier.expires_at));
+  }
+  // A checkout older than the key was made under an earlier use of it, which has expired: this request is a new one.
+  let id = earlier ? newId('checkout') : (given.id ?? newId('checkout'));
   try {
     await start(id);
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError && id === given.id)) throw error;
-    // No checkout has the derived id (checkoutIdFor): the key's earlier request failed after
-    // starting the workflow (a 5xx, which released the key, or a process that died), so this
-    // request makes the checkout, under a new id, and ends the unrecorded workflow.
+    // No checkout has the derived id: the key's earlier request failed after starting the workflow
+    // (a 5xx that wrote nothing, which released the key, or a process that died), so this request
+    // makes the checkout, under a new id, and ends the unrecorded workflow.
     await abandonCheckoutWorkflow(deps.temporal, id);
     id = newId('checkout');
     await start(id);
   }
+  const clientSecret = clientSecretFor(deps.sealer, id === given.id ? id : undefined);
+  const secretHash = hashSecret(clientSecret);
   const insert = async (db: Db, lineItems: StoredLineItem[]) => {
     const checkout = await insertCheckoutForCustomer(db, {
       id,
@@ -82,7 +99,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
       customer_id: body.customer_id,
       type: body.type,
       flow,
-      client_secret_hash: hashSecret(clientSecret),
+      client_secret_hash: secretHash,
       fixed_amount_cents: body.fixed_amount_cents ?? null,
       balance_amount_cents: body.balance_amount_cents ?? null,
       line_items: lineItems,
@@ -103,32 +120,65 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
   try {
     // Line items may add products first, in the same commit; without them one statement is the commit.
     const checkout = lines.length
-      ? await deps.db.transaction(async (trx) => insert(trx, await recordLines(trx, merchant.id, lines)))
+      ? await deps.db.transaction(async (trx) => insert(trx, await recordLines(trx, merchant.id, lines))).catch((error: unknown) => readBackCommit(deps.db, merchant.id, id, secretHash, error))
       : await insert(deps.db, []);
     return { checkout, clientSecret };
   } catch (error) {
-    // Also when the customer was refused: the workflow was started for a checkout never recorded.
-    await abandonCheckoutWorkflow(deps.temporal, id);
+    // A write whose outcome is unknown may have made the checkout: its workflow stays (a workflow
+    // without a row ends at the deadline, finding nothing to expire), and a retry with the same
+    // Idempotency-Key answers the checkout if it exists. Any other failure wrote nothing, and its
+    // workflow was started for a checkout never recorded (the customer's refusal included).
+    if (!(error instanceof CheckoutWriteOutcomeUnknown)) await abandonCheckoutWorkflow(deps.temporal, id);
     throw error;
   }
 }
 
 /**
- * The checkout's id: the one derived from the request's Idempotency-Key (if any) unless a checkout
- * has it. A checkout younger than the key's IDEMPOTENCY_KEY_TTL_HOURS is the key's own, its stored
- * answer lost (the key row taken over or gone): never a second checkout. An older one was made
- * under an earlier use of the key, which has expired, so this request is a new one, with a new id.
+ * A transaction whose answer (its COMMIT's, say) was lost may have committed: the checkout is read
+ * back. Found with our client secret, it was written; absent, it was not (the original error stands);
+ * unreadable, its outcome is unknown (CheckoutWriteOutcomeUnknown).
  */
-async function checkoutIdFor(db: Db, merchantId: string, derived: string | undefined): Promise<string> {
-  const earlier = derived === undefined ? undefined : await findCheckout(db, merchantId, derived);
-  if (!earlier) return derived ?? newId('checkout');
-  if (earlier.created_at.getTime() > Date.now() - IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000) throw idempotentCheckoutTaken(earlier.id);
-  return newId('checkout');
+async function readBackCommit(db: Db, merchantId: string, id: string, secretHash: Buffer, error: unknown): Promise<CheckoutRow> {
+  if (!writeMayHaveCommitted(error)) throw error;
+  let stored: CheckoutRow | undefined;
+  try {
+    stored = await findCheckout(db, merchantId, id);
+  } catch {
+    throw new CheckoutWriteOutcomeUnknown(error);
+  }
+  if (stored && hashesEqual(stored.client_secret_hash, secretHash)) return stored;
+  throw error;
+}
+
+/**
+ * A checkout younger than the key's IDEMPOTENCY_KEY_TTL_HOURS with the id the key derives is the
+ * key's own; an older one was made under an earlier use of the key, which has expired.
+ */
+function madeUnderThisKey(earlier: CheckoutRow): boolean {
+  return earlier.created_at.getTime() > Date.now() - IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000;
+}
+
+/**
+ * The key's own checkout, its first answer lost (a 5xx whose write had committed, a process that
+ * died after the commit): answered again, with the same client secret, once its workflow is known
+ * to run. One whose secret is not the derived one (made before secrets were derived), or whose
+ * workflow has ended, is never answered as new.
+ */
+async function answerAgain(deps: CheckoutDeps, earlier: CheckoutRow, clientSecret: string, start: () => Promise<void>): Promise<CreatedCheckout> {
+  if (!hashesEqual(earlier.client_secret_hash, hashSecret(clientSecret))) throw idempotentCheckoutTaken(earlier.id);
+  try {
+    await start(); // its workflow, if the first request never got to start it
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    const { status } = await deps.temporal.workflow.getHandle(earlier.id).describe();
+    if (status.name !== 'RUNNING') throw idempotentCheckoutTaken(earlier.id);
+  }
+  return { checkout: earlier, clientSecret };
 }
 
 /**
  * An id derived from an Idempotency-Key whose checkout already exists, though the key's stored
- * answer is gone (its first request failed after recording it): never a second checkout.
+ * answer is gone and the checkout cannot be answered again: never a second checkout.
  */
 function idempotentCheckoutTaken(id: string): ConflictError {
   return new ConflictError('A checkout was already started with this Idempotency-Key.', `Read it with GET /api/v1/checkouts/${id}, or use a new key.`);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Identifier prefixes fixed by the contract (and the admin spec for mer_/pm_/prod_). */
 export const ID_PREFIX = {
@@ -38,6 +38,20 @@ export function randomToken(length: number): string {
 /** Ids carry 24 random base62 characters (~143 bits): unguessable, so knowing one id reveals no other. */
 export function newId(kind: IdKind): string {
   return ID_PREFIX[kind] + randomToken(24);
+}
+
+/**
+ * Base62 from a keyed digest instead of the CSPRNG, with the same rejection sampling: the same
+ * digest always gives the same token (a secret that a retried request must find again).
+ */
+export function tokenFromDigest(digest: Buffer, length: number): string {
+  let out = '';
+  for (let bytes = digest; out.length < length; bytes = createHash('sha512').update(bytes).digest()) {
+    for (const byte of bytes) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
 }
 
 /** Secrets are longer than ids (~238 bits). */

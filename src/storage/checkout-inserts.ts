@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import { KnexTimeoutError, type Knex } from 'knex';
 import pg from 'pg';
 import { queryPrepared, type Db } from './db';
 import type { CheckoutRow, NewCheckout } from './checkouts';
@@ -27,6 +27,17 @@ const COLUMNS = [
 // pg sends a JS array as a Postgres array literal, not JSON, so jsonb values are serialised here.
 const JSON_COLUMNS: ReadonlySet<keyof NewCheckout> = new Set(['line_items', 'subscription', 'payment_options'] as const);
 
+/** The statement's bindings: one array per column. */
+function columnArrays(rows: readonly NewCheckout[]): Knex.RawBinding[] {
+  const arrays = COLUMNS.map(([column]) =>
+    rows.map((row) => {
+      const value = row[column];
+      return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
+    }),
+  );
+  return arrays as unknown as Knex.RawBinding[];
+}
+
 /**
  * Any number of checkouts in one statement: an array per column, unnested into rows, and each row
  * written only if its customer_id names a customer of its merchant_id (the join), so a missing or
@@ -34,11 +45,11 @@ const JSON_COLUMNS: ReadonlySet<keyof NewCheckout> = new Set(['line_items', 'sub
  * returned; the others are. The text is the same for any number of rows, so each pooled connection
  * prepares it once.
  */
-const INSERT_SQL = `INSERT INTO checkouts (${COLUMNS.map(([column]) => column).join(', ')})
+const INSERT_ROWS = `INSERT INTO checkouts (${COLUMNS.map(([column]) => column).join(', ')})
 SELECT ${COLUMNS.map(([column]) => (column === 'customer_id' ? 'customers.id' : `v.${column}`)).join(', ')}
   FROM unnest(${COLUMNS.map(([, type]) => `?::${type}[]`).join(', ')}) AS v(${COLUMNS.map(([column]) => column).join(', ')})
-  JOIN customers ON customers.id = v.customer_id AND customers.merchant_id = v.merchant_id
-RETURNING *`;
+  JOIN customers ON customers.id = v.customer_id AND customers.merchant_id = v.merchant_id`;
+const INSERT_SQL = `${INSERT_ROWS}\nRETURNING *`;
 
 /**
  * Inserts the checkouts in state `open`, each only if its customer is one of its merchant's, in one
@@ -46,16 +57,66 @@ RETURNING *`;
  * written, or undefined where its customer was refused.
  */
 export async function insertCheckoutsForCustomers(db: Db, rows: readonly NewCheckout[]): Promise<Array<CheckoutRow | undefined>> {
-  const arrays = COLUMNS.map(([column]) =>
-    rows.map((row) => {
-      const value = row[column];
-      return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
-    }),
-  );
-  const written = await queryPrepared<CheckoutRow>(db, db.raw(INSERT_SQL, arrays as unknown as Knex.RawBinding[]));
+  const written = await queryPrepared<CheckoutRow>(db, db.raw(INSERT_SQL, columnArrays(rows)));
   const byId = new Map(written.map((row) => [row.id, row]));
   return rows.map((row) => byId.get(row.id));
 }
+
+/**
+ * The same rows written only where no checkout has their id yet. Run after a statement whose answer
+ * was lost: a row that statement committed, or is still committing, makes this one wait for it and
+ * then skip it, so once this returns every row of the batch is written or was refused.
+ */
+const INSERT_MISSING_SQL = `${INSERT_ROWS}\nON CONFLICT (id) DO NOTHING`;
+
+/**
+ * Raised when the outcome of a checkout's write is unknown: the answer of the statement (or its
+ * commit) was lost and the write could not be read back. The checkout may exist, so its workflow
+ * must be kept; a retry with the same Idempotency-Key finds it.
+ */
+export class CheckoutWriteOutcomeUnknown extends Error {
+  constructor(override readonly cause: unknown) {
+    super('The checkout was sent to the database and its answer was lost; whether it was written is not known.');
+    this.name = 'CheckoutWriteOutcomeUnknown';
+  }
+}
+
+/**
+ * Whether a failed write may still have committed: PostgreSQL refused nothing (no DatabaseError) and
+ * the statement was sent (a pool time-out sends nothing). A lost connection is the case in point.
+ */
+export function writeMayHaveCommitted(error: unknown): boolean {
+  return !(error instanceof pg.DatabaseError) && !(error instanceof KnexTimeoutError) && !(error instanceof CheckoutWriteOutcomeUnknown);
+}
+
+/**
+ * The outcome of a batch whose answer was lost, read back: the rows are written where absent (see
+ * INSERT_MISSING_SQL), then read by id. A row found with another client secret than ours is another
+ * checkout's (never ours to answer); each of ours is answered as written, or undefined where its
+ * customer was refused. Throws CheckoutWriteOutcomeUnknown when the database cannot be reached.
+ */
+export async function readBackCheckouts(db: Db, rows: readonly NewCheckout[], lost: unknown): Promise<Array<CheckoutRow | undefined>> {
+  try {
+    await db.raw(INSERT_MISSING_SQL, columnArrays(rows));
+    const found = await db<CheckoutRow>('checkouts').whereIn('id', rows.map((row) => row.id));
+    const byId = new Map(found.map((row) => [row.id, row]));
+    return rows.map((row) => {
+      const stored = byId.get(row.id);
+      if (stored && !stored.client_secret_hash.equals(row.client_secret_hash)) throw lost;
+      return stored;
+    });
+  } catch (error) {
+    if (error === lost) throw error;
+    throw new CheckoutWriteOutcomeUnknown(lost);
+  }
+}
+
+/** What a batch is written with; tests replace it to lose an answer after the commit. */
+export interface CheckoutStatements {
+  insert: typeof insertCheckoutsForCustomers;
+  readBack: typeof readBackCheckouts;
+}
+const STATEMENTS: CheckoutStatements = { insert: insertCheckoutsForCustomers, readBack: readBackCheckouts };
 
 /** The most checkouts one statement writes; more wait for the next. */
 const MAX_BATCH = 100;
@@ -78,7 +139,10 @@ export class CheckoutInsertBatcher {
   private waiting: Waiting[] = [];
   private flushing = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly statements: CheckoutStatements = STATEMENTS,
+  ) {}
 
   insert(row: NewCheckout): Promise<CheckoutRow | undefined> {
     return new Promise((resolve, reject) => {
@@ -97,15 +161,21 @@ export class CheckoutInsertBatcher {
   }
 
   private async write(batch: Waiting[]): Promise<void> {
+    const rows = batch.map((waiting) => waiting.row);
+    const answer = (written: Array<CheckoutRow | undefined>) => batch.forEach((waiting, index) => waiting.resolve(written[index]));
     try {
-      const written = await insertCheckoutsForCustomers(this.db, batch.map((waiting) => waiting.row));
-      batch.forEach((waiting, index) => waiting.resolve(written[index]));
+      answer(await this.statements.insert(this.db, rows));
     } catch (error) {
-      // Only PostgreSQL's refusal of the statement can be one row's fault. No connection in time, or
-      // a lost one, would fail each row alike, and retrying would keep its requests waiting longer.
+      // A lost answer (the connection dropped after the statement was sent) may hide a commit: its
+      // outcome is read back, so no checkout that exists is reported as failed.
+      if (writeMayHaveCommitted(error)) {
+        return this.statements.readBack(this.db, rows, error).then(answer, (lost) => batch.forEach((waiting) => waiting.reject(lost)));
+      }
+      // Only PostgreSQL's refusal of the statement can be one row's fault. No connection in time
+      // would fail each row alike, and retrying would keep its requests waiting longer.
       if (batch.length === 1 || !(error instanceof pg.DatabaseError)) return batch.forEach((waiting) => waiting.reject(error));
       // The statement wrote nothing: each row alone, so only the rows that fail by themselves fail.
-      await Promise.all(batch.map((waiting) => insertCheckoutsForCustomers(this.db, [waiting.row]).then(([row]) => waiting.resolve(row), waiting.reject)));
+      await Promise.all(batch.map((waiting) => this.statements.insert(this.db, [waiting.row]).then(([row]) => waiting.resolve(row), waiting.reject)));
     }
   }
 }
@@ -123,4 +193,9 @@ export async function insertCheckoutForCustomer(db: Db, row: NewCheckout): Promi
   let batcher = batchers.get(db);
   if (!batcher) batchers.set(db, (batcher = new CheckoutInsertBatcher(db)));
   return batcher.insert(row);
+}
+
+/** Tests: the pool's batcher writes with these statements from now on (to lose an answer after a commit); none: the real ones. */
+export function useCheckoutStatementsForTests(db: Db, statements: CheckoutStatements = STATEMENTS): void {
+  batchers.set(db, new CheckoutInsertBatcher(db, statements));
 }
