@@ -9,6 +9,8 @@ import { spendReview } from '../src/storage/reviews';
 import { FAILURE_TYPES } from '../workflows/definitions';
 
 export type AttemptCharge = { attemptKey: string; amountCents: number; reviewId?: string };
+/** The attempt's charge; `inserted` is false when an earlier try of the same attempt had made it. */
+export type AttemptChargeRow = { charge: ChargeRow; inserted: boolean };
 
 /**
  * Creates the attempt's charge at `created`; the attempt id makes a retry find the same charge.
@@ -20,12 +22,12 @@ export async function insertAttemptCharge(
   db: Db,
   { checkout, merchant, pm }: { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow },
   input: AttemptCharge,
-): Promise<ChargeRow> {
+): Promise<AttemptChargeRow> {
   // A reviewed attempt's insert and the approval it spends commit together; any other is one statement.
   const insert = async (trx: Db) => {
     // A retry finds its own charge; a new charge needs the checkout still open and unexpired
     // by the database's clock (an attempt admitted just before the deadline may run after it).
-    const row = await insertChargeWhileLive(trx, {
+    const made = await insertChargeWhileLive(trx, {
       id: newId('charge'),
       merchant_id: checkout.merchant_id,
       checkout_id: checkout.id,
@@ -37,11 +39,11 @@ export async function insertAttemptCharge(
       transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
       processor: merchant.settings.card_processor,
     });
-    if (!row) throw ApplicationFailure.nonRetryable('the checkout closed before the charge could be created', FAILURE_TYPES.checkoutClosed);
-    if (input.reviewId && !(await spendReview(trx, input.reviewId, row.id))) {
+    if (!made) throw ApplicationFailure.nonRetryable('the checkout closed before the charge could be created', FAILURE_TYPES.checkoutClosed);
+    if (input.reviewId && !(await spendReview(trx, input.reviewId, made.charge.id))) {
       throw ApplicationFailure.nonRetryable('the approval was already spent by another charge', FAILURE_TYPES.reviewSpent);
     }
-    return row;
+    return made;
   };
   return input.reviewId ? db.transaction(insert) : insert(db);
 }

@@ -11,7 +11,9 @@ import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows } from './checkouts';
-import { insertAttemptCharge, type AttemptCharge } from './attempt-charge';
+import { insertAttemptCharge, type AttemptCharge, type AttemptChargeRow } from './attempt-charge';
+import { renewAttemptLease } from '../src/storage/charge-leases';
+import { crashIfAt } from '../src/crash-points';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import type { Db } from '../src/storage/db';
 import { FAILURE_TYPES } from '../workflows/definitions';
@@ -54,7 +56,8 @@ export async function snapshotMovedByOther(db: Db, charge: ChargeRow, paymentTyp
   return result;
 }
 
-function outcomeChanges(outcome: ChargeOutcome) {
+/** The charge's columns as a processor's answer sets them. */
+export function outcomeChanges(outcome: ChargeOutcome) {
   return {
     processor_charge_id: outcome.processor_charge_id,
     avs_result: outcome.avs_result,
@@ -78,13 +81,37 @@ function withLatency(processor: Processor, latencyMs: number): Processor {
     payout: async (r) => (await wait(), processor.payout(r)),
     settle: async (r) => (await wait(), processor.settle(r)),
     refund: async (r) => (await wait(), processor.refund(r)),
+    lookupCharge: async (key) => (await wait(), processor.lookupCharge(key)),
   };
 }
 
-const TO_STATUS = { succeeded: 'succeeded', failed: 'failed', pending: 'pending' } as const;
+export const TO_STATUS = { succeeded: 'succeeded', failed: 'failed', pending: 'pending' } as const;
+
+/**
+ * How charge activities (and the reconciler) reach the processor and move a charge: the charge's
+ * own processor, recording its calls in the database (the sandbox's memory of them), and a move
+ * whose events and subscription workflows start after its commit.
+ */
+export function chargeMoves(deps: ActivityDeps) {
+  const { db } = deps;
+  return {
+    processorFor(charge: Pick<ChargeRow, 'processor'>): Processor {
+      return withLatency(getProcessor(charge.processor as ProcessorName, db), deps.config.sandboxLatencyMs);
+    },
+
+    /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
+    async move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}, known?: KnownChargeRows) {
+      const result = await applyChargeMove(db, { chargeId, from, to, changes, known });
+      deliverAfterCommit(deps, result.eventIds, result.recorded);
+      await startSubscriptionWorkflows(deps, result.subscriptionIds);
+      return result;
+    },
+  };
+}
 
 export function createChargeActivities(deps: ActivityDeps) {
   const { db } = deps;
+  const { processorFor, move } = chargeMoves(deps);
 
   async function load(chargeId: string) {
     const charge = await findChargeById(db, chargeId);
@@ -93,16 +120,18 @@ export function createChargeActivities(deps: ActivityDeps) {
     return { charge, pm, processor: processorFor(charge) };
   }
 
-  function processorFor(charge: Pick<ChargeRow, 'processor'>): Processor {
-    return withLatency(getProcessor(charge.processor as ProcessorName), deps.config.sandboxLatencyMs);
-  }
-
-  /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
-  async function move(chargeId: string, from: ChargeStatus, to: ChargeStatus, changes = {}, known?: KnownChargeRows) {
-    const result = await applyChargeMove(db, { chargeId, from, to, changes, known });
-    deliverAfterCommit(deps, result.eventIds, result.recorded);
-    await startSubscriptionWorkflows(deps, result.subscriptionIds);
-    return result;
+  /**
+   * A charge this try did not insert (an earlier try's, a redelivered attempt's, an approval's or a
+   * renewal's) is resumed only while no reconciler holds it: its sign of an owner is renewed, so the
+   * reconciler leaves it alone for a lease. One the reconciler claimed is waited for (this activity is
+   * retried) until it is settled; one that moved on meanwhile is answered as it is.
+   */
+  async function resume(charge: ChargeRow): Promise<ChargeRow> {
+    const renewed = await renewAttemptLease(db, charge.id, deps.config.reconcileLeaseMs);
+    if (renewed) return renewed;
+    const current = (await findChargeById(db, charge.id))!;
+    if (current.status !== 'created') return current;
+    throw ApplicationFailure.retryable('the reconciler is settling this charge', 'CHARGE_BEING_RECONCILED');
   }
 
   /** The snapshot after our own move, or after finding the charge moved on by someone else. */
@@ -136,7 +165,7 @@ export function createChargeActivities(deps: ActivityDeps) {
   }
 
   /** The attempt's charge (insertAttemptCharge), from the rows the attempt loaded. */
-  function insertCharge(rows: AttemptRows, input: AttemptCharge): Promise<ChargeRow> {
+  function insertCharge(rows: AttemptRows, input: AttemptCharge): Promise<AttemptChargeRow> {
     return insertAttemptCharge(db, rows, input);
   }
 
@@ -161,8 +190,12 @@ export function createChargeActivities(deps: ActivityDeps) {
     return (plan.block || plan.needsReview) && (await madeEarlier()) ? goOn() : plan;
   }
 
-  /** Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). */
-  async function chargeAtProcessor(charge: ChargeRow, pm: PaymentMethodRow, known?: KnownChargeRows): Promise<ChargeSnapshot> {
+  /**
+   * Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). A
+   * charge this try did not insert is resumed first (see resume).
+   */
+  async function chargeAtProcessor(made: AttemptChargeRow, pm: PaymentMethodRow, known?: KnownChargeRows): Promise<ChargeSnapshot> {
+    const charge = made.inserted || made.charge.status !== 'created' ? made.charge : await resume(made.charge);
     if (charge.status !== 'created') return snapshotMovedByOther(db, charge, pm.payment_type);
     const outcome = await processorFor(charge).charge({
       token: pm.processor_token,
@@ -172,13 +205,14 @@ export function createChargeActivities(deps: ActivityDeps) {
       idempotency_key: charge.id,
       merchant_initiated: (charge.subscription_period ?? 0) > 0, // a subscription renewal
     });
+    crashIfAt(deps.config, 'after_processor_call');
     return afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome), known);
   }
 
   return {
     async createCharge(input: AttemptCharge & { checkoutId: string; paymentMethodId: string }): Promise<ChargeSnapshot> {
       const rows = await loadAttempt(input.checkoutId, input.paymentMethodId);
-      return snapshot(await insertCharge(rows, input), rows.pm.payment_type);
+      return snapshot((await insertCharge(rows, input)).charge, rows.pm.payment_type);
     },
 
     /**
@@ -191,14 +225,21 @@ export function createChargeActivities(deps: ActivityDeps) {
       const rows = await loadAttempt(input.checkoutId, input.paymentMethodId, input);
       const plan = await planOnce(rows, input);
       if (plan.block || plan.needsReview) return { plan, charge: null };
-      const charge = await insertCharge(rows, input);
-      if (rows.checkout.type !== 'deposit') return { plan, charge: snapshot(charge, rows.pm.payment_type) };
-      return { plan, charge: await chargeAtProcessor(charge, rows.pm, { customer: rows.gateRows.customer }) };
+      crashIfAt(deps.config, 'before_charge_insert');
+      const made = await insertCharge(rows, input);
+      crashIfAt(deps.config, 'after_charge_insert');
+      let charge: ChargeSnapshot;
+      if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, { customer: rows.gateRows.customer });
+      else charge = snapshot(made.inserted || made.charge.status !== 'created' ? made.charge : await resume(made.charge), rows.pm.payment_type);
+      crashIfAt(deps.config, 'after_charge_move');
+      // Dies once the answer is on its way to the workflow, before its task completes.
+      if (deps.config.testCrashAt === 'before_task_completes') setImmediate(() => crashIfAt(deps.config, 'before_task_completes'));
+      return { plan, charge };
     },
 
     async chargeDeposit(input: { chargeId: string }): Promise<ChargeSnapshot> {
       const { charge, pm } = await load(input.chargeId);
-      return chargeAtProcessor(charge, pm);
+      return chargeAtProcessor({ charge, inserted: false }, pm);
     },
 
     /** Sends a withdrawal's money once its hold was accepted: held -> succeeded, failed or pending. */

@@ -1,3 +1,4 @@
+import { CRASH_POINTS, type CrashPoint } from './crash-points';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -86,6 +87,17 @@ const EnvSchema = z.object({
   CHECKOUT_WORKFLOW_DELAYED_START: boolFromEnv.default(true),
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
   SANDBOX_LATENCY_MS: envNumber(z.coerce.number().int().min(0).max(60_000)).default(0),
+  /**
+   * How long a charge may sit `created`, `pending` or `held` with no sign of an attempt working on it
+   * before the reconciler (src/charges/reconciler.ts) asks the processor what happened and settles
+   * it. Far above any attempt's own time (a processor call's 15 s, a hold's 10 s), which it never
+   * interrupts in any case: a charge whose workflow still runs its attempt is left to it.
+   */
+  RECONCILE_LEASE_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(60),
+  /** How often the worker looks for charges left past the lease. */
+  RECONCILE_SWEEP_MS: envNumber(z.coerce.number().int().min(50).max(MAX_TIMER_MS)).default(5000),
+  /** Crash tests only (src/crash-points.ts): the step of an attempt at which the worker kills itself. Refused in production. */
+  PAYMENTS_TEST_CRASH_AT: z.enum(CRASH_POINTS).optional(),
   /** The dashboard links each checkout to its workflow here; `{id}` is the workflow (checkout) id. */
   TEMPORAL_UI_URL: httpUrl().optional(),
   /**
@@ -159,6 +171,11 @@ export interface Config {
   /** A checkout's workflow starts delayed until its deadline or first attempt (src/temporal/checkouts.ts). */
   checkoutDelayedStart: boolean;
   sandboxLatencyMs: number;
+  /** RECONCILE_LEASE_SECONDS, in ms. */
+  reconcileLeaseMs: number;
+  reconcileSweepMs: number;
+  /** PAYMENTS_TEST_CRASH_AT: never set in production. */
+  testCrashAt: CrashPoint | null;
   workerHttpPort: number;
   temporalMetricsBindAddress: string | null;
   /** OTEL_EXPORTER_OTLP_ENDPOINT: traces are exported only when it is set. */
@@ -204,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       !e.DATA_ENCRYPTION_KEY && `  DATA_ENCRYPTION_KEY: required when NODE_ENV=${e.NODE_ENV} (seals webhook signing secrets; e.g. openssl rand -hex 32; keep it stable)`,
       e.DATA_ENCRYPTION_KEY === DEV_ENCRYPTION_KEY && `  DATA_ENCRYPTION_KEY: the development key (it is in the source) is refused when NODE_ENV=${e.NODE_ENV}; e.g. openssl rand -hex 32`,
     ].filter(Boolean);
+    if (e.NODE_ENV === 'production' && e.PAYMENTS_TEST_CRASH_AT) missing.push('  PAYMENTS_TEST_CRASH_AT: a crash-test hook, refused when NODE_ENV=production (unset it)');
     if (missing.length > 0) {
       throw new ConfigError(`Refusing to start:\n${missing.join('\n')}\n  (development defaults apply only with NODE_ENV=development)`);
     }
@@ -233,6 +251,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencySweepMs: e.IDEMPOTENCY_SWEEP_MS,
     checkoutDelayedStart: e.CHECKOUT_WORKFLOW_DELAYED_START,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
+    reconcileLeaseMs: e.RECONCILE_LEASE_SECONDS * 1000,
+    reconcileSweepMs: e.RECONCILE_SWEEP_MS,
+    testCrashAt: e.PAYMENTS_TEST_CRASH_AT ?? null,
     workerHttpPort: e.WORKER_HTTP_PORT,
     temporalMetricsBindAddress: e.TEMPORAL_METRICS_BIND_ADDRESS ?? null,
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,

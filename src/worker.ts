@@ -2,12 +2,13 @@ import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type Runtime
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
+import { createChargeReconciler } from '../activities/reconcile';
+import { startReconciler } from './charges/reconciler';
 import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type Tracing } from './observability/tracing';
 import type { Config, WorkerTuning } from './config';
 import { startExpirySweeper } from './checkouts/expiry';
 import { startOutboxSweeper } from './events/sweeper';
 import { startIdempotencyKeyExpiry } from './http/idempotency-expiry';
-import type { FirstDeliveryDeps } from './events/first-delivery';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
@@ -121,14 +122,17 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
 
 /**
  * The worker process's own sweeps, beside its Temporal worker: the outbox's (events whose writer
- * crashed before dispatching them), expiry's (checkouts whose timer runs late) and idempotency
- * keys' (stored answers past their 24 hours). Returns a stop that waits for a running sweep.
+ * crashed before dispatching them), expiry's (checkouts whose timer runs late), idempotency keys'
+ * (stored answers past their 24 hours) and the reconciler's (charges an interrupted attempt left
+ * unsettled). Returns a stop that waits for a running sweep.
  */
-export function startWorkerSweeps(deps: FirstDeliveryDeps & { config: Config }): () => Promise<void> {
+export function startWorkerSweeps(deps: ActivityDeps): () => Promise<void> {
+  const { settleInterrupted } = createChargeReconciler(deps);
   const stops = [
     startOutboxSweeper(deps, deps.config.outboxSweepMs),
     startExpirySweeper(deps, { intervalMs: deps.config.expirySweepMs, graceMs: deps.config.expirySweepGraceMs }),
     startIdempotencyKeyExpiry(deps, deps.config.idempotencySweepMs),
+    startReconciler(deps, { intervalMs: deps.config.reconcileSweepMs, leaseMs: deps.config.reconcileLeaseMs, settle: settleInterrupted }),
   ];
   return async () => {
     await Promise.all(stops.map((stop) => stop()));

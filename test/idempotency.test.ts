@@ -79,12 +79,25 @@ describe('Idempotency-Key on POST', () => {
     expect(description.workflowId).toBe(a.body.id);
   });
 
-  it('never starts a second checkout for a key whose stored answer is gone (the workflow id is derived from the key)', async () => {
+  it('never starts a second checkout for a key whose stored answer is gone: answers the same checkout again (the id and secret are derived from the key)', async () => {
     const shop = await openShop(service);
     const key = randomUUID();
     const body = { customer_id: shop.customerId, type: 'deposit' };
     const first = await post(shop, '/api/v1/checkouts', body, key);
     expect(first.status).toBe(201);
+    await service.deps.db('idempotency_keys').where({ key }).delete();
+    const again = await post(shop, '/api/v1/checkouts', body, key);
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ id: first.body.id, client_secret: first.body.client_secret, url: first.body.url });
+    expect(await service.deps.db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
+  });
+
+  it('refuses a key whose checkout exists but cannot be answered again (its workflow ended)', async () => {
+    const shop = await openShop(service);
+    const key = randomUUID();
+    const body = { customer_id: shop.customerId, type: 'deposit' };
+    const first = await post(shop, '/api/v1/checkouts', body, key);
+    await service.deps.temporal.workflow.getHandle(first.body.id).terminate('test');
     await service.deps.db('idempotency_keys').where({ key }).delete();
     const again = await post(shop, '/api/v1/checkouts', body, key);
     expect(again.status).toBe(422);

@@ -3,6 +3,8 @@
 // payouts and refunds never need, and nothing ever stores, a full card or account number.
 import { createHash, randomBytes } from 'node:crypto';
 import { CARD_PROCESSORS } from '../domain/settings';
+import type { Db } from '../storage/db';
+import { findSandboxCall, recordSandboxCall } from '../storage/sandbox-processor-calls';
 import { checkInstrument } from './instruments';
 import {
   type ChargeOutcome,
@@ -106,10 +108,23 @@ const AUTH_CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 export interface SandboxOptions {
   /** Clock for card expiry checks; injectable for tests. */
   now?: () => Date;
+  /**
+   * Where the sandbox keeps the charges and payouts it was sent (sandbox_processor_calls), as a
+   * real processor keeps its own: a call with an idempotency key is recorded before it is answered,
+   * so lookupCharge answers truthfully after the caller crashed. Without it nothing is recorded.
+   */
+  db?: Db;
 }
 
 export function createSandboxProcessor(name: ProcessorName, options: SandboxOptions = {}): Processor {
   const now = options.now ?? (() => new Date());
+  const { db } = options;
+
+  /** The call's outcome, recorded under its idempotency key first (a repeated call gets the recorded one). */
+  function answered(operation: 'charge' | 'payout', idempotencyKey: string | undefined, result: ChargeOutcome): Promise<ChargeOutcome> {
+    if (!db || idempotencyKey === undefined) return Promise.resolve(result);
+    return recordSandboxCall(db, name, idempotencyKey, operation, result);
+  }
   const supportsRefunds = REFUND_CAPABLE.has(name);
 
   // With an idempotency key the ids are derived from it, so a retried call answers the same.
@@ -208,10 +223,15 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
       return tokenizeFor(input, fingerprintKey, environment === 'sandbox');
     },
     async charge(request) {
-      return outcome(request, request.transaction_type === 'credit', request.merchant_initiated);
+      return answered('charge', request.idempotency_key, outcome(request, request.transaction_type === 'credit', request.merchant_initiated));
     },
     async payout(request) {
-      return outcome(request, false);
+      return answered('payout', request.idempotency_key, outcome(request, false));
+    },
+    async lookupCharge(idempotencyKey) {
+      if (!db) throw new Error(`the ${name} sandbox processor keeps no record of its calls without a database`);
+      const call = await findSandboxCall<ChargeOutcome>(db, name, idempotencyKey);
+      return call ? { seen: true, outcome: call.outcome } : { seen: false };
     },
     async settle(request) {
       const behaviour = readToken(request.token, request.payment_type);
@@ -234,18 +254,25 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
 }
 
 const processors = new Map<ProcessorName, Processor>();
+const recording = new WeakMap<Db, Map<ProcessorName, Processor>>();
 
 export function isProcessorName(value: string): value is ProcessorName {
   return (CARD_PROCESSORS as readonly string[]).includes(value);
 }
 
-/** One shared instance per processor; the name usually comes from a merchant's card_processor setting. */
-export function getProcessor(name: ProcessorName): Processor {
+/**
+ * One shared instance per processor (and database); the name usually comes from a merchant's
+ * card_processor setting. With `db` its charges and payouts are recorded there (SandboxOptions.db):
+ * every path that moves money passes it, so lookupCharge knows each of them.
+ */
+export function getProcessor(name: ProcessorName, db?: Db): Processor {
   if (!isProcessorName(name)) throw new TypeError(`Unknown card processor: ${String(name)}`);
-  let processor = processors.get(name);
+  let instances = db ? recording.get(db) : processors;
+  if (!instances) recording.set(db!, (instances = new Map()));
+  let processor = instances.get(name);
   if (!processor) {
-    processor = createSandboxProcessor(name);
-    processors.set(name, processor);
+    processor = createSandboxProcessor(name, { db });
+    instances.set(name, processor);
   }
   return processor;
 }

@@ -98,6 +98,12 @@ export interface ChargeOutcome {
   threeds: ThreeDSResult | null;
 }
 
+/**
+ * What the processor did with the charge or payout sent with an idempotency key: nothing it knows
+ * of, or the outcome it answered (the same outcome a repeated call with the key would answer).
+ */
+export type ChargeLookup = { seen: false } | { seen: true; outcome: ChargeOutcome };
+
 export interface SettlementOutcome {
   kind: 'succeeded' | 'failed';
   failure_code?: string;
@@ -152,6 +158,11 @@ export interface Processor {
   /** Sends money to the customer (withdrawals, once the hold was accepted). */
   payout(request: PayoutRequest): Promise<ChargeOutcome>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
+  /**
+   * Asks what became of a charge or payout by the idempotency key it was sent with (the charge id),
+   * without making one: how the reconciler learns the outcome of a call whose answer was lost.
+   */
+  lookupCharge(idempotencyKey: string): Promise<ChargeLookup>;
 }
 
 export type InvalidPaymentMethodCode =

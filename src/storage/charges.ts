@@ -29,6 +29,9 @@ export interface ChargeRow {
   /** Set on a subscription's charges: its first charge (period 0) and its renewals (1, 2, ...). */
   subscription_id: string | null;
   subscription_period: number | null;
+  /** Lease columns of the reconciler (src/storage/charge-leases.ts). */
+  attempt_seen_at?: Date | null;
+  reconcile_claimed_at?: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -60,10 +63,11 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
  * customer row is key-share locked, so a restriction committing meanwhile (restrictCustomer locks
  * the row for update) either is seen here or comes after this charge: the admission policy's
  * restriction check, made just before, cannot be overtaken by one. Answers the charge a previous
- * try of the same attempt inserted (attempt_key is unique), whatever the checkout's state now;
- * undefined when there is none and the checkout is no longer live or its customer is restricted.
+ * try of the same attempt inserted (attempt_key is unique), whatever the checkout's state now, with
+ * `inserted` false; undefined when there is none and the checkout is no longer live or its customer
+ * is restricted.
  */
-export async function insertChargeWhileLive(db: Db, charge: NewCharge): Promise<ChargeRow | undefined> {
+export async function insertChargeWhileLive(db: Db, charge: NewCharge): Promise<{ charge: ChargeRow; inserted: boolean } | undefined> {
   const columns = Object.keys(charge);
   const list = columns.map((c) => `"${c}"`).join(', ');
   const inserted = await db.raw(
@@ -78,7 +82,10 @@ export async function insertChargeWhileLive(db: Db, charge: NewCharge): Promise<
      RETURNING *`,
     [charge.customer_id, charge.checkout_id, JSON.stringify(charge)],
   );
-  return (inserted.rows[0] as ChargeRow | undefined) ?? (await findChargeByAttemptKey(db, charge.attempt_key));
+  const row = inserted.rows[0] as ChargeRow | undefined;
+  if (row) return { charge: row, inserted: true };
+  const earlier = await findChargeByAttemptKey(db, charge.attempt_key);
+  return earlier && { charge: earlier, inserted: false };
 }
 
 export async function findChargeByAttemptKey(db: Db, attemptKey: string): Promise<ChargeRow | undefined> {

@@ -57,6 +57,22 @@ export class ChildService {
     }
   }
 
+  /** Waits for a process that ends by itself (a crash test's worker killing itself at a named step). */
+  async waitForExit(timeoutMs = 30_000): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    if (child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${this.role} did not exit:\n${this.output}`)), timeoutMs);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    this.child = null;
+  }
+
   /** SIGKILL: no shutdown, no draining, exactly like a crash. */
   async kill(): Promise<void> {
     await this.signal('SIGKILL');

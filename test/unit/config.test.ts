@@ -103,6 +103,21 @@ describe('configuration', () => {
     for (const bad of ['ui', '70000', '']) expect(() => loadConfig({ TEMPORAL_UI_PORT: bad })).toThrow(/TEMPORAL_UI_PORT/);
   });
 
+  it('gives the reconciler a 60 s lease and a 5 s sweep unless RECONCILE_LEASE_SECONDS and RECONCILE_SWEEP_MS say otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ reconcileLeaseMs: 60_000, reconcileSweepMs: 5_000, testCrashAt: null });
+    expect(loadConfig({ RECONCILE_LEASE_SECONDS: '2', RECONCILE_SWEEP_MS: '300' })).toMatchObject({ reconcileLeaseMs: 2_000, reconcileSweepMs: 300 });
+    expect(() => loadConfig({ RECONCILE_LEASE_SECONDS: '0' })).toThrow(/RECONCILE_LEASE_SECONDS/);
+  });
+
+  it('takes the crash-test hook PAYMENTS_TEST_CRASH_AT only outside production, and only a known step', () => {
+    expect(loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345', PAYMENTS_TEST_CRASH_AT: 'after_charge_insert' }).testCrashAt).toBe('after_charge_insert');
+    expect(() => loadConfig({ PAYMENTS_TEST_CRASH_AT: 'somewhere' })).toThrow(/PAYMENTS_TEST_CRASH_AT/);
+    const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' };
+    expect(loadConfig(production).testCrashAt).toBeNull();
+    expect(() => loadConfig({ ...production, PAYMENTS_TEST_CRASH_AT: 'after_charge_insert' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...production, PAYMENTS_TEST_CRASH_AT: 'after_charge_insert' })).toThrow(/PAYMENTS_TEST_CRASH_AT/);
+  });
+
   it('bounds the wait for a database connection at 10 s unless DATABASE_ACQUIRE_TIMEOUT_MS says otherwise', () => {
     expect(loadConfig({}).databaseAcquireTimeoutMs).toBe(10_000);
     expect(loadConfig({ DATABASE_ACQUIRE_TIMEOUT_MS: '2500' }).databaseAcquireTimeoutMs).toBe(2_500);

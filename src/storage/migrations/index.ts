@@ -14,6 +14,7 @@ import * as m012 from './012_dashboard_session_revocations';
 import * as m013 from './013_admin_token_failures';
 import * as m014 from './014_velocity_by_number';
 import * as m015 from './015_delivery_series_and_lease';
+import * as m016 from './016_reconciler';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -37,6 +38,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['013_admin_token_failures', m013],
   ['014_velocity_by_number', m014],
   ['015_delivery_series_and_lease', m015],
+  ['016_reconciler', m016],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
