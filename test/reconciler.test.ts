@@ -1,5 +1,8 @@
 import { CRASH_POINTS, type CrashPoint } from '../src/crash-points';
 import { ATTEMPT_SLOT_SECONDS } from '../src/storage/checkouts';
+import { claimChargeForReconcile, renewAttemptLease } from '../src/storage/charge-leases';
+import { insertChargeOnce } from '../src/storage/charges';
+import { newId } from '../src/domain/ids';
 import { startService, type Service } from './support/harness';
 import { ChildService } from './support/child-service';
 import { freePort } from './support/free-port';
@@ -157,7 +160,42 @@ describe('an attempt still running past the lease', () => {
 
     await waitFor(async () => (await chargesOf(checkout.id))[0].status === 'succeeded', 30_000, 'the settlement');
     const [charge] = await chargesOf(checkout.id);
+    expect(charge.attempt_seen_at).not.toBeNull(); // the reconciler looked, and found its workflow at work
     expect(charge.reconcile_claimed_at).toBeNull();
     expect((await recordedEvents(service, checkout.id)).map((event) => event.type)).toEqual(['checkout.pending', 'checkout.succeeded']);
+  }, 60_000);
+});
+
+describe('the lease between the reconciler and an attempt that resumes a charge', () => {
+  /** A second charge of a paid checkout, created and silent for `ageSeconds`, as a lost attempt leaves one. */
+  async function silentCharge(ageSeconds: number) {
+    worker ??= await startWorker();
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2700 });
+    const paid = await attempt(service, checkout, { payment_method: CARD() });
+    const first = (await chargesOf(checkout.id))[0];
+    expect(paid.status).toBe(201);
+    // No worker, so no reconciler, while the test plays both parts.
+    await worker.stop();
+    worker = null;
+    const charge = await insertChargeOnce(service.deps.db, { ...first, id: newId('charge'), attempt_key: newId('charge') });
+    await service.deps.db('charges').where({ id: charge.id }).update({ updated_at: service.deps.db.raw(`now() - interval '${ageSeconds} seconds'`) });
+    return charge;
+  }
+  const leaseMs = LEASE_SECONDS * 1000;
+
+  it('gives a silent charge to the first of them: a claimed charge is not resumed, a resumed one is not claimed', async () => {
+    const claimedFirst = await silentCharge(LEASE_SECONDS + 5);
+    expect(await claimChargeForReconcile(service.deps.db, claimedFirst.id, 'created', leaseMs)).toMatchObject({ id: claimedFirst.id });
+    expect(await renewAttemptLease(service.deps.db, claimedFirst.id, leaseMs)).toBeUndefined();
+    expect(await claimChargeForReconcile(service.deps.db, claimedFirst.id, 'created', leaseMs)).toBeUndefined(); // one reconciler at a time
+
+    const resumedFirst = await silentCharge(LEASE_SECONDS + 5);
+    expect(await renewAttemptLease(service.deps.db, resumedFirst.id, leaseMs)).toMatchObject({ id: resumedFirst.id });
+    expect(await claimChargeForReconcile(service.deps.db, resumedFirst.id, 'created', leaseMs)).toBeUndefined();
+  }, 60_000);
+
+  it('never claims a charge younger than the lease', async () => {
+    const young = await silentCharge(0);
+    expect(await claimChargeForReconcile(service.deps.db, young.id, 'created', leaseMs)).toBeUndefined();
   }, 60_000);
 });

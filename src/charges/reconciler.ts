@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { ChargeStatus } from '../domain/charge-states';
 import type { Logger } from '../logger';
 import { everyWithoutOverlap } from '../periodic';
-import { claimChargeForReconcile, findChargesPastLeaseUnscoped, type InProgressStatus } from '../storage/charge-leases';
+import { claimChargeForReconcile, findChargesPastLeaseUnscoped, noteOwnerSeen, type InProgressStatus } from '../storage/charge-leases';
 import type { ChargeRow } from '../storage/charges';
 import type { Db } from '../storage/db';
 import { workflowMayOwnCharge } from '../temporal/charge-owners';
@@ -41,9 +41,13 @@ export async function reconcileInterruptedCharges(deps: ReconcilerDeps, options:
   const settled: Array<{ chargeId: string; from: ChargeStatus; to: ChargeStatus }> = [];
   for (const candidate of await findChargesPastLeaseUnscoped(deps.db, options.leaseMs, options.batch ?? SWEEP_BATCH)) {
     try {
+      const status = candidate.status as InProgressStatus;
       // Asked before the claim: a claim of a charge whose workflow still runs its attempt would stall that attempt.
-      if (await workflowMayOwnCharge(deps.temporal, candidate)) continue;
-      const claimed = await claimChargeForReconcile(deps.db, candidate.id, candidate.status as InProgressStatus, options.leaseMs);
+      if (await workflowMayOwnCharge(deps.temporal, candidate)) {
+        await noteOwnerSeen(deps.db, candidate.id, status);
+        continue;
+      }
+      const claimed = await claimChargeForReconcile(deps.db, candidate.id, status, options.leaseMs);
       if (!claimed) continue; // moved, resumed or claimed meanwhile
       const to = await options.settle(claimed);
       settled.push({ chargeId: claimed.id, from: claimed.status, to });

@@ -37,6 +37,15 @@ export async function claimChargeForReconcile(db: Db, id: string, status: InProg
 }
 
 /**
+ * The reconciler found a workflow still working on the charge: its sign of an owner is renewed, so
+ * the next sweeps pass over it for a lease and reach the charges behind it (a long settlement or hold
+ * would otherwise head every sweep's batch for as long as it lasts).
+ */
+export async function noteOwnerSeen(db: Db, id: string, status: InProgressStatus): Promise<void> {
+  await db('charges').where({ id, status }).update({ attempt_seen_at: db.fn.now() });
+}
+
+/**
  * An attempt resuming a charge it did not insert just now (a retried or redelivered attempt, an
  * approved or renewal charge): renews its sign of an owner, unless the reconciler claimed it within
  * the lease. Answers the charge, or undefined when it is no longer `created` or is the reconciler's.
