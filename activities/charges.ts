@@ -134,6 +134,11 @@ export function createChargeActivities(deps: ActivityDeps) {
     throw ApplicationFailure.retryable('the reconciler is settling this charge', 'CHARGE_BEING_RECONCILED');
   }
 
+  /** The attempt's charge as it may go on: inserted by this try, moved on already, or resumed (see resume). */
+  function goOnWith(made: AttemptChargeRow): Promise<ChargeRow> | ChargeRow {
+    return made.inserted || made.charge.status !== 'created' ? made.charge : resume(made.charge);
+  }
+
   /** The snapshot after our own move, or after finding the charge moved on by someone else. */
   async function afterMove(chargeId: string, from: ChargeStatus, to: ChargeStatus, paymentType: string, changes = {}, known?: KnownChargeRows): Promise<ChargeSnapshot> {
     const result = await move(chargeId, from, to, changes, known);
@@ -195,7 +200,7 @@ export function createChargeActivities(deps: ActivityDeps) {
    * charge this try did not insert is resumed first (see resume).
    */
   async function chargeAtProcessor(made: AttemptChargeRow, pm: PaymentMethodRow, known?: KnownChargeRows): Promise<ChargeSnapshot> {
-    const charge = made.inserted || made.charge.status !== 'created' ? made.charge : await resume(made.charge);
+    const charge = await goOnWith(made);
     if (charge.status !== 'created') return snapshotMovedByOther(db, charge, pm.payment_type);
     const outcome = await processorFor(charge).charge({
       token: pm.processor_token,
@@ -230,7 +235,7 @@ export function createChargeActivities(deps: ActivityDeps) {
       crashIfAt(deps.config, 'after_charge_insert');
       let charge: ChargeSnapshot;
       if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, { customer: rows.gateRows.customer });
-      else charge = snapshot(made.inserted || made.charge.status !== 'created' ? made.charge : await resume(made.charge), rows.pm.payment_type);
+      else charge = snapshot(await goOnWith(made), rows.pm.payment_type);
       crashIfAt(deps.config, 'after_charge_move');
       // Dies once the answer is on its way to the workflow, before its task completes.
       if (deps.config.testCrashAt === 'before_task_completes') setImmediate(() => crashIfAt(deps.config, 'before_task_completes'));

@@ -75,7 +75,7 @@ async function startWorker(env: Record<string, string> = {}): Promise<WorkerProc
 const chargesOf = (checkoutId: string) => service.deps.db('charges').where({ checkout_id: checkoutId }).orderBy('created_at');
 
 /** Every charge of the checkout settled, each as the processor's record of its call says. */
-async function expectSettledAsTheProcessorSays(checkoutId: string): Promise<void> {
+async function expectSettledAsTheProcessorSays(checkoutId: string): Promise<Array<Record<string, any>>> {
   const charges = await waitFor(async () => {
     const rows = await chargesOf(checkoutId);
     return rows.every((row) => !IN_PROGRESS.includes(row.status)) && rows;
@@ -94,6 +94,7 @@ async function expectSettledAsTheProcessorSays(checkoutId: string): Promise<void
   const events = (await recordedEvents(service, checkoutId)).map((event) => event.type);
   const succeeded = charges.filter((charge) => charge.status === 'succeeded').length;
   expect(events.filter((type) => type === 'checkout.succeeded')).toHaveLength(succeeded);
+  return charges;
 }
 
 /**
@@ -120,7 +121,8 @@ describe('a crash of the whole service in the middle of an attempt', () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2300 });
     await crashEverythingAt(point, checkout, CARD());
 
-    await expectSettledAsTheProcessorSays(checkout.id);
+    const settled = await expectSettledAsTheProcessorSays(checkout.id);
+    expect(settled).toHaveLength(point === 'before_charge_insert' ? 0 : 1);
     await expectPaidOrPayable(checkout);
     await expectSettledAsTheProcessorSays(checkout.id);
   }, 180_000);
