@@ -3,6 +3,7 @@ import { ATTEMPT_SLOT_SECONDS } from '../src/storage/checkouts';
 import { claimChargeForReconcile, renewAttemptLease } from '../src/storage/charge-leases';
 import { insertChargeOnce } from '../src/storage/charges';
 import { newId } from '../src/domain/ids';
+import { getProcessor } from '../src/processors';
 import { startService, type Service } from './support/harness';
 import { ChildService } from './support/child-service';
 import { freePort } from './support/free-port';
@@ -200,4 +201,27 @@ describe('the lease between the reconciler and an attempt that resumes a charge'
     const young = await silentCharge(0);
     expect(await claimChargeForReconcile(service.deps.db, young.id, 'created', leaseMs)).toBeUndefined();
   }, 60_000);
+});
+
+describe('the sandbox processor’s record of its calls', () => {
+  const card = { type: 'card' as const, card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } };
+
+  it('answers a look-up by idempotency key as it answered the call, and a repeated call with the recorded outcome', async () => {
+    const processor = getProcessor('sandbox_beta', service.deps.db);
+    const key = newId('charge');
+    const { processor_token: token } = await processor.tokenize(card, 'fingerprint-key', 'sandbox');
+    expect(await processor.lookupCharge(key)).toEqual({ seen: false });
+
+    const outcome = await processor.charge({ token, payment_type: 'card', amount_cents: 500, transaction_type: 'credit', idempotency_key: key });
+    expect(outcome.kind).toBe('succeeded');
+    expect(await processor.lookupCharge(key)).toEqual({ seen: true, outcome });
+    // Another processor never saw it.
+    expect(await getProcessor('sandbox_alpha', service.deps.db).lookupCharge(key)).toEqual({ seen: false });
+    const declined = (await processor.tokenize({ ...card, card: { ...card.card, number: '4000000000000002' } }, 'fingerprint-key', 'sandbox')).processor_token;
+    expect(await processor.charge({ token: declined, payment_type: 'card', amount_cents: 900, transaction_type: 'credit', idempotency_key: key })).toEqual(outcome);
+  });
+
+  it('refuses a look-up it could not answer truthfully: without a database it keeps no record', async () => {
+    await expect(getProcessor('sandbox_beta').lookupCharge(newId('charge'))).rejects.toThrow(/no record/);
+  });
 });
