@@ -104,7 +104,7 @@ describe('a restricted customer is charged by no entry point', () => {
     expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-a`))).toBeUndefined();
     expect(await charges(checkout.id)).toHaveLength(0);
     expect((await admin('POST', `/customers/${shop.customerId}/unrestrict`)).status).toBe(200);
-    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-b`))).toMatchObject({ status: 'created', checkout_id: checkout.id });
+    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-b`))).toMatchObject({ inserted: true, charge: { status: 'created', checkout_id: checkout.id } });
   });
 
   it('a customer restricted while a withdrawal waits in review: the approval is refused and no charge is made', async () => {
