@@ -70,6 +70,11 @@ export interface ServiceOptions {
   spanExporter?: SpanExporter;
   /** Default SERVICE_WORKFLOW_CACHE. The tracing test keeps more workflows cached: see test/tracing.test.ts. */
   maxCachedWorkflows?: number;
+  /**
+   * A migrated database of the test's own, on a server of its own (the outage test stops that
+   * server): used instead of a copy of the run's template; stop() drops it as it drops a copy.
+   */
+  databaseUrl?: string;
 }
 
 /**
@@ -97,7 +102,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   // real and keep their spans to themselves, so a test that controls DNS answers or collects the
   // trace runs one API and one worker.
   const replicas = options.resolveHost || options.spanExporter ? 1 : (options.replicas ?? defaultReplicas());
-  const databaseUrl = await createTestDatabase();
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'test',
