@@ -8,6 +8,7 @@ import { useServiceWithReceiver } from '../support/file-environment';
 import { request } from '../support/http';
 import type { WebhookReceiver } from '../support/receiver';
 import { createActivities } from '../../activities';
+import { signatureFromHeaders, verifySignature } from '../../src/webhooks/signature';
 import { attempt, BANK, CARD, CRYPTO, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from '../support/fixtures';
 
 let service: Service;
@@ -378,5 +379,110 @@ describe('found by the property suite, 24 November 2026', () => {
     }, 10_000, 'the next attempt');
     expect(next.body.charge.status).toBe('pending');
     expect((await chargesOf(checkout.id)).map((c) => c.status)).toEqual(['failed', 'pending']);
+  });
+});
+
+describe('found by the property suite, 27 November 2026', () => {
+  // Prediction secret_roll, seed 20261122 path 4 (`npm test`'s own seed, unshrunk 17 steps ending in
+  // RollSecret(overlap 86400 s, twice, Idempotency-Key)): the retried roll, under the same key, rolled
+  // again, so the merchant's deployed secret (from the first answer) became the previous one, and a
+  // third roll would drop it.
+  it('a roll retried with its Idempotency-Key answers the same secret; a second roll during the overlap is refused', async () => {
+    const s = await shop();
+    const roll = (headers: Record<string, string> = {}) => request(service.baseUrl, 'POST', `/admin/v1/merchants/${s.merchant.id}/webhook_secret/roll`, { token: service.adminToken, body: { overlap_seconds: 86_400 }, headers });
+    const key = `roll-${s.merchant.id}`;
+    const first = await roll({ 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    const retried = await roll({ 'idempotency-key': key });
+    expect(retried.status).toBe(201);
+    expect(retried.body.webhook_signing_secret).toBe(first.body.webhook_signing_secret);
+
+    const second = await roll();
+    expect(second.status).toBe(422);
+    expect(second.body).toEqual({ error: expect.any(String), hint: expect.any(String), request_id: expect.any(String) });
+    // Deliveries are still signed with the secret the merchant deployed from the first answer.
+    const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 1_500 });
+    await attempt(service, checkout, { payment_method: CARD() });
+    const delivery = await waitFor(() => receiver.forCheckout(checkout.id).find((r) => r.body.type === 'checkout.succeeded'), 20_000, 'checkout.succeeded');
+    expect(() => verifySignature({ rawBody: delivery.rawBody, header: signatureFromHeaders(delivery.headers), secret: first.body.webhook_signing_secret })).not.toThrow();
+  });
+
+  // Invariant attempt_numbers, seed 20261122 path 6 (with PROPERTY_IGNORE=secret_roll), shrunk by hand
+  // from 12 steps: a checkout.terminally_failed delivered at its first attempt, then Resend(event) ->
+  // the log numbered its attempts 1, 1. With the merchant answering 500 to the resend, the event also
+  // went from delivered to failed (invariant delivered_stays_delivered).
+  it('a resend is a new series of the same event: attempts numbered on, and a delivered event stays delivered', async () => {
+    const s = await shop({ enabled_events: ['checkout.refunded'] });
+    const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 1_600 });
+    const paid = await attempt(service, checkout, { payment_method: CARD() });
+    expect(paid.status).toBe(201);
+    const [event] = (await recordedEvents(service, checkout.id)).filter((e) => e.type === 'checkout.succeeded');
+    await waitFor(async () => (await service.deps.db('events').where({ id: event!.id }).first()).delivery_status === 'delivered', 20_000, 'the first delivery');
+
+    receiver.responder = () => ({ status: 500 });
+    expect((await admin('POST', `/events/${event!.id}/resend`)).status).toBe(202);
+    await waitFor(async () => (await service.deps.db('event_delivery_attempts').where({ event_id: event!.id })).length >= 3, 30_000, 'the resend to be tried');
+    await sleep(500);
+    const log = await admin('GET', `/events/${event!.id}`);
+    expect(log.body.delivery_status).toBe('delivered');
+    const numbers: number[] = log.body.attempts.map((a: { attempt: number }) => a.attempt);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    // Not eligible for a failed_only replay: it was delivered.
+    const replay = await admin('POST', '/events/replay', { merchant_id: s.merchant.id, failed_only: true, dry_run: true });
+    expect(replay.body.event_ids).not.toContain(event!.id);
+  });
+
+  // Invariant card_velocity, PROPERTY_LONG seed 12161 path 2 (ignoring secret_roll, attempt_numbers), 14 steps
+  // ending in SetVelocity(on, 2 per card per hour); GuessExpiry(card 4000000000000069, 3 expiry dates): the
+  // third guess was admitted, its expiry date making it a "new" card for the limit.
+  it('card velocity counts one card number whatever its expiry date', async () => {
+    const s = await shop({ velocity_limits: { enabled: true, card_attempts_per_hour: 2, ip_attempts_per_hour: 100_000 } });
+    const statuses: number[] = [];
+    for (const [month, year] of [[12, 2030], [11, 2030], [9, 2031]] as const) {
+      const checkout = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 2_500 });
+      const card = { type: 'credit_card', card: { number: '4000000000000069', exp_month: month, exp_year: year, cvc: '123' } };
+      statuses.push((await attempt(service, checkout, { payment_method: card })).status);
+    }
+    expect(statuses).toEqual([201, 201, 429]);
+  });
+
+  // Prediction restricted_attempt (then attempt_answer), PROPERTY_LONG seed 4242 path 9, 10 steps: at a
+  // production merchant, Restrict(the preset withdrawal: kyc_required_for [withdrawal], KYC verified as
+  // Byron) blocked the withdrawal and restricted the customer; a deposit of the same customer was then
+  // paid (201, succeeded), the restriction being checked only where KYC is required.
+  it('a restriction blocks every new charge of the customer, a deposit at a merchant requiring KYC for withdrawals only included', async () => {
+    const s = await openShop(service, { webhook_url: receiver.url, kyc_required_for: ['withdrawal'] }, 'production');
+    const kyc = await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', {
+      token: s.merchant.api_key,
+      body: { customer_id: s.customerId, first_name: 'Ada', last_name: 'Byron', date_of_birth: '1985-12-10', address_line_1: '12 Main St', city: 'New York', state: 'NY', postal_code: '10001', country: 'USA', provider: 'persona', verified: true },
+    });
+    expect([200, 201]).toContain(kyc.status);
+    const card = CARD('5555555555554444');
+    const withdrawal = await createCheckout(service, s, { type: 'withdrawal', fixed_amount_cents: 900 });
+    const blocked = await attempt(service, withdrawal, { payment_method: card });
+    expect(blocked.status).toBe(422);
+    expect((await service.deps.db('customers').where({ id: s.customerId }).first()).restriction_reason).toBe('KYC_DOES_NOT_MATCH_PROFILE_NAME');
+
+    const deposit = await createCheckout(service, s, { type: 'deposit', fixed_amount_cents: 2_500 });
+    const refused = await attempt(service, deposit, { payment_method: card });
+    expect(refused.status).toBe(422);
+    expect(await chargesOf(deposit.id)).toHaveLength(0);
+  });
+
+  // Invariant release_after_success, PROPERTY_LONG seed 39256 path 2 (ignoring the rules above), 5 steps:
+  // (setup) CreateCheckout(balance_withdrawal, 5000); Attempt(card 4000000000003220, 4999) -> held, then
+  // succeeded; SimulatorMove(to failed) recorded checkout.release_hold after checkout.succeeded: a merchant
+  // crediting the released hold and the reversed payout would credit the customer twice.
+  it('a payout reversed after success sends checkout.failed, never checkout.release_hold', async () => {
+    const s = await shop({ enabled_events: ['checkout.failed'] });
+    const checkout = await createCheckout(service, s, { type: 'withdrawal', balance_amount_cents: 5_000 });
+    const paid = await attempt(service, checkout, { amount_cents: 4_999, payment_method: CARD('4000000000003220') });
+    expect(paid.status).toBe(201);
+    await waitFor(async () => (await getCharge(service, s, paid.body.charge.id)).body.status === 'succeeded', 20_000, 'the payout');
+    expect((await transition(paid.body.charge.id, 'failed')).status).toBe(200);
+    await waitFor(() => receiver.forCheckout(checkout.id).some((r) => r.body.type === 'checkout.failed'), 20_000, 'checkout.failed');
+    await sleep(1_000);
+    expect((await recordedEvents(service, checkout.id)).map((e) => e.type)).toEqual(['checkout.hold', 'checkout.succeeded', 'checkout.failed']);
+    expect(receiver.forCheckout(checkout.id).map((r) => r.body.type)).not.toContain('checkout.release_hold');
   });
 });

@@ -4,14 +4,17 @@
  * whose answers are themselves commands. After every command and at the end of each sequence
  * every invariant of test/property/support/invariants.ts is checked.
  *
- * `npm test` runs a fixed seed and a few sequences; `npm run test:long` runs many more with a
- * random seed (PROPERTY_RUNS, PROPERTY_COMMANDS, PROPERTY_SEED, PROPERTY_IGNORE override both).
+ * `npm test` runs a fixed seed and a few sequences; `npm run test:long` runs seed after seed
+ * (PROPERTY_PARALLEL of them at a time) until PROPERTY_MIN_COMMANDS commands have run, and prints
+ * the counts and the time taken. PROPERTY_SEED (the first seed), PROPERTY_SEEDS (a list),
+ * PROPERTY_RUNS (sequences per seed), PROPERTY_COMMANDS, PROPERTY_MAX_MINUTES, PROPERTY_PATH and
+ * PROPERTY_IGNORE override the defaults; docs/testing.md explains them.
  */
 import fc from 'fast-check';
 import { startService, type Service } from '../support/harness';
 import { installChargeAudit } from './support/audit';
 import { answerArb, commandArbitrary, CreateCheckout } from './support/commands';
-import { checkInvariants, checkWorkflowsFinished, settle } from './support/invariants';
+import { checkInvariants, checkWorkflowsFinished, RECONCILE_LEASE_SECONDS, settle } from './support/invariants';
 import { MerchantEndpoint } from './support/merchant-endpoint';
 import { initialModel } from './support/model';
 import { IGNORED, openWorld, type World } from './support/world';
@@ -19,21 +22,30 @@ import { OPTIONAL_EVENT_TYPES } from '../../src/domain/event-types';
 import { loadGeoData } from '../../src/geo';
 
 const LONG = process.env.PROPERTY_LONG === '1';
-const RUNS = Number(process.env.PROPERTY_RUNS ?? (LONG ? 150 : 10));
-const COMMANDS = Number(process.env.PROPERTY_COMMANDS ?? (LONG ? 25 : 20));
-const SEED = process.env.PROPERTY_SEED !== undefined ? Number(process.env.PROPERTY_SEED) : LONG ? Date.now() % 2 ** 31 : 20261122;
+const env = (name: string, fallback: number) => (process.env[name] !== undefined && process.env[name] !== '' ? Number(process.env[name]) : fallback);
+const RUNS = env('PROPERTY_RUNS', LONG ? 60 : 10);
+const COMMANDS = env('PROPERTY_COMMANDS', LONG ? 40 : 20);
+const FIRST_SEED = env('PROPERTY_SEED', LONG ? Date.now() % 2 ** 31 : 20261122);
+/** The seeds to run, in order: a list, or (long runs) as many as it takes to reach MIN_COMMANDS. */
+const SEED_LIST = process.env.PROPERTY_SEEDS ? process.env.PROPERTY_SEEDS.split(',').map(Number) : null;
+/** Long runs go on, seed after seed, until this many commands have run (or MAX_MINUTES passed). */
+const MIN_COMMANDS = env('PROPERTY_MIN_COMMANDS', LONG ? 20_000 : 0);
+const MAX_MINUTES = env('PROPERTY_MAX_MINUTES', LONG ? 360 : 60);
+/** Seeds run side by side: the stack mostly waits (timers, settlement, the merchant's answers). */
+const PARALLEL = env('PROPERTY_PARALLEL', LONG ? 2 : 1);
 /** Shrinking replays sequences against the real stack (seconds each): on by default only in long runs. */
 const SHRINK = process.env.PROPERTY_SHRINK ? process.env.PROPERTY_SHRINK === '1' : LONG;
 
 let service: Service;
 let endpoint: MerchantEndpoint;
 let runNumber = 0;
-const stats = { runs: 0, commands: 0, startedAt: 0 };
+const stats = { runs: 0, commands: 0, startedAt: 0, byCommand: new Map<string, number>() };
 
 beforeAll(async () => {
   // The geocoder loads its datasets on first use (seconds on a busy machine); not a command's time.
   loadGeoData();
-  service = await startService();
+  // The reconciler settles charges left `created` past its lease; the invariant uses the same lease.
+  service = await startService({ env: { RECONCILE_LEASE_SECONDS: String(RECONCILE_LEASE_SECONDS) } });
   endpoint = await new MerchantEndpoint().start();
   await installChargeAudit(service.deps.db);
 });
@@ -43,6 +55,9 @@ afterAll(async () => {
 });
 
 const initArb = fc.record({
+  // A production merchant restricts a customer whose verified KYC name differs from the profile;
+  // it has no simulator and refuses the sandbox's test cards.
+  environment: fc.constantFrom<'sandbox' | 'production'>('sandbox', 'production'),
   review: fc.record({ enabled: fc.constantFrom(true, true, false), min: fc.constantFrom(100, 5_000) }),
   enabledEvents: fc.subarray([...OPTIONAL_EVENT_TYPES].filter((t) => t.startsWith('checkout.'))),
   expirySeconds: fc.constantFrom(4, 8, 60),
@@ -57,7 +72,12 @@ const initArb = fc.record({
 
 type Init = typeof initArb extends fc.Arbitrary<infer T> ? T : never;
 
-async function runSequence(init: Init, commands: Iterable<fc.AsyncCommand<any, World, true>>): Promise<void> {
+interface Counts {
+  runs: number;
+  commands: number;
+}
+
+async function runSequence(seed: number, seedCounts: Counts, init: Init, commands: Iterable<fc.AsyncCommand<any, World, true>>): Promise<void> {
   const route = `run${++runNumber}`;
   const url = endpoint.open(route, { holdAnswer: init.holdAnswer, deliveryAnswer: 'ok' });
   const world = await openWorld(service, endpoint, route, {
@@ -68,45 +88,101 @@ async function runSequence(init: Init, commands: Iterable<fc.AsyncCommand<any, W
     sandbox_settlement_seconds: 1,
     sandbox_hold_seconds: init.holdSeconds,
     payment_methods: { deposit: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'], withdrawal: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'] },
-  });
+    // Off to start with (production's default is on); commands turn them on. Every request comes
+    // from 127.0.0.1, so the IP limit is kept out of reach.
+    velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 100_000 },
+  }, init.environment);
   const model = initialModel({ ...init, slowLeft: LONG ? 2 : 1 });
   stats.runs += 1;
+  seedCounts.runs += 1;
   try {
     const first = new CreateCheckout(init.first.flow, init.first.amount);
     world.trace.push(`(setup) ${first}`);
     await first.act(model, world);
     await fc.asyncModelRun(() => ({ model, real: world }), commands);
-    stats.commands += world.trace.length;
     // Long runs report progress as they go (jest shows console output only at the end), so a run
     // stopped early still says how many commands it covered.
-    if (LONG) process.stderr.write(`property progress: seed ${SEED}, ${stats.runs} sequences, ${stats.commands} commands in ${((Date.now() - stats.startedAt) / 1000).toFixed(0)} s\n`);
+    if (LONG) process.stderr.write(`property progress: seed ${seed}, ${stats.runs} sequences, ${stats.commands} commands in ${((Date.now() - stats.startedAt) / 1000).toFixed(0)} s\n`);
     // At rest: no charge in progress, every enabled event delivered, then the full check.
     await settle(world, 25_000);
     await checkInvariants(world, model, true);
     await checkWorkflowsFinished(world, model, 5_000);
   } catch (error) {
-    (error as Error).message += `\n  merchant ${world.merchant.id}, ran: ${world.trace.join(' ; ')}`;
+    (error as Error).message += `\n  seed ${seed}, ${init.environment} merchant ${world.merchant.id}, ran: ${world.trace.join(' ; ')}`;
     throw error;
   } finally {
+    // Every command that ran counts, in a failed sequence too.
+    stats.commands += world.trace.length;
+    seedCounts.commands += world.trace.length;
+    for (const line of world.trace) {
+      const name = line.replace(/^\(setup\) /, '').split('(')[0]!;
+      stats.byCommand.set(name, (stats.byCommand.get(name) ?? 0) + 1);
+    }
     const r = endpoint.route(route);
     r.onHold = undefined;
   }
 }
 
+/** The seeds of this run: the list given, or FIRST_SEED and the ones after it (long runs). */
+function seedAt(i: number): number | undefined {
+  if (SEED_LIST) return SEED_LIST[i];
+  if (!LONG) return i === 0 ? FIRST_SEED : undefined;
+  return (FIRST_SEED + i * 7_919) % 2 ** 31;
+}
+
+interface SeedResult {
+  seed: number;
+  sequences: number;
+  commands: number;
+  seconds: number;
+  failure?: string;
+}
+
+async function checkSeed(seed: number): Promise<SeedResult> {
+  const startedAt = Date.now();
+  const counts: Counts = { runs: 0, commands: 0 };
+  const property = fc.asyncProperty(initArb, fc.commands([commandArbitrary()], { maxCommands: COMMANDS, size: 'max' }), (init, commands) => runSequence(seed, counts, init, commands));
+  // PROPERTY_PATH replays (and shrinks) one reported failure: the `path` of its report.
+  const path = process.env.PROPERTY_PATH;
+  const details = await fc.check(property, { seed, numRuns: RUNS, endOnFailure: !SHRINK, verbose: 1, ...(path ? { path } : {}) });
+  const result: SeedResult = { seed, sequences: counts.runs, commands: counts.commands, seconds: Math.round((Date.now() - startedAt) / 1000) };
+  if (details.failed) {
+    result.failure = `${fc.defaultReportMessage(details) ?? 'property failed'}\n\nFailure: ${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}`;
+  }
+  if (LONG) process.stderr.write(`property seed ${seed}: ${result.sequences} sequences, ${result.commands} commands in ${result.seconds} s${result.failure ? ', FAILED' : ''}\n`);
+  return result;
+}
+
 describe('money rules hold for any sequence of commands (model-based, fast-check)', () => {
-  it(`${RUNS} sequences of up to ${COMMANDS} commands, seed ${SEED}`, async () => {
-    console.log(`property: seed ${SEED}, ${RUNS} runs of up to ${COMMANDS} commands${IGNORED.size ? `, ignoring ${[...IGNORED].join(', ')}` : ''}`);
+  const what = LONG ? `seeds from ${SEED_LIST ? SEED_LIST.join(',') : FIRST_SEED} until ${MIN_COMMANDS} commands, ${RUNS} sequences of up to ${COMMANDS} commands per seed` : `${RUNS} sequences of up to ${COMMANDS} commands, seed ${SEED_LIST?.[0] ?? FIRST_SEED}`;
+  it(what, async () => {
+    console.log(`property: ${what}, ${PARALLEL} at a time${IGNORED.size ? `, ignoring ${[...IGNORED].join(', ')}` : ''}`);
     stats.startedAt = Date.now();
-    const property = fc.asyncProperty(initArb, fc.commands([commandArbitrary()], { maxCommands: COMMANDS, size: 'max' }), runSequence);
-    // PROPERTY_PATH replays (and shrinks) one reported failure: the `path` of its report.
-    const path = process.env.PROPERTY_PATH;
-    const details = await fc.check(property, { seed: SEED, numRuns: RUNS, endOnFailure: !SHRINK, verbose: 1, ...(path ? { path } : {}) });
+    const results: SeedResult[] = [];
+    let next = 0;
+    const more = () => !results.some((r) => r.failure) && (next === 0 || stats.commands < MIN_COMMANDS) && Date.now() - stats.startedAt < MAX_MINUTES * 60_000;
+    const lane = async () => {
+      for (;;) {
+        if (!more()) return;
+        const seed = seedAt(next++);
+        if (seed === undefined) return;
+        results.push(await checkSeed(seed));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, PARALLEL) }, lane));
     const seconds = ((Date.now() - stats.startedAt) / 1000).toFixed(0);
     // How often a checkout's workflow moved to a fresh run mid-sequence (the test server suggests it at 100 events).
     const continued = await service.deps.temporal.workflow
       .count(`WorkflowType = 'checkoutWorkflow' AND ExecutionStatus = 'ContinuedAsNew'`)
       .then((c) => String(c.count), () => 'unknown');
-    console.log(`property: ${stats.runs} sequences, ${stats.commands} commands in ${seconds} s, ${continued} checkout runs continued as new on this Temporal server (seed ${SEED}${details.failed ? `, failed; replay with PROPERTY_SEED=${SEED}` : ''})`);
-    if (details.failed) throw new Error(`${fc.defaultReportMessage(details) ?? 'property failed'}\n\nFailure: ${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}`);
-  }, 60 * 60 * 1000);
+    const failed = results.filter((r) => r.failure);
+    const byCommand = [...stats.byCommand.entries()].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n}`).join(', ');
+    console.log(
+      `property: ${results.length} seeds (${results.map((r) => `${r.seed}: ${r.sequences} sequences, ${r.commands} commands, ${r.seconds} s${r.failure ? ', failed' : ''}`).join('; ')}); ` +
+        `${stats.runs} sequences, ${stats.commands} commands in ${seconds} s; ${continued} checkout runs continued as new on this Temporal server\n` +
+        `commands run: ${byCommand}${failed.length ? `\nfailed: replay with PROPERTY_SEED=${failed[0]!.seed} PROPERTY_RUNS=${RUNS} PROPERTY_COMMANDS=${COMMANDS}` : ''}`,
+    );
+    if (failed.length) throw new Error(failed.map((r) => `seed ${r.seed}: ${r.failure}`).join('\n\n'));
+    if (stats.commands < MIN_COMMANDS) console.log(`property: stopped after PROPERTY_MAX_MINUTES=${MAX_MINUTES} (or the seed list) with ${stats.commands} of ${MIN_COMMANDS} commands`);
+  }, (MAX_MINUTES + 30) * 60 * 1000);
 });

@@ -37,7 +37,9 @@ export class PgCluster {
 
   private async serverCommand(tool: string, args: string[]): Promise<string> {
     const file = path.join(this.bin, tool);
-    const [command, argv] = this.asPostgres ? ['runuser', ['-u', 'postgres', '--', file, ...args]] : [file, args];
+    // runuser lives in /usr/sbin, which a CI job's PATH may lack.
+    const runuser = existsSync('/usr/sbin/runuser') ? '/usr/sbin/runuser' : 'runuser';
+    const [command, argv] = this.asPostgres ? [runuser, ['-u', 'postgres', '--', file, ...args]] : [file, args];
     try {
       const { stdout } = await run(command, argv, { timeout: 60_000 });
       return stdout;

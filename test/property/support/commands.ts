@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { CHARGE_STATUSES, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
 import { OPTIONAL_EVENT_TYPES } from '../../../src/domain/event-types';
 import type { Answer } from './merchant-endpoint';
-import { allowedAfterAnswer, allowedAttemptStatuses, describe, gateBlocks, kycBlocks, needsReview, type Flow, type Model, type ModelCheckout } from './model';
+import { allowedAfterAnswer, allowedAttemptStatuses, definitelyRefused, describe, gateBlocks, kycBlocks, kycNameMismatch, needsReview, type Flow, type Model, type ModelCheckout } from './model';
 import { checkInvariants } from './invariants';
 import { admin, allowed, api, call, expectThat, sleep, wallet, type World } from './world';
 
@@ -30,8 +30,10 @@ const HAS: Record<Needs, (m: Readonly<Model>) => boolean> = {
 
 abstract class Base implements Cmd {
   protected needs: Needs = 'nothing';
+  /** The processor simulator (and a subscription's test clock) exist for sandbox merchants only. */
+  protected sandboxOnly = false;
   async check(m: Readonly<Model>): Promise<boolean> {
-    return HAS[this.needs](m);
+    return HAS[this.needs](m) && !(this.sandboxOnly && m.environment !== 'sandbox');
   }
   abstract act(m: Model, w: World): Promise<void>;
   async run(m: Model, w: World): Promise<void> {
@@ -59,6 +61,7 @@ class PatchSettings extends Base {
     if (p.card_processor) m.processor = p.card_processor;
     if (p.kyc_required_for) m.kycFor = p.kyc_required_for;
     if (p.geo_required_for) m.geoFor = p.geo_required_for;
+    if (p.velocity_limits) m.velocity = { enabled: p.velocity_limits.enabled ?? m.velocity.enabled, cardPerHour: p.velocity_limits.card_attempts_per_hour ?? m.velocity.cardPerHour };
   }
   toString() {
     return `PatchSettings(${JSON.stringify(this.patch)})`;
@@ -86,17 +89,26 @@ class SetAnswers extends Base {
 // ---------------------------------------------------------------------------------------------
 // KYC and geo
 
+/** The last name of a KYC record that does not match the profile (production restricts on it). */
+const OTHER_LAST_NAME = 'Byron';
+
+async function submitKyc(m: Model, w: World, verified: boolean, lastName: string, what: string): Promise<void> {
+  const res = await api(w, 'POST', '/kyc/upsert', {
+    customer_id: w.customerId, first_name: 'Ada', last_name: lastName, date_of_birth: '1985-12-10', address_line_1: '12 Main St',
+    city: 'New York', state: 'NY', postal_code: '10001', country: 'USA', provider: 'persona', verified,
+  });
+  allowed(res, new Set([200, 201]), what, 'kyc_answer');
+  m.kyc = verified ? 'verified' : 'unverified';
+  m.kycLastName = lastName;
+}
+
 class SubmitKyc extends Base {
   constructor(readonly verified: boolean) {
     super();
   }
   async act(m: Model, w: World) {
-    const res = await api(w, 'POST', '/kyc/upsert', {
-      customer_id: w.customerId, first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1985-12-10', address_line_1: '12 Main St',
-      city: 'New York', state: 'NY', postal_code: '10001', country: 'USA', provider: 'persona', verified: this.verified,
-    });
-    allowed(res, new Set([200, 201]), this.toString(), 'kyc_answer');
-    m.kyc = this.verified ? 'verified' : 'unverified';
+    // The record carries the profile's name as it stands: a match.
+    await submitKyc(m, w, this.verified, m.profileLastName, this.toString());
   }
   toString() {
     return `SubmitKyc(verified: ${this.verified})`;
@@ -181,20 +193,38 @@ export class CreateCheckout extends Base {
 // Attempts
 
 export type Method =
-  | { kind: 'card'; number: string }
+  /** `expiry` picks one of EXPIRIES: the same number with another expiry date is the same card. */
+  | { kind: 'card'; number: string; expiry?: number }
   | { kind: 'bank'; account: string }
   | { kind: 'crypto'; address: string }
   | { kind: 'wallet'; type: 'apple_pay' | 'google_pay' | 'paypal' | 'venmo' };
 
 export const CARDS = ['4242424242424242', '4000000000000002', '4000000000009995', '4000000000000069', '4000000000003220', '4000000000005126'];
+/**
+ * Production refuses the sandbox's test cards: there each of CARDS stands for one of these
+ * (ordinary numbers passing Luhn, which a production sandbox processor approves).
+ */
+const PRODUCTION_CARDS = ['5555555555554444', '4111111111111111', '4012888888881881', '5105105105105100', '6011111111111117', '4000056655665556'];
+/** Expiry dates as months after now (all in the future): a card tester guessing the expiry. */
+const EXPIRIES = [24, 23, 22, 35, 34];
 const BAD_LUHN = '4242424242424241';
 /** The wallet's answer to an attempt on a checkout the gates blocked (now or before). */
 const BLOCKED = 'This checkout is blocked and cannot continue.';
 
-function paymentMethod(method: Method): Record<string, unknown> {
+/** The card number an attempt sends at this merchant (see PRODUCTION_CARDS). */
+export function cardNumberAt(m: Readonly<Model>, number: string): string {
+  const i = CARDS.indexOf(number);
+  return m.environment === 'production' && i >= 0 ? PRODUCTION_CARDS[i]! : number;
+}
+
+function paymentMethod(m: Readonly<Model>, method: Method): Record<string, unknown> {
   switch (method.kind) {
-    case 'card':
-      return { type: 'credit_card', card: { number: method.number, exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } };
+    case 'card': {
+      if (method.expiry === undefined) return { type: 'credit_card', card: { number: cardNumberAt(m, method.number), exp_month: 12, exp_year: new Date().getFullYear() + 2, cvc: '123' } };
+      const now = new Date();
+      const expires = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + EXPIRIES[method.expiry % EXPIRIES.length]!, 1));
+      return { type: 'credit_card', card: { number: cardNumberAt(m, method.number), exp_month: expires.getUTCMonth() + 1, exp_year: expires.getUTCFullYear(), cvc: '123' } };
+    }
     case 'bank':
       return { type: 'bank_account', bank_account: { routing_number: '110000000', account_number: method.account, account_type: 'checking' } };
     case 'crypto':
@@ -205,7 +235,7 @@ function paymentMethod(method: Method): Record<string, unknown> {
 }
 
 function methodLabel(method: Method): string {
-  return method.kind === 'card' ? `card ${method.number}` : method.kind === 'bank' ? `bank ${method.account}` : method.kind === 'crypto' ? `crypto ${method.address.slice(-4)}` : method.type;
+  return method.kind === 'card' ? `card ${method.number}${method.expiry === undefined ? '' : ` exp+${EXPIRIES[method.expiry % EXPIRIES.length]}m`}` : method.kind === 'bank' ? `bank ${method.account}` : method.kind === 'crypto' ? `crypto ${method.address.slice(-4)}` : method.type;
 }
 
 /** Amounts chosen around the review threshold and the balance. */
@@ -219,34 +249,60 @@ function amountFor(m: Model, c: ModelCheckout, p: AmountPick): number | undefine
 }
 
 /** Sends one attempt and absorbs its answer into the model; returns the answer. */
-async function attemptOnce(m: Model, w: World, c: ModelCheckout, method: Method, amountPick: AmountPick, allowedStatuses: Set<number>, what: string) {
+async function attemptOnce(m: Model, w: World, c: ModelCheckout, method: Method, amountPick: AmountPick, allowedStatuses: Set<number>, what: string, alone = true) {
   const amount = amountFor(m, c, amountPick);
   const effective = amount ?? c.preset!;
   const needs = needsReview(m, c, effective);
-  const res = await wallet(w, c, 'POST', '/attempts', { ...(amount === undefined ? {} : { amount_cents: amount }), payment_method: paymentMethod(method) });
+  const velocity = { ...m.velocity };
+  const sentAt = Date.now();
+  const mismatch = kycNameMismatch(m) && m.kycFor.includes(c.type);
+  // Whether the attempt reaches the gates for sure: without them the model would take it (or
+  // refuse it for velocity, which comes first), never refuse it for another reason.
+  const ungated = allowedAttemptStatuses({ ...m, restricted: false, kycFor: [], geoFor: [] }, c, amount, sentAt);
+  // (Of concurrent attempts, one may be refused as in flight while another is at the gates.)
+  const reachesGates = alone && !(method.kind === 'card' && method.number === BAD_LUHN) && !ungated.has(422);
+  const res = await wallet(w, c, 'POST', '/attempts', { ...(amount === undefined ? {} : { amount_cents: amount }), payment_method: paymentMethod(m, method) });
   // Seed 63005: an attempt sent 1.5 s before the deadline was answered after it, refused by the
   // database's clock (422) where the charge used to be made late.
-  allowed(res, allowedAfterAnswer(c, allowedStatuses, Date.now()), what, 'attempt_answer');
+  // A restricted customer's attempt taken is the restriction rule's failure (one admission
+  // policy for every checkout type), not only a wrong answer.
+  const taken = res.status === 201 || res.status === 202;
+  allowed(res, allowedAfterAnswer(c, allowedStatuses, Date.now()), what, m.restricted && taken ? 'restricted_attempt' : 'attempt_answer');
+  if (res.status === 429) expectThat(Number(res.headers.get('retry-after')) >= 1 && typeof res.body?.hint === 'string', `${what}: a 429 without Retry-After or hint: ${res.text}`, 'velocity_answer');
+  // Card velocity is checked over the attempts the model saw admitted while the limits were on.
+  if ((res.status === 201 || res.status === 202) && velocity.enabled && method.kind === 'card') {
+    m.cardAttempts.push({ number: cardNumberAt(m, method.number), at: sentAt, limit: velocity.cardPerHour });
+  }
+  if (m.environment === 'production' && !m.restricted) {
+    // A KYC name mismatch at the gates restricts the customer (in the block's own commit).
+    const row = await w.service.deps.db('customers').where({ id: w.customerId }).first();
+    m.restricted = row.restriction_reason !== null;
+    if (mismatch && reachesGates && res.status === 422) {
+      expectThat(m.restricted, `${what}: a verified KYC name differing from the profile blocked the attempt but did not restrict the customer`, 'mismatch_restricts');
+    }
+  }
   if (res.status === 201) {
     const charge = res.body.charge;
     expectThat(charge?.amount_cents === effective && charge.transaction_type === (c.type === 'deposit' ? 'credit' : 'debit'), `${what}: answered the charge ${JSON.stringify(charge)}`, 'attempt_charge');
     c.admitted += 1;
     m.answeredCharges.set(charge.id, { needsReview: needs });
-    m.charges.push({ id: charge.id, checkout: c, credit: c.type === 'deposit', amount: effective, cardNumber: method.kind === 'card' ? method.number : null, processor: m.processor, paymentType: method.kind });
+    m.charges.push({ id: charge.id, checkout: c, credit: c.type === 'deposit', amount: effective, cardNumber: method.kind === 'card' ? cardNumberAt(m, method.number) : null, processor: m.processor, paymentType: method.kind });
     c.state = charge.status === 'succeeded' ? 'completed' : c.state === 'open' ? 'unknown' : c.state;
   } else if (res.status === 202) {
     expectThat(res.body.review?.status === 'pending' && res.body.review.amount_cents === effective, `${what}: answered the review ${JSON.stringify(res.body.review)}`, 'attempt_review');
     c.admitted += 1;
     c.review = { id: res.body.review.id, status: 'pending' };
     c.state = 'in_review';
-  } else if (allowedStatuses.size === 1 && !(method.kind === 'card' && method.number === BAD_LUHN) && gateBlocks(m, c) && c.state !== 'expired' && (c.state === 'open' || res.body?.error === BLOCKED)) {
+  } else if (res.status === 422 && definitelyRefused(allowedStatuses) && !(method.kind === 'card' && method.number === BAD_LUHN) && gateBlocks(m, c) && c.state !== 'expired' && (c.state === 'open' || res.body?.error === BLOCKED)) {
     // Only an attempt that reached the gates blocks: a card number failing Luhn is refused as bad
     // input before them and leaves the checkout open (seed 83009: the model then expected 422).
     // Nor does one refused because a charge may still be in progress (the model's `unknown`):
     // that refusal comes before the gates, so only the service's "blocked" answer says it blocked
     // (seed 147503616, path 192: a pending bank charge, KYC then required, a card attempt refused
     // as busy; the bank charge failed and the checkout took the next attempt).
-    c.state = 'blocked';
+    // A restriction blocks every new charge; whether it closes the checkout too, the view says.
+    if (!m.restricted) c.state = 'blocked';
+    else if ((await wallet(w, c, 'GET')).body?.state === 'blocked') c.state = 'blocked';
   }
   return res;
 }
@@ -276,7 +332,7 @@ class ConcurrentAttempts extends Base {
     const c = pick(m.checkouts, this.checkout)!;
     const predicted = allowedAttemptStatuses(m, c, amountFor(m, c, this.amount), Date.now());
     const each = new Set([...predicted, 422]);
-    const answers = await Promise.all(this.methods.map((method, i) => attemptOnce(m, w, c, method, this.amount, each, `${this} [${i}] on ${describe(c)}`)));
+    const answers = await Promise.all(this.methods.map((method, i) => attemptOnce(m, w, c, method, this.amount, each, `${this} [${i}] on ${describe(c)}`, false)));
     const statuses = answers.map((a) => a.status);
     expectThat(statuses.filter((s) => s === 202).length <= 1, `${this}: more than one review: ${statuses.join(', ')}`, 'concurrent_one_review');
     if (!allowedAfterAnswer(c, predicted, Date.now()).has(422)) expectThat(statuses.some((s) => s !== 422), `${this}: every concurrent attempt was refused on a fresh checkout: ${answers.map((a) => a.text).join(' | ')}`, 'concurrent_one_admitted');
@@ -295,6 +351,7 @@ class AttemptWithMoveDuringHold extends Base {
     super();
   }
   protected override needs: Needs = 'withdrawal';
+  protected override sandboxOnly = true;
   async act(m: Model, w: World) {
     const c = pick(m.checkouts.filter((x) => x.type === 'withdrawal'), this.checkout)!;
     let moved: Promise<Awaited<ReturnType<typeof admin>>> | undefined;
@@ -328,6 +385,7 @@ class AttemptWithSimulatorHoldFirst extends Base {
     super();
   }
   protected override needs: Needs = 'withdrawal';
+  protected override sandboxOnly = true;
   async act(m: Model, w: World) {
     const c = pick(m.checkouts.filter((x) => x.type === 'withdrawal'), this.checkout)!;
     const known = new Set(m.charges.map((x) => x.id));
@@ -367,8 +425,9 @@ class DecideReview extends Base {
     const c = pick(m.checkouts.filter((x) => x.review), this.review)!;
     const review = c.review!;
     const res = await admin(w, 'POST', `/reviews/${review.id}/${this.approve ? 'approve' : 'decline'}`);
-    // An approval is re-checked when made: the KYC gate as the settings stand now refuses it, and the review stays pending.
-    const refused = this.approve && kycBlocks(m, c);
+    // An approval is re-checked when made: a restriction, and the KYC gate as the settings stand
+    // now, refuse it, and the review stays pending.
+    const refused = this.approve && (m.restricted || kycBlocks(m, c));
     allowed(res, new Set([review.status === 'pending' && !refused ? 200 : 422]), `${this} (${review.status})`, 'review_answer');
     if (refused && review.status === 'pending') expectThat(res.body.error === 'Approval refused.', `${this}: answered ${res.text}`, 'review_answer');
     if (res.status !== 200) return;
@@ -381,6 +440,105 @@ class DecideReview extends Base {
   }
   toString() {
     return `${this.approve ? 'Approve' : 'Decline'}Review(#${this.review})`;
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Restrictions (production: a verified KYC name that differs from the profile) and their lifting
+
+/**
+ * Restricts the customer as a production merchant sees it happen: KYC required for the picked
+ * checkout's type, a verified KYC record whose last name differs from the profile, then an
+ * attempt on that checkout, which the gates block, restricting the customer.
+ */
+class Restrict extends Base {
+  constructor(readonly checkout: number, readonly method: Method, readonly amount: AmountPick) {
+    super();
+  }
+  protected override needs: Needs = 'checkout';
+  override async check(m: Readonly<Model>) {
+    return m.environment === 'production' && !m.restricted && m.checkouts.length > 0;
+  }
+  async act(m: Model, w: World) {
+    const c = pick(m.checkouts, this.checkout)!;
+    const kycFor = [...new Set([...m.kycFor, c.type])];
+    const patched = await admin(w, 'PATCH', `/merchants/${w.merchant.id}/settings`, { kyc_required_for: kycFor });
+    allowed(patched, new Set([200]), `${this}: kyc_required_for`, 'settings_answer');
+    m.kycFor = kycFor;
+    await submitKyc(m, w, true, OTHER_LAST_NAME, `${this}: the KYC record`);
+    const statuses = allowedAttemptStatuses(m, c, amountFor(m, c, this.amount), Date.now());
+    await attemptOnce(m, w, c, this.method, this.amount, statuses, `${this} on ${describe(c)} ${c.state}`);
+  }
+  toString() {
+    return `Restrict(checkout #${this.checkout}, KYC name ${OTHER_LAST_NAME}, ${methodLabel(this.method)}, amount ${this.amount})`;
+  }
+}
+
+/**
+ * Lifts the restriction from the dashboard, with the profile's last name first corrected to the
+ * KYC record's (or not: the next gated attempt then restricts the customer again).
+ */
+class Unrestrict extends Base {
+  constructor(readonly fixName: boolean) {
+    super();
+  }
+  override async check(m: Readonly<Model>) {
+    return m.restricted;
+  }
+  async act(m: Model, w: World) {
+    if (this.fixName && m.kycLastName !== null && m.kycLastName !== m.profileLastName) {
+      const res = await api(w, 'PATCH', `/customers/${w.customerId}`, { last_name: m.kycLastName });
+      allowed(res, new Set([200]), `${this}: the profile's name`, 'customer_answer');
+      m.profileLastName = m.kycLastName;
+    }
+    const res = await admin(w, 'POST', `/customers/${w.customerId}/unrestrict`);
+    allowed(res, new Set([200]), this.toString(), 'unrestrict_answer');
+    expectThat(res.body?.restricted === false, `${this}: answered ${res.text}`, 'unrestrict_answer');
+    m.restricted = false;
+  }
+  toString() {
+    return `Unrestrict(${this.fixName ? 'profile name corrected first' : 'name left as it is'})`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Velocity limits (card testing: one card number, many expiry dates)
+
+class SetVelocity extends Base {
+  constructor(readonly enabled: boolean, readonly cardPerHour: number) {
+    super();
+  }
+  async act(m: Model, w: World) {
+    // The IP limit stays out of reach: every request of the suite comes from 127.0.0.1.
+    const res = await admin(w, 'PATCH', `/merchants/${w.merchant.id}/settings`, { velocity_limits: { enabled: this.enabled, card_attempts_per_hour: this.cardPerHour, ip_attempts_per_hour: 100_000 } });
+    allowed(res, new Set([200]), this.toString(), 'settings_answer');
+    m.velocity = { enabled: this.enabled, cardPerHour: this.cardPerHour };
+  }
+  toString() {
+    return `SetVelocity(${this.enabled ? `on, ${this.cardPerHour} per card per hour` : 'off'})`;
+  }
+}
+
+/**
+ * A card tester: one card number with a different expiry date each time, each on a new deposit
+ * checkout (so each attempt can be admitted, and only the velocity limit stops the guessing).
+ */
+class GuessExpiry extends Base {
+  constructor(readonly number: string, readonly expiries: number[]) {
+    super();
+  }
+  async act(m: Model, w: World) {
+    for (const expiry of this.expiries) {
+      await new CreateCheckout('preset_deposit', 2_500).act(m, w);
+      const c = m.checkouts.at(-1)!;
+      const method: Method = { kind: 'card', number: this.number, expiry };
+      const statuses = allowedAttemptStatuses(m, c, undefined, Date.now());
+      await attemptOnce(m, w, c, method, 'small', statuses, `${this} [${methodLabel(method)}] on ${describe(c)} ${c.state}`);
+    }
+  }
+  toString() {
+    return `GuessExpiry(card ${this.number}, ${this.expiries.length} expiry dates)`;
   }
 }
 
@@ -405,6 +563,7 @@ class SimulatorMove extends Base {
     super();
   }
   protected override needs: Needs = 'charge';
+  protected override sandboxOnly = true;
   async act(m: Model, w: World) {
     const target = pick(m.charges, this.charge)!;
     const before = await chargeRow(w, target.id);
@@ -469,6 +628,7 @@ class RefundRace extends Base {
     super();
   }
   protected override needs: Needs = 'deposit_charge';
+  protected override sandboxOnly = true;
   async act(m: Model, w: World) {
     const target = pick(m.charges.filter((c) => c.credit), this.charge)!;
     const [refund, move] = await Promise.all([
@@ -625,7 +785,8 @@ class Wait extends Base {
 // Arbitraries
 
 const methodArb: fc.Arbitrary<Method> = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom(...CARDS).map((number) => ({ kind: 'card' as const, number })) },
+  { weight: 4, arbitrary: fc.constantFrom(...CARDS).map((number) => ({ kind: 'card' as const, number })) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...CARDS), fc.nat(EXPIRIES.length - 1)).map(([number, expiry]) => ({ kind: 'card' as const, number, expiry })) },
   { weight: 2, arbitrary: fc.constantFrom('000123456789', '000123450002').map((account) => ({ kind: 'bank' as const, account })) },
   { weight: 1, arbitrary: fc.constantFrom('0x52908400098527886E0F7030069857D2E4169EE7', '0x52908400098527886E0F7030069857D2E416dead').map((address) => ({ kind: 'crypto' as const, address })) },
   { weight: 1, arbitrary: fc.constantFrom('apple_pay', 'google_pay', 'paypal', 'venmo' as const).map((type) => ({ kind: 'wallet' as const, type })) },
@@ -664,6 +825,11 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(1, fc.tuple(index, fc.integer({ min: 0, max: 150 }), fc.constantFrom('returned', 'failed', 'voided' as const)).map(([c, d, to]) => new RefundRace(c, d, to))),
     w(2, fc.constantFrom(500, 1_500, 3_500).map((ms) => new Wait(ms))),
     w(1, index.map((c) => new LateTimer(c))),
+    // Restrict runs only at production merchants (half the sequences), and once at a time.
+    w(8, fc.tuple(index, methodArb, amountArb).map(([c, m, a]) => new Restrict(c, m, a))),
+    w(2, fc.integer({ min: 0, max: 3 }).map((n) => new Unrestrict(n > 0))),
+    w(2, fc.tuple(fc.integer({ min: 0, max: 3 }), fc.constantFrom(1, 2, 3, 5)).map(([on, limit]) => new SetVelocity(on > 0, limit))),
+    w(3, fc.tuple(fc.constantFrom(...CARDS), fc.array(fc.nat(EXPIRIES.length - 1), { minLength: 2, maxLength: 5 })).map(([n, e]) => new GuessExpiry(n, e))),
     w(1, fc.tuple(index, fc.constantFrom(1, 31, 95)).map(([sub, days]) => new AdvanceSubscriptionClock(sub, days))),
     w(2, index.map((e) => new Resend(e))),
     w(2, fc.boolean().map((failedOnly) => new Replay(failedOnly))),

@@ -10,7 +10,15 @@ import { ALWAYS_ON_EVENT_TYPES } from '../../../src/domain/event-types';
 import { signatureFromHeaders, verifySignature } from '../../../src/webhooks/signature';
 import { DELIVERY_MAX_ATTEMPTS } from '../../../workflows/retry-policies';
 import type { Model } from './model';
-import { IGNORED, wallet, type World } from './world';
+import { admin, IGNORED, wallet, type World } from './world';
+
+/**
+ * The reconciler's lease (RECONCILE_LEASE_SECONDS, as the service under test is given it): a
+ * charge still `created` this long after its insert has been left behind, and the reconciler
+ * settles it. The invariant allows one sweep's margin on top.
+ */
+export const RECONCILE_LEASE_SECONDS = Number(process.env.RECONCILE_LEASE_SECONDS || 60);
+const RECONCILE_MARGIN_MS = 15_000;
 
 const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
 const REFUNDING = new Set(['sandbox_alpha', 'sandbox_beta']);
@@ -24,6 +32,8 @@ export interface Snapshot {
   refunds: any[];
   reviews: any[];
   paymentMethods: any[];
+  /** The customer's restrictions and their liftings, oldest first (see audit.ts). */
+  restrictions: Array<{ restricted: boolean; at: Date }>;
 }
 
 export async function snapshot(world: World): Promise<Snapshot> {
@@ -42,7 +52,8 @@ export async function snapshot(world: World): Promise<Snapshot> {
     const moveRows = charges.length ? await trx('property_charge_moves').whereIn('charge_id', charges.map((c: any) => c.id)).orderBy('seq') : [];
     const moves = new Map<string, any[]>();
     for (const row of moveRows) moves.set(row.charge_id, [...(moves.get(row.charge_id) ?? []), row]);
-    return { checkouts, charges, moves, events, refunds, reviews, paymentMethods };
+    const restrictions = await trx('property_customer_restrictions').where({ customer_id: world.customerId }).orderBy('seq');
+    return { checkouts, charges, moves, events, refunds, reviews, paymentMethods, restrictions };
   });
 }
 
@@ -124,10 +135,26 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       }
       if (m.to_status === 'held') wasHeld = true;
     }
+    // A release is sent only for a hold whose POST was made (received here: the endpoint is local),
+    // and never once the charge succeeded: a payout's hold is spent when it succeeds.
+    const releaseEvents = eventsOf(charge.id).filter((e) => e.type === 'checkout.release_hold');
+    if (releaseEvents.length) {
+      const posted = received.some((r) => r.body?.type === 'checkout.hold' && r.body?.data?.charge?.id === charge.id);
+      v.check('release_without_hold_post', posted, () => `${label} recorded checkout.release_hold, but no checkout.hold was ever POSTed for it`);
+      const success = eventsOf(charge.id).find((e) => e.type === 'checkout.succeeded');
+      v.check('release_after_success', !success || releaseEvents.every((e) => Number(e.seq) < Number(success.seq)), () => `${label} recorded checkout.release_hold after checkout.succeeded (a spent hold released)`);
+    }
+    // No charge of a restricted customer is created while the restriction stands.
+    const insertedAt = moves[0]?.at ? new Date(moves[0].at).getTime() : new Date(charge.created_at).getTime();
+    const during = restrictedAt(s, insertedAt);
+    v.check('no_charge_while_restricted', during === null, () => `${label} was created ${insertedAt - during!} ms after the customer was restricted, before the restriction was lifted`);
+    // Nothing stays `created` past the reconciler's lease.
+    const age = Date.now() - new Date(charge.created_at).getTime();
+    v.check('created_past_lease', !(charge.status === 'created' && age > RECONCILE_LEASE_SECONDS * 1000 + RECONCILE_MARGIN_MS), () => `${label} is still created ${Math.round(age / 1000)} s after its insert (lease ${RECONCILE_LEASE_SECONDS} s)`);
     // subscription.* events ride on a subscription's charges; subscriptionViolations checks those.
-    const releases = eventsOf(charge.id).filter((e) => e.type === 'checkout.release_hold').length;
+    const releases = releaseEvents.length;
     // A release frees funds the merchant may hold only because it was sent the hold, before it.
-    const releaseSeqs = eventsOf(charge.id).filter((e) => e.type === 'checkout.release_hold').map((e) => Number(e.seq));
+    const releaseSeqs = releaseEvents.map((e) => Number(e.seq));
     v.check('release_after_hold', releaseSeqs.every((seq) => holds.some((h) => Number(h.seq) < seq)), () => `${label} recorded checkout.release_hold without a checkout.hold before it`);
     v.check('release_once', releases <= 1 && (releases === 1) === (charge.hold_released_at !== null), () => `${label} recorded checkout.release_hold ${releases} times, hold_released_at ${charge.hold_released_at ?? 'null'}`);
     const actual = eventsOf(charge.id).filter((e) => e.type !== 'checkout.hold' && !e.type.startsWith('subscription.')).map((e) => e.type as string);
@@ -200,7 +227,15 @@ export async function checkInvariants(world: World, model: Model, final: boolean
     v.check('no_orphan_payment_method', users + reviews > 0 && users <= 1, () => `payment method ${pm.id} (${pm.payment_type}) is used by ${users} charges and ${reviews} reviews`);
   }
 
-  // Webhooks: signed, the stored bytes, the hold never retried; every enabled event delivered at least once.
+  // Card velocity, per card number: the attempts admitted while the limits were on, in any hour,
+  // never more than the limit (a new expiry date does not make a new card).
+  for (const a of model.cardAttempts) {
+    const inHour = model.cardAttempts.filter((b) => b.number === a.number && b.at <= a.at && b.at > a.at - 3_600_000).length;
+    v.check('card_velocity', inHour <= a.limit, () => `card ${a.number} was admitted ${inHour} times within an hour with a limit of ${a.limit} per card`);
+  }
+
+  // Webhooks: signed with a secret the merchant had deployed then, the stored bytes, the hold
+  // never retried; every enabled event delivered at least once.
   const byId = new Map(s.events.map((e) => [e.id, e]));
   for (const r of received) {
     const header = signatureFromHeaders(r.headers);
@@ -247,9 +282,35 @@ export async function checkInvariants(world: World, model: Model, final: boolean
     }
   }
 
+  // The event log: an event's attempts are numbered once each, across every delivery series; and
+  // at rest, an event with an attempt accepted shows as delivered.
+  const log = await admin(world, 'GET', `/events?merchant_id=${world.merchant.id}&limit=500`);
+  for (const e of log.body?.results ?? []) {
+    const numbers: number[] = e.attempts.map((a: any) => a.attempt);
+    v.check('attempt_numbers', new Set(numbers).size === numbers.length, () => `${e.type} ${e.id} numbers its attempts ${numbers.join(', ')}`);
+    if (final && e.attempts.some((a: any) => a.http_status >= 200 && a.http_status < 300)) v.check('delivered_stays_delivered', e.delivery_status === 'delivered', () => `${e.type} ${e.id} had an attempt accepted but is ${e.delivery_status}`);
+  }
+  if (final) {
+    // Across every run so far: nothing left `created` past the lease, whichever merchant.
+    const cutoff = new Date(Date.now() - RECONCILE_LEASE_SECONDS * 1000 - RECONCILE_MARGIN_MS);
+    const stuck = await world.service.deps.db('charges').where({ status: 'created' }).where('created_at', '<', cutoff).select('id', 'merchant_id', 'created_at');
+    v.check('created_past_lease', stuck.length === 0, () => `${stuck.map((c: any) => `${c.id} (merchant ${c.merchant_id}, inserted ${new Date(c.created_at).toISOString()})`).join(', ')} still created past the lease of ${RECONCILE_LEASE_SECONDS} s`);
+  }
+
   // Subscriptions (issue 11): at most one paid charge per period, nothing due or charged once cancelled.
   for (const message of await subscriptionViolations(world.service.deps.db, world.merchant.id)) v.check('subscription_rules', false, () => message);
   if (v.found.length) throw new InvariantViolation(v.found);
+}
+
+/** When the restriction standing at `at` (ms) began, or null if the customer was not restricted then. */
+function restrictedAt(s: Snapshot, at: number): number | null {
+  let since: number | null = null;
+  for (const r of s.restrictions) {
+    const t = new Date(r.at).getTime();
+    if (t > at) break;
+    since = r.restricted ? t : null;
+  }
+  return since;
 }
 
 export class InvariantViolation extends Error {

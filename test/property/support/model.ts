@@ -42,7 +42,15 @@ export interface ModelCharge {
   paymentType: string;
 }
 
+/** One card attempt admitted (201 or 202) while velocity limits were on, with the limit then. */
+export interface CardAttempt {
+  number: string;
+  at: number;
+  limit: number;
+}
+
 export interface Model {
+  environment: 'sandbox' | 'production';
   review: { enabled: boolean; min: number };
   enabledEvents: string[];
   expirySeconds: number;
@@ -50,6 +58,13 @@ export interface Model {
   kycFor: CheckoutType[];
   geoFor: CheckoutType[];
   kyc: 'none' | 'verified' | 'unverified';
+  /** The last names of the customer's latest KYC record and of its profile (production compares them). */
+  kycLastName: string | null;
+  profileLastName: string;
+  /** Whether the customer is restricted (as the database says after each attempt). */
+  restricted: boolean;
+  velocity: { enabled: boolean; cardPerHour: number };
+  cardAttempts: CardAttempt[];
   /** The first device ping decides: a geo check is reused for 30 minutes. */
   geo: 'none' | 'passed' | 'failed';
   holdAnswer: Answer;
@@ -68,8 +83,9 @@ export interface Model {
   secretOverlapUntil: number;
 }
 
-export function initialModel(init: { review: { enabled: boolean; min: number }; enabledEvents: string[]; expirySeconds: number; holdAnswer: Answer; slowLeft: number }): Model {
+export function initialModel(init: { environment: 'sandbox' | 'production'; review: { enabled: boolean; min: number }; enabledEvents: string[]; expirySeconds: number; holdAnswer: Answer; slowLeft: number }): Model {
   return {
+    environment: init.environment,
     review: init.review,
     enabledEvents: init.enabledEvents,
     expirySeconds: init.expirySeconds,
@@ -77,6 +93,11 @@ export function initialModel(init: { review: { enabled: boolean; min: number }; 
     kycFor: [],
     geoFor: [],
     kyc: 'none',
+    kycLastName: null,
+    profileLastName: 'Lovelace',
+    restricted: false,
+    velocity: { enabled: false, cardPerHour: 10 },
+    cardAttempts: [],
     geo: 'none',
     holdAnswer: init.holdAnswer,
     deliveryAnswer: 'ok',
@@ -94,13 +115,25 @@ export function needsReview(model: Model, checkout: ModelCheckout, amount: numbe
   return checkout.type === 'withdrawal' && model.review.enabled && amount >= model.review.min;
 }
 
-/** Whether the KYC gate blocks this checkout now (sandbox: no name match rule, so no restriction either). */
-export function kycBlocks(model: Model, checkout: ModelCheckout): boolean {
-  return model.kycFor.includes(checkout.type) && model.kyc !== 'verified';
+/** Whether the customer's verified KYC name differs from its profile where that matters (production). */
+export function kycNameMismatch(model: Model): boolean {
+  return model.environment === 'production' && model.kyc === 'verified' && model.kycLastName !== model.profileLastName;
 }
 
-/** Whether the geo or KYC gate blocks an attempt on this checkout. */
+/**
+ * Whether the KYC gate blocks this checkout now: no verified record, or (production) a verified
+ * name that differs from the profile, which also restricts the customer.
+ */
+export function kycBlocks(model: Model, checkout: ModelCheckout): boolean {
+  return model.kycFor.includes(checkout.type) && (model.kyc !== 'verified' || kycNameMismatch(model));
+}
+
+/**
+ * Whether a gate blocks an attempt on this checkout: a restriction blocks every new charge of
+ * the customer, whatever the checkout's type and the merchant's kyc_required_for, until lifted.
+ */
 export function gateBlocks(model: Model, checkout: ModelCheckout): boolean {
+  if (model.restricted) return true;
   if (kycBlocks(model, checkout)) return true;
   if (model.geoFor.includes(checkout.type) && model.geo !== 'passed') return true;
   return false;
@@ -113,7 +146,8 @@ const MARGIN_MS = 1_500;
  * busy (a charge pending or held) or near its expiry; the definite cases are exact.
  */
 export function allowedAttemptStatuses(model: Model, checkout: ModelCheckout, amount: number | undefined, now: number): Set<number> {
-  const refused = new Set([422]);
+  // With velocity limits on, any attempt may be over one of them (429), before it is admitted.
+  const refused = new Set(model.velocity.enabled ? [422, 429] : [422]);
   if (amount === undefined) return checkout.preset === null ? refused : allowedAttemptStatuses(model, checkout, checkout.preset, now);
   if (checkout.balance !== null && amount > checkout.balance) return refused;
   if (['completed', 'blocked', 'expired', 'in_review'].includes(checkout.state)) return refused;
@@ -121,13 +155,19 @@ export function allowedAttemptStatuses(model: Model, checkout: ModelCheckout, am
   const nearExpiry = now > checkout.expiresAt - MARGIN_MS;
   if (pastExpiry) return refused;
   if (gateBlocks(model, checkout)) return refused;
+  const limited = model.velocity.enabled ? [429] : [];
   if (needsReview(model, checkout, amount)) {
     // One review per checkout: an attempt that would need a second one is refused.
     if (checkout.review) return refused;
-    return checkout.admitted === 0 && !nearExpiry ? new Set([202]) : new Set([202, 422]);
+    return checkout.admitted === 0 && !nearExpiry ? new Set([202, ...limited]) : new Set([202, 422, ...limited]);
   }
   // A checkout nobody paid on yet, far from its expiry, takes the attempt.
-  return checkout.admitted === 0 && !nearExpiry ? new Set([201]) : new Set([201, 422]);
+  return checkout.admitted === 0 && !nearExpiry ? new Set([201, ...limited]) : new Set([201, 422, ...limited]);
+}
+
+/** Whether the model's statuses for an attempt leave no room for it to be taken (it is refused for sure). */
+export function definitelyRefused(statuses: Set<number>): boolean {
+  return !statuses.has(201) && !statuses.has(202);
 }
 
 /**

@@ -42,8 +42,8 @@ export function wallet(world: World, checkout: { id: string; secret: string }, m
   return call(world, method, `/wallet/v1/checkouts/${checkout.id}${suffix}`, { headers: { 'x-client-secret': checkout.secret }, ...(body === undefined ? {} : { body }) });
 }
 
-export async function openWorld(service: Service, endpoint: MerchantEndpoint, route: string, settings: Record<string, unknown>): Promise<World> {
-  const merchant = await onboard(service, { name: `Property ${route}`, settings });
+export async function openWorld(service: Service, endpoint: MerchantEndpoint, route: string, settings: Record<string, unknown>, environment: 'sandbox' | 'production' = 'sandbox'): Promise<World> {
+  const merchant = await onboard(service, { name: `Property ${route}`, settings, environment });
   const customer = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: merchant.api_key, body: uniqueCustomer() });
   if (customer.status !== 201) throw new Error(`customer: ${customer.text}`);
   return { service, endpoint, route, merchant, customerId: customer.body.id, trace: [], secrets: [merchant.webhook_signing_secret] };
