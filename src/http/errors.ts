@@ -178,6 +178,18 @@ export class ServiceUnavailableError extends ApiError {
 const TRANSIENT_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03']);
 
 /**
+ * The node-postgres driver's own errors for a connection lost under a query (the server stopped or
+ * restarted, the socket closed). They carry no code and no class of their own, so these texts,
+ * written by the driver, are the only way to know them.
+ */
+const PG_CONNECTION_LOST_MESSAGES = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+]);
+
+/**
  * Whether an error is a dependency that is down or overloaded for a moment: a transient Temporal
  * failure (src/temporal/transient-errors.ts decides which), or the database refusing, dropping or
  * timing out (in the error or one of its causes).
@@ -189,6 +201,7 @@ export function isTransientDependencyFailure(error: unknown): boolean {
     const e = current as { name?: unknown; code?: unknown; cause?: unknown };
     if (typeof e.code === 'string' && TRANSIENT_SOCKET_CODES.has(e.code)) return true;
     if (e.name === 'KnexTimeoutError') return true;
+    if (e.code === undefined && current instanceof Error && PG_CONNECTION_LOST_MESSAGES.has(current.message)) return true;
     current = e.cause;
   }
   return false;
