@@ -42,16 +42,16 @@ const hold = proxyActivities<Activities>(HOLD);
 const local = proxyLocalActivities<Activities>(PROCESSOR_LOCAL);
 const dbLocal = proxyLocalActivities<Activities>(DATABASE_LOCAL);
 
-/** Patch marker of the one-activity attempt path (issue 10). */
+/** Patch marker of the one-activity attempt path. */
 const ONE_HOP_ATTEMPT = 'attempt-in-one-activity';
-/** Patch marker: the sandbox auto-refund child carries the merchant's search attribute (issue 9). */
+/** Patch marker: the sandbox auto-refund child carries the merchant's search attribute. */
 const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
-/** Patch marker of the same activity run as a local activity, in the update's workflow task (issue 10). */
+/** Patch marker of the same activity run as a local activity, in the update's workflow task. */
 const LOCAL_ATTEMPT = 'attempt-as-local-activity';
-/** Patch marker: expiry runs as a local activity in the timer's workflow task (issue 10). */
+/** Patch marker: expiry runs as a local activity in the timer's workflow task. */
 const LOCAL_EXPIRY = 'expiry-as-local-activity';
 /**
- * Patch marker (issue 10): one expiry timer per deadline, kept while attempts come and go, instead
+ * Patch marker: one expiry timer per deadline, kept while attempts come and go, instead
  * of a timer started and cancelled around every attempt (two history events and a timer task per
  * attempt); and the attempt's answer carries the charge as the wallet shows it (no read-back).
  */

@@ -1,4 +1,4 @@
-// The subscription admin routes (issue 11) in the OpenAPI document, beside the rest of the admin API.
+// The subscription admin routes in the OpenAPI document, beside the rest of the admin API.
 import { z } from 'zod';
 import { SubscriptionObject } from '../checkouts/schemas';
 import { ChargeResponse } from '../charges/schemas';

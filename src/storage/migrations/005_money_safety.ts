@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Money safety (issue 8): attempt admission and limits, the hold's recorded answer, reviews
+ * Money safety: attempt admission and limits, the hold's recorded answer, reviews
  * spent by one charge, refunds that claim their charge, and the attempt log velocity reads.
  */
 export async function up(knex: Knex): Promise<void> {

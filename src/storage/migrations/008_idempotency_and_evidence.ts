@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Idempotency keys, and the evidence each review, block and restriction was decided on (issue 12). */
+/** Idempotency keys, and the evidence each review, block and restriction was decided on. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('idempotency_keys', (t) => {
     // `merchant:<id>` for the public API, `checkout:<id>` for the wallet: a key means nothing outside its scope.
