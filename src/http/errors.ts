@@ -189,6 +189,13 @@ const PG_CONNECTION_LOST_MESSAGES = new Set([
   'Client was closed and is not queryable',
 ]);
 
+/** The driver's text as it reaches us: alone, or after the SQL that knex writes in front of it (`<sql> - <text>`). */
+function isConnectionLostMessage(message: string): boolean {
+  if (PG_CONNECTION_LOST_MESSAGES.has(message)) return true;
+  const separator = message.lastIndexOf(' - ');
+  return separator > 0 && PG_CONNECTION_LOST_MESSAGES.has(message.slice(separator + 3));
+}
+
 /**
  * Whether an error is a dependency that is down or overloaded for a moment: a transient Temporal
  * failure (src/temporal/transient-errors.ts decides which), or the database refusing, dropping or
@@ -201,7 +208,7 @@ export function isTransientDependencyFailure(error: unknown): boolean {
     const e = current as { name?: unknown; code?: unknown; cause?: unknown };
     if (typeof e.code === 'string' && TRANSIENT_SOCKET_CODES.has(e.code)) return true;
     if (e.name === 'KnexTimeoutError') return true;
-    if (e.code === undefined && current instanceof Error && PG_CONNECTION_LOST_MESSAGES.has(current.message)) return true;
+    if (e.code === undefined && current instanceof Error && isConnectionLostMessage(current.message)) return true;
     current = e.cause;
   }
   return false;

@@ -5,6 +5,7 @@ import { startService, type Service } from '../support/harness';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../support/http';
 import { waitFor as pollFor } from '../support/fixtures';
 import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium } from '../support/browser';
+import { loadGeoData } from '../../src/geo';
 
 /**
  * The hosted checkout page driven by a real browser (Debian's chromium through playwright-core)
@@ -76,6 +77,8 @@ iframe{width:100%;max-width:520px;height:760px;border:1px solid #ccd;border-radi
 
 beforeAll(async () => {
   service = await startService();
+  // As the API's entry point does before it takes traffic, so no device ping waits for the dataset.
+  loadGeoData();
   merchant = await onboard(service, { name: 'Acme Games' });
   browser = await launchChromium();
   host = createServer((req, res) => {

@@ -4,6 +4,7 @@
  */
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import knex from 'knex';
 import { Client } from 'pg';
 import { isTransientDependencyFailure } from '../../src/http/errors';
 
@@ -51,8 +52,25 @@ describe('a database connection lost under a query', () => {
     }
   });
 
+  it('is recognised as transient through knex, which prefixes the SQL to the message', async () => {
+    const proxy = await cuttableProxy();
+    const db = knex({ client: 'pg', connection: { host: '127.0.0.1', port: proxy.port, user: ADMIN_URL.username || 'postgres', database: ADMIN_URL.pathname.slice(1) || 'postgres' }, pool: { min: 0, max: 1 } });
+    try {
+      const query = db.raw('SELECT pg_sleep(5)');
+      setTimeout(() => proxy.cut(), 200);
+      const error = await query.then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(/^SELECT pg_sleep\(5\) - Connection terminated/);
+      expect(isTransientDependencyFailure(error)).toBe(true);
+    } finally {
+      await db.destroy().catch(() => undefined);
+      await proxy.close();
+    }
+  });
+
   it('is told apart from an error that merely mentions a connection', () => {
     expect(isTransientDependencyFailure(new Error('Connection terminated unexpectedly, said the merchant'))).toBe(false);
     expect(isTransientDependencyFailure(Object.assign(new Error('Connection terminated unexpectedly'), { code: '23505' }))).toBe(false);
+    expect(isTransientDependencyFailure(new Error('Connection terminated unexpectedly - select 1'))).toBe(false);
   });
 });
