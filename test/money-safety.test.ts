@@ -1,4 +1,4 @@
-// Money rules under sequences no single-flow test walks (issue 8): each test fails on the code
+// Money rules under sequences no single-flow test walks: each test fails on the code
 // before the fix it names.
 import type { Service } from './support/harness';
 import { useServiceWithReceiver } from './support/file-environment';

@@ -144,7 +144,7 @@ describe('recorded workflow histories', () => {
       await save(`review-${decision}`, reviewed.id);
     }
 
-    // Issue 8: the approved charge's hold is refused; a second attempt needing review is refused.
+    // The approved charge's hold is refused; a second attempt needing review is refused.
     receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 402 : 200 });
     const spent = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 20_000 });
     const first = await attempt(service, spent, { amount_cents: 6000, payment_method: CARD() });

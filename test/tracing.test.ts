@@ -1,4 +1,4 @@
-// Issue 9 point 7: one OpenTelemetry trace follows a wallet attempt from the API through the
+// One OpenTelemetry trace follows a wallet attempt from the API through the
 // checkout workflow and its activities to the merchant's webhook, collected in memory.
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Service } from './support/harness';

@@ -31,7 +31,7 @@ export function temporalCliPath(): string {
 export type TemporalKind =
   /** A file-backed dev server started as `npm start` starts it (WAL pragmas): the default. */
   | { kind: 'dev-file' }
-  /** The same without the pragmas (SQLite defaults: rollback journal, fsync per commit), as before issue 10. */
+  /** The same without the pragmas (SQLite defaults: rollback journal, fsync per commit), for comparison. */
   | { kind: 'dev-file-default' }
   /** An in-memory dev server (`npm test`'s). */
   | { kind: 'dev-memory' }

@@ -1,5 +1,5 @@
 /**
- * Model-based property test of the money rules (issue 8): random sequences of commands over
+ * Model-based property test of the money rules: random sequences of commands over
  * HTTP against the real service, real PostgreSQL and real Temporal, with a merchant endpoint
  * whose answers are themselves commands. After every command and at the end of each sequence
  * every invariant of test/property/support/invariants.ts is checked.

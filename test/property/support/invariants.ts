@@ -297,7 +297,7 @@ export async function checkInvariants(world: World, model: Model, final: boolean
     v.check('created_past_lease', stuck.length === 0, () => `${stuck.map((c: any) => `${c.id} (merchant ${c.merchant_id}, inserted ${new Date(c.created_at).toISOString()})`).join(', ')} still created past the lease of ${RECONCILE_LEASE_SECONDS} s`);
   }
 
-  // Subscriptions (issue 11): at most one paid charge per period, nothing due or charged once cancelled.
+  // Subscriptions: at most one paid charge per period, nothing due or charged once cancelled.
   for (const message of await subscriptionViolations(world.service.deps.db, world.merchant.id)) v.check('subscription_rules', false, () => message);
   if (v.found.length) throw new InvariantViolation(v.found);
 }

@@ -1,5 +1,5 @@
 /**
- * The reference model: what the contract (with the decisions of issue 8) lets each command
+ * The reference model: what the contract (with the decisions in docs/decisions.md) lets each command
  * answer, from what the sequence has done so far. Where timing makes an answer
  * nondeterministic (a settlement racing an attempt, an expiry racing a click) the model
  * allows a set of statuses; where the contract is definite (a second review on one checkout,
