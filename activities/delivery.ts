@@ -22,7 +22,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       // worker died after the answer, or it outlived its time limit): delivered, not sent again.
       const acceptedBefore = attempt > 1 && (await hasAcceptedAttemptSince(db, event.id, series, new Date(scheduledTimestampMs)));
       const merchant = (await findMerchant(db, event.merchant_id))!;
-      const result = acceptedBefore ? null : await attemptDelivery(deps, event, merchant, series);
+      const result = acceptedBefore ? null : await attemptDelivery(deps, event, merchant, series, input.recordOutcome ? { markDelivered: { dispatched: false } } : {});
       if (result && !result.ok) throw ApplicationFailure.retryable(`delivery failed: ${result.error}`, 'WEBHOOK_NOT_ACCEPTED');
       const outcome = acceptedBefore || result ? 'delivered' : 'no_webhook_url';
       if (input.recordOutcome) await setDeliveryStatus(db, event.id, outcome);

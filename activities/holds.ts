@@ -144,6 +144,7 @@ export function createHoldActivities(deps: ActivityDeps) {
       // A 2xx is written to the charge before anything else, its log line included: a failure
       // after it (the activity's answer lost) cannot lose the merchant's acceptance.
       const result = await attemptDelivery(deps, event, merchant, 1, {
+        markDelivered: { dispatched: false },
         onAnswer: async (answer) => {
           if (answer.ok) await recordHoldAccepted(charge.id);
         },

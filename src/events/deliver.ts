@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Sealer } from '../crypto';
 import type { Db } from '../storage/db';
-import { finishAttempt, insertAttempt, startAttempt, type EventRow } from '../storage/events';
+import { startAttempt, writeAttemptOutcome, type EventRow } from '../storage/events';
 import type { MerchantRow } from '../storage/merchants';
 import { sendSignedWebhook, type SendResult } from '../webhooks/send';
 import { targetPolicy, type HostResolver } from '../webhooks/target';
@@ -50,6 +50,11 @@ export async function attemptDelivery(
     recordStart?: boolean;
     /** The attempt was written already, claimed with its event (claimFirstAttempt): its id, to finish. */
     started?: number;
+    /**
+     * When the merchant accepts, the event is marked delivered (and dispatched, if asked) in the
+     * write that records the attempt: the caller that decides the event's outcome.
+     */
+    markDelivered?: { dispatched: boolean };
   } = {},
 ): Promise<SendResult | null> {
   const url = merchant.settings.webhook_url;
@@ -68,7 +73,6 @@ export async function attemptDelivery(
   recordWebhookAttempt(event.channel, result.outcome, result.durationMs);
   await options.onAnswer?.(result);
   const outcome = { started_at: result.startedAt, duration_ms: result.durationMs, http_status: result.httpStatus, error: result.error, response_excerpt: result.responseExcerpt };
-  if (started !== null) await finishAttempt(deps.db, started, outcome);
-  else await insertAttempt(deps.db, { event_id: event.id, series, url, ...outcome });
+  await writeAttemptOutcome(deps.db, { started, row: { event_id: event.id, series, url } }, outcome, result.ok ? (options.markDelivered ?? null) : null);
   return result;
 }

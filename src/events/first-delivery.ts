@@ -72,9 +72,9 @@ async function firstAttempt(deps: FirstDeliveryDeps, event: EventRow, merchant: 
   // The rows read may be stale: the claim checks again, in the statement that records the attempt.
   const started = await claimFirstAttempt(deps.db, event.id, url, FIRST_DELIVERY_LEASE_MS);
   if (started === null) return;
-  const result = await attemptDelivery(deps, event, merchant, 1, { started });
+  const result = await attemptDelivery(deps, event, merchant, 1, { started, markDelivered: { dispatched: true } });
   if (!result) return recordFirstDeliveryOutcome(deps.db, event.id, 'no_webhook_url');
-  if (result.ok) return recordFirstDeliveryOutcome(deps.db, event.id, 'delivered');
+  if (result.ok) return;
   try {
     await startDelivery(deps, event.id, event.merchant_id, 1);
   } catch (error) {

@@ -134,8 +134,31 @@ export async function releaseDeliveryLease(db: Db, ids: string[]): Promise<void>
   if (ids.length) await db('events').whereIn('id', ids).whereNull('dispatched_at').update({ delivery_lease_until: null });
 }
 
-export async function finishAttempt(db: Db, id: number, outcome: Omit<DeliveryAttemptRow, 'id' | 'event_id' | 'attempt' | 'series' | 'url'>): Promise<void> {
+export async function finishAttempt(db: Db, id: number, outcome: AttemptOutcome): Promise<void> {
   await db('event_delivery_attempts').where({ id }).update(outcome);
+}
+
+export type AttemptOutcome = Omit<DeliveryAttemptRow, 'id' | 'event_id' | 'attempt' | 'series' | 'url'>;
+
+/**
+ * Writes an attempt's outcome: the attempt written before it was made (`started`), finished, or a
+ * new one under the event's next number. With `delivered`, the event is marked delivered (and
+ * dispatched, when asked) in the same transaction, so no reader of the event log ever sees an
+ * accepted attempt beside an event still pending.
+ */
+export async function writeAttemptOutcome(
+  db: Db,
+  attempt: { started: number | null; row: Pick<DeliveryAttemptRow, 'event_id' | 'series' | 'url'> },
+  outcome: AttemptOutcome,
+  delivered: { dispatched: boolean } | null,
+): Promise<void> {
+  const write = async (q: Db) => {
+    if (attempt.started !== null) await finishAttempt(q, attempt.started, outcome);
+    else await insertAttempt(q, { ...attempt.row, ...outcome });
+    if (delivered) await q('events').where({ id: attempt.row.event_id }).update({ delivery_status: 'delivered', ...(delivered.dispatched ? { dispatched_at: q.fn.now() } : {}) });
+  };
+  if (delivered) await db.transaction(write);
+  else await write(db);
 }
 
 /**
