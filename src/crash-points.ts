@@ -1,5 +1,3 @@
-import type { Config } from './config';
-
 /**
  * Steps of a payment attempt at which a crash test makes the worker die (PAYMENTS_TEST_CRASH_AT):
  * before the charge's INSERT, after it, after the processor's answer, after the move that records
@@ -12,6 +10,6 @@ export type CrashPoint = (typeof CRASH_POINTS)[number];
  * Tests only: kills this process with SIGKILL, as a crash would, when the configuration names this
  * step. Inert unless PAYMENTS_TEST_CRASH_AT is set, which loadConfig refuses with NODE_ENV=production.
  */
-export function crashIfAt(config: Pick<Config, 'testCrashAt'>, point: CrashPoint): void {
+export function crashIfAt(config: { testCrashAt: CrashPoint | null }, point: CrashPoint): void {
   if (config.testCrashAt === point) process.kill(process.pid, 'SIGKILL');
 }

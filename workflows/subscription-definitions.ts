@@ -14,6 +14,12 @@ export interface SubscriptionWorkflowInput {
   clockOffsetMs: number;
 }
 
+/**
+ * The subscription workflow's signature, for typed starts: client code names it here rather than
+ * importing the workflow module, which imports the activities that start subscriptions.
+ */
+export type SubscriptionWorkflow = (input: SubscriptionWorkflowInput) => Promise<{ ended: boolean }>;
+
 /** The test clock moved forward (absolute offset, so a repeated or reordered delivery is harmless). */
 export const advanceClockUpdate = defineUpdate<{ now: string }, [{ clockOffsetMs: number }]>('advanceClock');
 

@@ -1,6 +1,6 @@
 // The charge state table of the contract, as data: every status change goes through it,
 // so a move the contract does not list cannot be applied and tests can iterate over it.
-import type { EventType } from './event-catalog';
+import type { EventType } from './event-types';
 
 export const CHARGE_STATUSES = [
   'created',

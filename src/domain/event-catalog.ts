@@ -2,14 +2,13 @@
 // Events section fixes them. Builders pick fields explicitly so a database row with extra
 // columns can never leak into a merchant's webhook.
 import type { ChargeStatus } from './charge-states';
-import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from './event-types';
+import { ALWAYS_ON_EVENT_TYPES, EVENT_TYPES, OPTIONAL_EVENT_TYPES, type EventType } from './event-types';
 import type { CheckoutType } from './settings';
 import { incompleteSubscription, type SubscriptionView } from './subscriptions';
 import type { SubscriptionInterval } from './subscription-calendar';
 
-// The names live in event-types.ts (settings validation needs them without the builders).
-export const EVENT_TYPES = [...ALWAYS_ON_EVENT_TYPES, ...OPTIONAL_EVENT_TYPES] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+// The names live in event-types.ts (settings validation and the charge state table need them without the builders).
+export { EVENT_TYPES, type EventType };
 
 // Sent to every merchant with a webhook_url; the hold handshake depends on checkout.hold.
 export const ALWAYS_ON_EVENTS = ALWAYS_ON_EVENT_TYPES;

@@ -30,3 +30,6 @@ export const OPTIONAL_EVENT_TYPES = [
   // Our extension (the contract's checkout.* events cannot say these); off by default like the above.
   ...SUBSCRIPTION_EVENT_TYPES,
 ] as const;
+
+export const EVENT_TYPES = [...ALWAYS_ON_EVENT_TYPES, ...OPTIONAL_EVENT_TYPES] as const;
+export type EventType = (typeof EVENT_TYPES)[number];

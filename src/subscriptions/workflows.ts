@@ -13,8 +13,7 @@ import { isRetryableUpdateFailure } from '../temporal/transient-errors';
 import type { Db } from '../storage/db';
 import { findSubscriptionById, findUnstartedSubscriptions, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
 import { CustomerIdAttribute, MerchantIdAttribute } from '../../workflows/definitions';
-import { SUBSCRIPTION_FAILURES, type SubscriptionWorkflowInput } from '../../workflows/subscription-definitions';
-import type { subscriptionWorkflow } from '../../workflows/subscription';
+import { SUBSCRIPTION_FAILURES, type SubscriptionWorkflow, type SubscriptionWorkflowInput } from '../../workflows/subscription-definitions';
 
 export interface SubscriptionWorkflowDeps {
   db: Db;
@@ -29,7 +28,7 @@ export interface SubscriptionWorkflowDeps {
 export async function ensureSubscriptionWorkflow(deps: SubscriptionWorkflowDeps, sub: Pick<SubscriptionRow, 'id' | 'merchant_id' | 'customer_id' | 'clock_offset_ms'>): Promise<void> {
   const input: SubscriptionWorkflowInput = { subscriptionId: sub.id, clockOffsetMs: sub.clock_offset_ms };
   try {
-    await deps.temporal.workflow.start<typeof subscriptionWorkflow>('subscriptionWorkflow', {
+    await deps.temporal.workflow.start<SubscriptionWorkflow>('subscriptionWorkflow', {
       taskQueue: deps.config.taskQueue,
       workflowId: sub.id,
       args: [input],
