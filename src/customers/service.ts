@@ -1,8 +1,8 @@
 import type { Db } from '../storage/db';
 import { newId } from '../domain/ids';
 import type { MerchantRow } from '../storage/merchants';
-import { findCustomer, insertCustomer, searchCustomers, updateCustomer, type CustomerRow } from '../storage/customers';
-import { NotFoundError, ValidationError } from '../http/errors';
+import { DuplicateCustomerError, findCustomer, insertCustomer, searchCustomers, updateCustomer, type CustomerRow } from '../storage/customers';
+import { ConflictError, NotFoundError, ValidationError } from '../http/errors';
 import type { CustomerCreateBody, CustomerUpdateBody } from './schemas';
 
 /** Search answers at most this many customers; the contract leaves the maximum to us. */
@@ -46,11 +46,20 @@ export async function createCustomer(db: Db, merchant: MerchantRow, body: Custom
     last_name: body.last_name ?? null,
     phone_number: body.phone_number ?? null,
     date_of_birth: body.date_of_birth ?? null,
-  });
+  }).catch(asConflict);
+}
+
+/** A taken unique value is the API's conflict, naming the field. */
+function asConflict(error: unknown): never {
+  if (!(error instanceof DuplicateCustomerError)) throw error;
+  throw new ConflictError(
+    error.message,
+    `${error.field} must be unique within your business; search for the existing customer with GET /api/v1/customers/search.`,
+  );
 }
 
 export async function changeCustomer(db: Db, merchant: MerchantRow, id: string, body: CustomerUpdateBody): Promise<CustomerRow> {
-  const updated = await updateCustomer(db, merchant.id, id, body);
+  const updated = await updateCustomer(db, merchant.id, id, body).catch(asConflict);
   // Another merchant's customer is reported exactly like a missing one.
   if (!updated) throw new NotFoundError('Customer not found.', `No customer ${id} exists for this business.`);
   return updated;

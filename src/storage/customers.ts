@@ -1,6 +1,5 @@
 import type { Db } from './db';
 import { uniqueViolation } from './db';
-import { ConflictError } from '../http/errors';
 
 export interface CustomerRow {
   id: string;
@@ -25,16 +24,18 @@ const UNIQUE_FIELDS: Record<string, string> = {
   customers_merchant_internal_id_uq: 'internal_id',
 };
 
-/** The storage boundary: a unique violation becomes the API's duplicate error, naming the field. */
+/** Raised when a customer's email, phone number or internal id is already another customer's within the merchant. */
+export class DuplicateCustomerError extends Error {
+  constructor(readonly field: string) {
+    super(`A customer with this ${field} already exists.`);
+  }
+}
+
+/** A unique violation becomes the duplicate error, naming the field. */
 function asDuplicate(error: unknown): never {
   const constraint = uniqueViolation(error);
   const field = constraint ? UNIQUE_FIELDS[constraint] : undefined;
-  if (field) {
-    throw new ConflictError(
-      `A customer with this ${field} already exists.`,
-      `${field} must be unique within your business; search for the existing customer with GET /api/v1/customers/search.`,
-    );
-  }
+  if (field) throw new DuplicateCustomerError(field);
   throw error;
 }
 
