@@ -6,8 +6,8 @@ import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
-import { findChargeByAttemptKey, findChargeById, type ChargeRow } from '../src/storage/charges';
-import { findCheckoutById, type CheckoutRow } from '../src/storage/checkouts';
+import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped, type ChargeRow } from '../src/storage/charges';
+import { findCheckoutByIdUnscoped, type CheckoutRow } from '../src/storage/checkouts';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows } from './checkouts';
@@ -50,7 +50,7 @@ export async function snapshotMovedByOther(db: Db, charge: ChargeRow, paymentTyp
   const result = snapshot(charge, paymentType);
   if (charge.status === 'succeeded' || AFTER_SUCCESS.has(charge.status)) return { ...result, checkoutCompleted: true };
   if (charge.status === 'failed' || charge.status === 'cancelled') {
-    const checkout = await findCheckoutById(db, charge.checkout_id);
+    const checkout = await findCheckoutByIdUnscoped(db, charge.checkout_id);
     if (checkout?.state === 'completed') return { ...result, checkoutCompleted: true };
   }
   return result;
@@ -114,7 +114,7 @@ export function createChargeActivities(deps: ActivityDeps) {
   const { processorFor, move } = chargeMoves(deps);
 
   async function load(chargeId: string) {
-    const charge = await findChargeById(db, chargeId);
+    const charge = await findChargeByIdUnscoped(db, chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${chargeId} does not exist`);
     const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
     return { charge, pm, processor: processorFor(charge) };
@@ -129,7 +129,7 @@ export function createChargeActivities(deps: ActivityDeps) {
   async function resume(charge: ChargeRow): Promise<ChargeRow> {
     const renewed = await renewAttemptLease(db, charge.id, deps.config.reconcileLeaseMs);
     if (renewed) return renewed;
-    const current = (await findChargeById(db, charge.id))!;
+    const current = (await findChargeByIdUnscoped(db, charge.id))!;
     if (current.status !== 'created') return current;
     throw ApplicationFailure.retryable('the reconciler is settling this charge', 'CHARGE_BEING_RECONCILED');
   }
@@ -159,7 +159,7 @@ export function createChargeActivities(deps: ActivityDeps) {
     const early = owner.merchantId && owner.customerId ? load(owner.merchantId, owner.customerId) : undefined;
     // Settled at once, so a failed early read is never an unhandled rejection while the checkout loads.
     early?.catch(() => undefined);
-    const checkout = await findCheckoutById(db, checkoutId);
+    const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
     if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
     if (early && (checkout.merchant_id !== owner.merchantId || checkout.customer_id !== owner.customerId)) {
       throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
@@ -183,7 +183,7 @@ export function createChargeActivities(deps: ActivityDeps) {
    */
   async function planOnce(rows: AttemptRows, input: AttemptCharge): Promise<AttemptPlan> {
     const planInput = { ...rows, amountCents: input.amountCents };
-    const madeEarlier = async () => (await findChargeByAttemptKey(db, input.attemptKey))?.checkout_id === rows.checkout.id;
+    const madeEarlier = async () => (await findChargeByAttemptKeyUnscoped(db, input.attemptKey))?.checkout_id === rows.checkout.id;
     const goOn = (): AttemptPlan => ({ block: null, needsReview: false, ...attemptTimings({ ...planInput, paymentType: rows.pm.payment_type }) });
     let plan: AttemptPlan;
     try {

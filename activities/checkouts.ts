@@ -16,7 +16,7 @@ import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks'
 import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/definitions';
 import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
 import { isCardLike } from '../src/processors';
-import { findCheckoutById, pauseCheckoutForReview, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
+import { findCheckoutByIdUnscoped, pauseCheckoutForReview, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { insertAttemptCharge } from './attempt-charge';
 import { withdrawalDestinationAllowed } from '../src/wallet/withdrawal-destination';
@@ -43,7 +43,7 @@ export interface AttemptPlan {
 
 
 async function loadCheckout(db: Db, checkoutId: string) {
-  const checkout = await findCheckoutById(db, checkoutId);
+  const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
   if (!checkout) return null;
   const merchant = (await findMerchant(db, checkout.merchant_id))!;
   return { checkout, merchant };
@@ -172,7 +172,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         if (!row) {
           // A retry finds its own block done. Expired meanwhile (its timer, or the sweep of late
           // timers): nothing is blocked, and the attempt is refused.
-          if ((await findCheckoutById(trx, checkout.id))?.state === 'blocked') return [];
+          if ((await findCheckoutByIdUnscoped(trx, checkout.id))?.state === 'blocked') return [];
           throw ApplicationFailure.nonRetryable('the checkout closed before it could be blocked', FAILURE_TYPES.checkoutClosed);
         }
         await recordBlockEvidence(trx, merchant, row, input.reason);
@@ -250,10 +250,9 @@ export function createCheckoutActivities(deps: ActivityDeps) {
         // deadline would otherwise be approved with no charge possible. By the database's clock,
         // the one the charge's insert checks the deadline against (a worker's may be behind it).
         const resumesWithMs = Math.max(checkout.expiry_remaining_ms ?? 0, APPROVED_CHARGE_MIN_MS);
-        const resumedDeadline = trx.raw('now() + make_interval(secs => ?)', [resumesWithMs / 1000]) as unknown as Date;
         const resumed = await updateCheckoutState(trx, checkout.id, ['in_review'], approved ? 'open' : 'blocked', {
           blocked_reason: approved ? null : 'review_declined',
-          ...(approved ? { expires_at: resumedDeadline } : {}),
+          ...(approved ? { expiresInMs: resumesWithMs } : {}),
           expiry_remaining_ms: null,
         });
         expiresAt = resumed?.expires_at;

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
-import { findEvent, hasAcceptedAttemptSince, setDeliveryStatus, type EventRow } from '../src/storage/events';
+import { findEventUnscoped, hasAcceptedAttemptSince, setDeliveryStatus, type EventRow } from '../src/storage/events';
 import { findMerchant } from '../src/storage/merchants';
 import { attemptDelivery } from '../src/events/deliver';
 
@@ -14,7 +14,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      * attempt the event had (src/storage/events.ts); `attemptsMade` only sizes the retry budget.
      */
     async deliverEvent(input: { eventId: string; recordOutcome?: boolean; attemptsMade?: number; series?: number }): Promise<'delivered' | 'no_webhook_url'> {
-      const event = await findEvent(db, input.eventId);
+      const event = await findEventUnscoped(db, input.eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${input.eventId} does not exist`);
       const { attempt, scheduledTimestampMs } = Context.current().info;
       const series = input.series ?? 1;

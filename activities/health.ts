@@ -1,9 +1,10 @@
 import type { ActivityDeps } from './deps';
+import { pingDatabase } from '../src/storage/db';
 
 export function createHealthActivities({ db }: ActivityDeps) {
   return {
     async checkDatabase(): Promise<void> {
-      await db.raw('SELECT 1');
+      await pingDatabase(db);
     },
   };
 }

@@ -4,7 +4,7 @@ import { chargeEventData, holdDestination } from '../src/domain/event-catalog';
 import { recordEvent } from '../src/events/record';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { holdRefusalRecordedUnscoped, setDeliveryStatus, settleUnansweredHold } from '../src/storage/events';
-import { claimHold, findChargeById, lockCharge, type ChargeRow } from '../src/storage/charges';
+import { claimHold, findChargeByIdUnscoped, lockChargeUnscoped, markHoldAccepted, type ChargeRow } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { attemptDelivery, signingSecrets } from '../src/events/deliver';
 import { WEBHOOK_TIMEOUT_MS } from '../src/webhooks/send';
@@ -90,11 +90,9 @@ export function createHoldActivities(deps: ActivityDeps) {
    */
   async function recordHoldAccepted(chargeId: string): Promise<void> {
     const eventIds = await db.transaction(async (trx) => {
-      const charge = (await lockCharge(trx, chargeId))!;
+      const charge = (await lockChargeUnscoped(trx, chargeId))!;
       const releases = (charge.status === 'failed' || charge.status === 'cancelled') && charge.hold_released_at === null;
-      await trx('charges')
-        .where({ id: chargeId })
-        .update({ hold_accepted_at: trx.fn.now(), ...(releases ? { hold_released_at: trx.fn.now() } : {}) });
+      await markHoldAccepted(trx, chargeId, releases);
       if (!releases) return [];
       const { checkout, customer, merchant } = await loadChargeContext(trx, charge);
       const data = chargeEventData({ checkout, customer, charge, fromStatus: charge.status });
@@ -121,7 +119,7 @@ export function createHoldActivities(deps: ActivityDeps) {
      */
     async placeHold(input: { chargeId: string }): Promise<HoldAnswer> {
       const deadlineMs = attemptDeadlineMs(Date.now());
-      const found = await findChargeById(db, input.chargeId);
+      const found = await findChargeByIdUnscoped(db, input.chargeId);
       if (!found || !holdClaimable(found)) return NOT_OURS;
       const { checkout, customer, merchant } = await loadChargeContext(db, found);
       // The event describes the move it asks for: created -> held.
@@ -164,7 +162,7 @@ export function createHoldActivities(deps: ActivityDeps) {
      * (this activity is retried) until its sender moves the charge.
      */
     async resolveHold(input: { chargeId: string; accepted: boolean; answered?: boolean; sentByOther?: boolean }): Promise<ChargeSnapshot> {
-      const charge = (await findChargeById(db, input.chargeId))!;
+      const charge = (await findChargeByIdUnscoped(db, input.chargeId))!;
       if (charge.status !== 'created') return snapshotOf(charge, true);
       // Workflows started before the hold answer was recorded pass only `accepted`.
       if (input.answered !== false) return move(charge.id, input.accepted ? 'held' : 'failed');

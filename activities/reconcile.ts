@@ -3,7 +3,7 @@ import { chargeMoves, outcomeChanges, TO_STATUS } from './charges';
 import { createHoldActivities } from './holds';
 import { applyChargeMove, type MoveResult } from '../src/charges/moves';
 import { deliverAfterCommit } from '../src/events/first-delivery';
-import { lockCharge, type ChargeRow } from '../src/storage/charges';
+import { lockChargeUnscoped, type ChargeRow } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import type { PaymentType } from '../src/processors';
@@ -55,7 +55,7 @@ export function createChargeReconciler(deps: ActivityDeps) {
   /** A withdrawal whose hold was never sent fails, no release; locked, so no hold can be claimed meanwhile. */
   async function failUnsentHold(chargeId: string): Promise<MoveResult | null> {
     const result = await db.transaction(async (trx) => {
-      const locked = await lockCharge(trx, chargeId);
+      const locked = await lockChargeUnscoped(trx, chargeId);
       if (locked?.status !== 'created' || locked.hold_sent_at !== null) return null;
       return applyChargeMove(trx, { chargeId, from: 'created', to: 'failed', changes: ATTEMPT_INTERRUPTED });
     });

@@ -4,7 +4,7 @@ import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { getProcessor, type ProcessorName } from '../src/processors';
-import { findChargeById, lockCharge } from '../src/storage/charges';
+import { findChargeByIdUnscoped, lockChargeUnscoped } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded } from '../src/storage/refunds';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../workflows/definitions';
@@ -21,7 +21,7 @@ export function createRefundActivities(deps: ActivityDeps) {
    */
   async function claim(chargeId: string, source: string) {
     return db.transaction(async (trx) => {
-      const charge = await lockCharge(trx, chargeId);
+      const charge = await lockChargeUnscoped(trx, chargeId);
       if (!charge) throw ApplicationFailure.nonRetryable('charge not found', FAILURE_TYPES.chargeNotRefundable);
       const existing = await findRefundOfChargeUnscoped(trx, chargeId);
       if (existing?.status === 'pending') return charge;
@@ -59,7 +59,7 @@ export function createRefundActivities(deps: ActivityDeps) {
     /** The refund row and the move succeeded -> refunded (checkout.refunded when enabled) in one commit. */
     async recordRefund(input: { chargeId: string; processorRefundId: string; source: string }): Promise<void> {
       const eventIds = await db.transaction(async (trx) => {
-        const charge = (await findChargeById(trx, input.chargeId))!;
+        const charge = (await findChargeByIdUnscoped(trx, input.chargeId))!;
         // A refund recorded before claims existed (replayed workflows) has no pending row yet.
         if (!(await findRefundOfChargeUnscoped(trx, charge.id))) {
           await insertPendingRefund(trx, { id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, source: input.source });

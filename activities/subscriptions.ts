@@ -3,10 +3,10 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
 import { deliverAfterCommit } from '../src/events/first-delivery';
-import { findChargeById, findFirstChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
+import { findChargeByIdUnscoped, findFirstChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
 import type { Db } from '../src/storage/db';
 import { findMerchant } from '../src/storage/merchants';
-import { findSubscriptionById, updateSubscription, type SubscriptionRow } from '../src/storage/subscriptions';
+import { findSubscriptionByIdUnscoped, updateSubscription, type SubscriptionRow } from '../src/storage/subscriptions';
 import { recordSubscriptionEvent } from '../src/subscriptions/effects';
 import { applyChargeMove } from '../src/charges/moves';
 import { evaluateAdmission, renewalFailure, type AdmissionRefusal } from '../src/checkouts/admission';
@@ -67,7 +67,7 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
   const { db } = deps;
 
   async function load(trx: Db, subscriptionId: string, lock = false): Promise<SubscriptionRow> {
-    const sub = await findSubscriptionById(trx, subscriptionId, lock);
+    const sub = await findSubscriptionByIdUnscoped(trx, subscriptionId, lock);
     if (!sub) throw ApplicationFailure.nonRetryable(`subscription ${subscriptionId} does not exist`);
     return sub;
   }
@@ -118,7 +118,7 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
           return { result: { kind: 'ended' }, eventIds };
         }
         // The processor that tokenized the method charges it again, whatever the merchant's setting says now.
-        const { processor } = (await findFirstChargeOfMethod(trx, sub.payment_method_id)) ?? (await findChargeById(trx, sub.first_charge_id))!;
+        const { processor } = (await findFirstChargeOfMethod(trx, sub.payment_method_id)) ?? (await findChargeByIdUnscoped(trx, sub.first_charge_id))!;
         const period = sub.period + 1;
         const charge = await insertChargeOnce(trx, {
           id: newId('charge'),

@@ -8,7 +8,7 @@ import { accessLog } from './http/request-context';
 import { createApiMetrics, metricsHandler } from './observability/metrics';
 import { httpServerSpans } from './observability/tracing';
 import { openApiDocument } from './http/openapi';
-import { healthRoutes } from './health';
+import { healthRoutes } from './health/routes';
 import { customerRoutes } from './customers/routes';
 import { customerAdminRoutes } from './customers/admin-routes';
 import { kycRoutes } from './kyc/routes';

@@ -6,10 +6,12 @@ import { closeCredentialCache } from './http/credential-cache';
 import { createTemporalClient } from './temporal/client';
 import type { AppDeps } from './app-deps';
 import { startTracing } from './observability/tracing';
+import { createHoldActivities } from '../activities/holds';
 
 /**
  * Builds the process-wide dependencies once: configuration (validated), tracing (before any
- * client exists), the database pool, the one Temporal client, the sealer and the logger.
+ * client exists), the database pool, the one Temporal client, the sealer and the logger, and the
+ * hold handshake the sandbox simulator runs.
  */
 export async function createRuntime(config: Config = loadConfigOrExit(), serviceName = 'payments-api'): Promise<AppDeps> {
   const logger = createLogger(config.logLevel);
@@ -18,7 +20,8 @@ export async function createRuntime(config: Config = loadConfigOrExit(), service
   // Migrations run before the processes start (entry/migrate.ts), never concurrently from two of them.
   const db = createDb(config.databaseUrl, { max: config.databasePoolMax, acquireTimeoutMs: config.databaseAcquireTimeoutMs });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace, { traced: tracing.enabled });
-  return { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger, tracing };
+  const base = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger, tracing };
+  return { ...base, holdHandshake: createHoldActivities(base) };
 }
 
 /** A URL as it may be logged: a user name and password in it (a collector's basic auth) never reach a log line. */

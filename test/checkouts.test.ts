@@ -3,7 +3,7 @@ import { MAX_AMOUNT_CENTS, MAX_LINE_ITEMS } from '../src/checkouts/schemas';
 import type { Request } from 'express';
 import { createCheckout } from '../src/checkouts/service';
 import { idempotentId } from '../src/http/idempotency';
-import { findCheckout, findCheckoutById, updateCheckoutState } from '../src/storage/checkouts';
+import { findCheckout, findCheckoutByIdUnscoped, updateCheckoutState } from '../src/storage/checkouts';
 import { findMerchant } from '../src/storage/merchants';
 import { CHECKOUT_FLOWS } from '../src/domain/settings';
 import { startService, type Service } from './support/harness';
@@ -76,7 +76,7 @@ describe('POST /api/v1/checkouts: the six flows', () => {
     expect(id).toMatch(/^chk_[A-Za-z0-9]{24}$/);
     expect(secret).toMatch(/^cs_[A-Za-z0-9]{40}$/);
     expect(url).toBe(`${service.deps.config.walletBaseUrl}/checkout/${id}?client_secret=${encodeURIComponent(secret)}`);
-    const row = await findCheckoutById(service.deps.db, id);
+    const row = await findCheckoutByIdUnscoped(service.deps.db, id);
     expect(Buffer.from(row!.client_secret_hash)).toEqual(createHash('sha256').update(secret).digest());
     // The client secret is not a merchant credential: it authenticates no API call.
     expect((await create({ customer_id: customerId, type: 'deposit' }, secret)).status).toBe(422);
@@ -89,7 +89,7 @@ describe('POST /api/v1/checkouts: the six flows', () => {
     const before = Date.now();
     const res = await create({ customer_id: await newCustomer(m), type: 'withdrawal', fixed_amount_cents: 100 }, m.api_key);
     expect(res.status).toBe(201);
-    const row = (await findCheckoutById(service.deps.db, res.body.id))!;
+    const row = (await findCheckoutByIdUnscoped(service.deps.db, res.body.id))!;
     expect(row.expires_at.getTime()).toBeGreaterThanOrEqual(before + 600_000 - 1000);
     expect(row.expires_at.getTime()).toBeLessThanOrEqual(Date.now() + 600_000 + 1000);
     const described = await service.deps.temporal.workflow.getHandle(res.body.id).describe();
@@ -118,7 +118,7 @@ describe('POST /api/v1/checkouts: the six flows', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ experience: 'iframe', payment_options: ['venmo', 'credit_card'] });
-    const row = await findCheckoutById(service.deps.db, res.body.id);
+    const row = await findCheckoutByIdUnscoped(service.deps.db, res.body.id);
     expect(row).toMatchObject({ return_url: 'https://shop.example/done?x=1', payment_options: ['venmo', 'credit_card'], experience: 'iframe' });
   });
 });
@@ -184,7 +184,7 @@ describe('POST /api/v1/checkouts: payment_options', () => {
   it('defaults to every enabled method, echoed as null', async () => {
     const res = await create({ customer_id: customerId, type: 'deposit' });
     expect(res.body.payment_options).toBeNull();
-    expect((await findCheckoutById(service.deps.db, res.body.id))!.payment_options).toBeNull();
+    expect((await findCheckoutByIdUnscoped(service.deps.db, res.body.id))!.payment_options).toBeNull();
   });
 
   it.each([
@@ -223,7 +223,7 @@ describe('POST /api/v1/checkouts: line items', () => {
     const res = await purchase([inline(), inline({ name: 'Delivery', price_cents: 500, sku: 'shipping' }), inline({ name: 'Sales tax', price_cents: 80, sku: 'tax' })]);
     expect(res.status).toBe(201);
     expect(res.body.line_items_total_amount_cents).toBe(1250 + 500 + 80);
-    const row = (await findCheckoutById(service.deps.db, res.body.id))!;
+    const row = (await findCheckoutByIdUnscoped(service.deps.db, res.body.id))!;
     expect(row.line_items.map((line) => line.kind)).toEqual(['product', 'shipping', 'tax']);
     expect(Object.keys(row.line_items[0]!).sort()).toEqual(
       ['kind', 'product_id', 'product_name', 'product_price_cents', 'product_url', 'quantity', 'sku', 'total_amount_cents'].sort(),
@@ -435,7 +435,7 @@ describe('crash safety and storage helpers', () => {
     await expect(createCheckout({ ...service.deps, db: failing }, m, body)).rejects.toThrow('database went away');
     expect(attempted).toMatch(/^chk_/);
     expect((await service.deps.temporal.workflow.getHandle(attempted!).describe()).status.name).toBe('TERMINATED');
-    expect(await findCheckoutById(db, attempted!)).toBeUndefined();
+    expect(await findCheckoutByIdUnscoped(db, attempted!)).toBeUndefined();
     expect(await db('products').where({ sku })).toHaveLength(0);
   });
 
@@ -457,7 +457,7 @@ describe('crash safety and storage helpers', () => {
       expect(res.status).toBe(422);
       const workflowId = idempotentId({ idempotency: { scope: `merchant:${merchant.id}`, key } } as Request, 'checkout')!;
       expect((await service.deps.temporal.workflow.getHandle(workflowId).describe()).status.name).toBe('TERMINATED');
-      expect(await findCheckoutById(db, workflowId)).toBeUndefined();
+      expect(await findCheckoutByIdUnscoped(db, workflowId)).toBeUndefined();
       // The line's product would have been made in the same transaction: rolled back with it.
       expect(await db('products').where({ sku })).toHaveLength(0);
       expect(await db('checkouts').where({ customer_id: customer })).toHaveLength(0);

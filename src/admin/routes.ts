@@ -3,10 +3,8 @@ import type { AppDeps } from '../app-deps';
 import { replayEvents } from '../events/replay';
 import { settingsCatalog } from './catalog';
 import { parseOrThrow } from '../http/validate';
-import { presentMerchant } from '../merchants/service';
-import { listMerchantsUnscoped } from '../storage/admin-reads';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
-import { getAdminCheckout, getTimeline, listRestrictedCustomers, searchCharges, searchCheckouts } from './service';
+import { getAdminCheckout, getTimeline, listMerchants, listRestrictedCustomers, searchCharges, searchCheckouts } from './service';
 
 /** The dashboard's data routes (admin API): search, the checkout timeline, replay by filter, restricted customers. */
 export function adminDataRoutes(deps: AppDeps): Router {
@@ -18,7 +16,7 @@ export function adminDataRoutes(deps: AppDeps): Router {
   });
   router.get('/merchants', async (req, res) => {
     const { limit } = parseOrThrow(MerchantListQuery, req.query, 'Query');
-    res.json({ results: (await listMerchantsUnscoped(db, limit)).map(presentMerchant) });
+    res.json(await listMerchants(db, limit));
   });
   router.get('/checkouts', async (req, res) => {
     res.json(await searchCheckouts(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));

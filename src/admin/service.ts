@@ -1,11 +1,13 @@
 import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
 import { AdminNotFoundError } from '../http/errors';
+import { presentMerchant } from '../merchants/service';
 import { presentCheckoutDetail, presentStoredCheckout, presentStoredCustomer } from '../readback/service';
 import {
   findCheckoutUnscoped,
   findCustomersUnscoped,
   findPaymentMethodsUnscoped,
+  listMerchantsUnscoped,
   listRestrictedCustomersUnscoped,
   searchChargesUnscoped,
   searchCheckoutsUnscoped,
@@ -67,6 +69,11 @@ export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: stri
   const checkout = await loadCheckout(deps.db, id);
   const rows = await timelineRowsUnscoped(deps.db, checkout);
   return { checkout_id: checkout.id, workflow_url: workflowUrl(deps.config.temporalUiUrl, checkout.id), entries: buildTimeline({ checkout, ...rows }) };
+}
+
+/** Every merchant, newest first, for the operator. */
+export async function listMerchants(db: Db, limit: number) {
+  return { results: (await listMerchantsUnscoped(db, limit)).map(presentMerchant) };
 }
 
 export async function listRestrictedCustomers(db: Db, merchantId: string | undefined, limit: number) {

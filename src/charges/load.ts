@@ -1,7 +1,7 @@
 import type { Db } from '../storage/db';
 import { findCharge, type ChargeRow } from '../storage/charges';
 import { findCustomer, type CustomerRow } from '../storage/customers';
-import { findCheckoutById } from '../storage/checkouts';
+import { findCheckoutByIdUnscoped } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { NotFoundError } from '../http/errors';
@@ -47,7 +47,7 @@ export interface KnownChargeRows {
  * The customer only when not `known`.
  */
 export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkout_id' | 'customer_id' | 'merchant_id'>, known?: KnownChargeRows) {
-  const row = (await findCheckoutById(db, charge.checkout_id))!;
+  const row = (await findCheckoutByIdUnscoped(db, charge.checkout_id))!;
   // Events of a subscription checkout describe the subscription as it is after the move.
   const live = row.subscription ? await findCheckoutSubscription(db, row.id) : undefined;
   const checkout = { ...row, live_subscription: live ? presentSubscription(live) : null };

@@ -4,7 +4,7 @@ import { ChargeRefundInProgress, IllegalChargeMove, assertMoveFor, eventForMove,
 import { chargeEventData, type EventType } from '../domain/event-catalog';
 import type { ChargeChanges, ChargeRow } from '../storage/charges';
 import type { EventRow } from '../storage/events';
-import { lockCharge, moveChargeStatus } from '../storage/charges';
+import { lockChargeUnscoped, moveChargeStatus } from '../storage/charges';
 import { findRefundOfChargeUnscoped } from '../storage/refunds';
 import { recordEvent } from '../events/record';
 import { loadChargeContext, type KnownChargeRows } from './load';
@@ -56,7 +56,7 @@ const HOLD_OUTSTANDING_STATUSES: ReadonlySet<ChargeStatus> = new Set<ChargeStatu
  */
 export async function applyChargeMove(db: Db, request: MoveRequest): Promise<MoveResult> {
   return db.transaction(async (trx) => {
-    const charge = await lockCharge(trx, request.chargeId);
+    const charge = await lockChargeUnscoped(trx, request.chargeId);
     if (!charge) throw new Error(`charge ${request.chargeId} does not exist`);
     const notFromExpected = request.from !== undefined && charge.status !== request.from;
     if (charge.status === request.to || notFromExpected) return { moved: false, charge, eventIds: [] };
@@ -65,8 +65,8 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
 
     const types = eventsForMove(charge, request);
     // The one release of the charge's hold is marked in the same write (see eventsForMove).
-    const releases = types.includes('checkout.release_hold') ? { hold_released_at: trx.fn.now() as unknown as Date } : {};
-    const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, { ...request.changes, ...releases }))!;
+    const releasesHold = types.includes('checkout.release_hold');
+    const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, request.changes ?? {}, releasesHold))!;
     // A checkout is completed once one of its charges has succeeded: the same commit says both.
     if (request.to === 'succeeded') {
       await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');

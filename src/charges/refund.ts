@@ -4,7 +4,7 @@ import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
 import { ApiError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { isEmptyBody } from '../http/validate';
-import { findChargeById, type ChargeRow } from '../storage/charges';
+import { findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../../workflows/definitions';
 import { loadPresentedCharge } from './load';
@@ -58,7 +58,7 @@ const REQUEST_REF_MEMO = 'idempotency_ref';
 export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source'], requestRef?: string) {
   const operatorHint = source !== 'api';
   const { db, temporal, config } = deps;
-  const charge: ChargeRow | undefined = await findChargeById(db, chargeId);
+  const charge: ChargeRow | undefined = await findChargeByIdUnscoped(db, chargeId);
   // Another merchant's charge is the same answer as a missing one.
   if (!charge || (scope.merchantId !== undefined && charge.merchant_id !== scope.merchantId)) throw unableToRefund(chargeId, 'does not exist for this business');
   const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;

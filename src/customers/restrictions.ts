@@ -3,18 +3,13 @@ import { customerEventData } from '../domain/event-catalog';
 import { dispatchCommitted } from '../events/dispatch';
 import { recordEvent } from '../events/record';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
-import { setRestriction, type CustomerRow } from '../storage/customers';
+import { lockCustomerUnscoped, setRestriction, type CustomerRow } from '../storage/customers';
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { recordRestrictionEvidence } from '../decisions/evidence';
 
 /** The contract's reason code for a verified KYC name that differs from the customer's profile. */
 export const KYC_NAME_MISMATCH = 'KYC_DOES_NOT_MATCH_PROFILE_NAME';
-
-/** Locks the customer row for the rest of the transaction, so restrict and unrestrict never interleave. */
-async function lockCustomer(trx: Db, id: string): Promise<CustomerRow | undefined> {
-  return trx<CustomerRow>('customers').where({ id }).forUpdate().first();
-}
 
 /**
  * Restricts a customer inside the caller's transaction and records `customer.restricted`
@@ -29,7 +24,7 @@ export async function restrictCustomer(
   customer: Pick<CustomerRow, 'id'>,
   reason: string,
 ): Promise<string[]> {
-  const current = await lockCustomer(trx, customer.id);
+  const current = await lockCustomerUnscoped(trx, customer.id);
   if (!current || current.merchant_id !== merchant.id) throw new Error(`customer ${customer.id} does not belong to merchant ${merchant.id}`);
   if (current.restriction_reason !== null) return [];
   const restricted = (await setRestriction(trx, merchant.id, customer.id, reason))!;
@@ -46,7 +41,7 @@ export async function restrictCustomer(
  */
 export async function unrestrictCustomer(deps: AppDeps, customerId: string): Promise<CustomerRow> {
   const { customer, eventIds } = await deps.db.transaction(async (trx) => {
-    const current = await lockCustomer(trx, customerId);
+    const current = await lockCustomerUnscoped(trx, customerId);
     if (!current) throw new AdminNotFoundError('Customer not found.', `No customer ${customerId}.`);
     if (current.restriction_reason === null) {
       throw new ValidationError('Customer is not restricted.', `Customer ${customerId} has no restriction to lift.`);

@@ -1,5 +1,9 @@
+import type { AppDeps } from '../app-deps';
+import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
-import { listAttempts, listDeliverySeries, type EventRow } from '../storage/events';
+import { findEventUnscoped, listAttempts, listDeliverySeries, listEventsUnscoped, type EventRow } from '../storage/events';
+import { findMerchant } from '../storage/merchants';
+import { redeliverEvent } from './dispatch';
 import { presentEvent } from './present';
 
 /** Events as the event logs (admin and merchant) show them: each attempt and each delivery series, read once for the page. */
@@ -7,4 +11,33 @@ export async function presentEventLog(db: Db, events: EventRow[]) {
   const ids = events.map((e) => e.id);
   const [attempts, series] = await Promise.all([listAttempts(db, ids), listDeliverySeries(db, ids)]);
   return events.map((e) => presentEvent(e, attempts, series));
+}
+
+/** The operator's event log across merchants, newest first, each event with its delivery attempts. */
+export async function listEventLogForOperator(db: Db, filter: Parameters<typeof listEventsUnscoped>[1]) {
+  return presentEventLog(db, await listEventsUnscoped(db, filter));
+}
+
+/** One event for the operator (any merchant's), with its delivery attempts. */
+export async function getEventForOperator(db: Db, id: string) {
+  return (await presentEventLog(db, [await eventForOperator(db, id)]))[0]!;
+}
+
+/** The operator's resend: a new delivery series of an enabled outbox event to the merchant's webhook_url. */
+export async function resendEvent(deps: AppDeps, id: string) {
+  const event = await eventForOperator(deps.db, id);
+  if (!event.enabled) {
+    throw new ValidationError('This event is not enabled for the merchant.', 'It was off in the merchant\'s enabled_events when it was recorded, so it was never sent and cannot be; enabling it applies to events recorded from then on.');
+  }
+  if (event.channel === 'hold') throw new ValidationError('A hold is never re-sent.', 'checkout.hold is synchronous and never retried.');
+  const merchant = await findMerchant(deps.db, event.merchant_id);
+  if (!merchant?.settings.webhook_url) throw new ValidationError('The merchant has no webhook_url.', 'Set webhook_url in the merchant settings, then resend; the event is kept.');
+  const series = await redeliverEvent(deps, event.id, 'resend');
+  return { id: event.id, resent: true, series };
+}
+
+async function eventForOperator(db: Db, id: string): Promise<EventRow> {
+  const event = await findEventUnscoped(db, id);
+  if (!event) throw new AdminNotFoundError('Event not found.', `No event ${id}.`);
+  return event;
 }

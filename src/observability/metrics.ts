@@ -5,22 +5,10 @@
 // port) has what only the worker sees as it happens: webhook and hold attempts, their outcomes
 // and latency. Temporal's own worker metrics come from the SDK's Prometheus exporter.
 import type { Request, RequestHandler } from 'express';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../storage/db';
 import type { SendOutcome } from '../webhooks/send';
-import { withinDeadline } from '../deadline';
-
-/**
- * How long a scrape waits for the database-derived gauges. While PostgreSQL is down or hung the
- * scrape still answers, with the HTTP metrics (the 503s of the outage) and without those gauges:
- * labelled ones have no samples, the outbox backlog is NaN (unknown, never a reassuring 0).
- */
-const DATABASE_READ_DEADLINE_MS = 2000;
-
-/** The query's rows, or null when the database fails or does not answer in time. */
-function readWithinDeadline<T>(query: PromiseLike<T>): Promise<T | null> {
-  return withinDeadline(Promise.resolve(query).then((rows) => rows, () => null), DATABASE_READ_DEADLINE_MS, null);
-}
+import { registerBusinessGauges } from './business-gauges';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -70,61 +58,7 @@ export function createApiMetrics(db: Db) {
     registers: [registry],
   });
 
-  new Gauge({
-    name: 'payments_charges',
-    help: 'Charges by current status and processor (read from the database at scrape time)',
-    labelNames: ['status', 'processor'] as const,
-    registers: [registry],
-    async collect() {
-      const rows = await readWithinDeadline<Array<{ status: string; processor: string; count: string }>>(db('charges').select('status', 'processor').count('* as count').groupBy('status', 'processor'));
-      this.reset();
-      for (const row of rows ?? []) this.set({ status: row.status, processor: row.processor }, Number(row.count));
-    },
-  });
-  new Gauge({
-    name: 'payments_outbox_backlog',
-    help: 'Enabled events recorded but not yet delivered or given up on',
-    registers: [registry],
-    async collect() {
-      const rows = await readWithinDeadline(db('events').where({ enabled: true, channel: 'outbox', delivery_status: 'pending' }).count('* as count'));
-      this.set(rows ? Number((rows[0] as { count: string }).count) : Number.NaN);
-    },
-  });
-  new Gauge({
-    name: 'payments_outbox_oldest_pending_seconds',
-    help: 'Age of the oldest enabled event not yet delivered or given up on (0 when none): past its retries (minutes), the outbox is stuck',
-    registers: [registry],
-    async collect() {
-      // A backlog count alone cannot tell a busy outbox from one where nothing moves.
-      const rows = await readWithinDeadline<Array<{ seconds: number | null }>>(
-        db('events')
-          .where({ enabled: true, channel: 'outbox', delivery_status: 'pending' })
-          .select(db.raw('extract(epoch from now() - min(created_at))::float8 as seconds')),
-      );
-      this.set(rows ? Math.max(0, rows[0]?.seconds ?? 0) : Number.NaN);
-    },
-  });
-  new Gauge({
-    name: 'payments_open_checkouts',
-    help: 'Checkouts open and not yet past their expiry, and checkouts in review (the review backlog; expiry pauses in review)',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    async collect() {
-      // A checkout in review keeps the deadline it had when its review began, but its expiry is
-      // paused until the decision: a review pending past it is backlog, not a checkout to drop.
-      const rows = await readWithinDeadline<Array<{ state: string; count: string }>>(
-        db('checkouts')
-          .where((open) => open.where('state', 'open').andWhere('expires_at', '>', db.fn.now()))
-          .orWhere('state', 'in_review')
-          .select('state')
-          .count('* as count')
-          .groupBy('state'),
-      );
-      this.reset();
-      if (!rows) return;
-      for (const state of ['open', 'in_review']) this.set({ state }, Number(rows.find((r) => r.state === state)?.count ?? 0));
-    },
-  });
+  registerBusinessGauges(registry, db);
 
   /** Records every request under its route template (never the raw path: ids would explode the series). */
   const middleware: RequestHandler = (req, res, next) => {

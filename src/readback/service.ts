@@ -4,11 +4,11 @@ import { presentLoaded } from '../charges/load';
 import { presentLineItem } from '../checkouts/present';
 import { presentCustomer } from '../customers/service';
 import { presentEventLog } from '../events/service';
-import { listCheckoutCharges, type ChargeRow } from '../storage/charges';
+import { listCheckoutCharges } from '../storage/charges';
 import { findCheckout, type CheckoutRow } from '../storage/checkouts';
 import { findCustomer, type CustomerRow } from '../storage/customers';
-import type { EventRow } from '../storage/events';
-import { pageOf, UnknownCursorError, type Page, type PageRequest } from '../storage/pages';
+import { findMerchantEvent } from '../storage/events';
+import { pageCharges, pageCheckouts, pageEvents, pageSucceededRefunds, UnknownCursorError, type Page, type PageRequest } from '../storage/pages';
 import { findRefund, type RefundRow } from '../storage/refunds';
 import { findCheckoutReview } from '../storage/reviews';
 
@@ -105,34 +105,27 @@ export async function getRefund(db: Db, merchantId: string, id: string) {
 }
 
 export async function getEvent(db: Db, merchantId: string, id: string) {
-  const event = await db<EventRow>('events').where({ merchant_id: merchantId, id }).first();
+  const event = await findMerchantEvent(db, merchantId, id);
   if (!event) throw notFound('Event', id);
   return (await presentEventLog(db, [event]))[0]!;
 }
 
-/** Optional equality filters: only those given narrow the list. */
-function scope(merchantId: string, filters: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = { merchant_id: merchantId };
-  for (const [column, value] of Object.entries(filters)) if (value !== undefined) out[column] = value;
-  return out;
-}
-
 export const listCheckouts = (db: Db, merchantId: string, page: PageRequest, filters: { customer_id?: string }) =>
-  listPage(() => pageOf<CheckoutRow>(db, 'checkouts', scope(merchantId, filters), page), (rows) => rows.map(presentStoredCheckout));
+  listPage(() => pageCheckouts(db, merchantId, filters, page), (rows) => rows.map(presentStoredCheckout));
 
 export const listCharges = (db: Db, merchantId: string, page: PageRequest, filters: { checkout_id?: string; customer_id?: string }) =>
   listPage(
-    () => pageOf<ChargeRow>(db, 'charges', scope(merchantId, filters), page),
+    () => pageCharges(db, merchantId, filters, page),
     (rows) => Promise.all(rows.map((c) => presentLoaded(db, c))),
   );
 
 /** Refunds made: a claim still at the processor is not one yet (see findRefund). */
 export const listRefunds = (db: Db, merchantId: string, page: PageRequest) =>
-  listPage(() => pageOf<RefundRow>(db, 'refunds', scope(merchantId, { status: 'succeeded' }), page), (rows) => rows.map(presentRefund));
+  listPage(() => pageSucceededRefunds(db, merchantId, page), (rows) => rows.map(presentRefund));
 
 /** `delivered_only` lists what the merchant was sent (enabled events); otherwise the whole log. */
 export const listEvents = (db: Db, merchantId: string, page: PageRequest, filters: { type?: string; checkout_id?: string }, deliveredOnly: boolean) =>
   listPage(
-    () => pageOf<EventRow>(db, 'events', { ...scope(merchantId, filters), ...(deliveredOnly ? { enabled: true } : {}) } as Record<string, string>, page, { kind: 'seq' }),
+    () => pageEvents(db, merchantId, filters, deliveredOnly, page),
     (rows) => presentEventLog(db, rows),
   );

@@ -53,7 +53,7 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
     .ignore()
     .returning('*');
   if (inserted[0]) return inserted[0] as ChargeRow;
-  return (await findChargeByAttemptKey(db, charge.attempt_key))!;
+  return (await findChargeByAttemptKeyUnscoped(db, charge.attempt_key))!;
 }
 
 /**
@@ -84,11 +84,11 @@ export async function insertChargeWhileLive(db: Db, charge: NewCharge): Promise<
   );
   const row = inserted.rows[0] as ChargeRow | undefined;
   if (row) return { charge: row, inserted: true };
-  const earlier = await findChargeByAttemptKey(db, charge.attempt_key);
+  const earlier = await findChargeByAttemptKeyUnscoped(db, charge.attempt_key);
   return earlier && { charge: earlier, inserted: false };
 }
 
-export async function findChargeByAttemptKey(db: Db, attemptKey: string): Promise<ChargeRow | undefined> {
+export async function findChargeByAttemptKeyUnscoped(db: Db, attemptKey: string): Promise<ChargeRow | undefined> {
   return db<ChargeRow>('charges').where({ attempt_key: attemptKey }).first();
 }
 
@@ -96,7 +96,7 @@ export async function findCharge(db: Db, merchantId: string, id: string): Promis
   return db<ChargeRow>('charges').where({ merchant_id: merchantId, id }).first();
 }
 
-export async function findChargeById(db: Db, id: string): Promise<ChargeRow | undefined> {
+export async function findChargeByIdUnscoped(db: Db, id: string): Promise<ChargeRow | undefined> {
   return db<ChargeRow>('charges').where({ id }).first();
 }
 
@@ -121,12 +121,15 @@ export async function linkChargeToSubscription(db: Db, chargeId: string, subscri
 }
 
 export type ChargeChanges = Partial<
-  Pick<ChargeRow, 'failure_code' | 'failure_message' | 'processor_charge_id' | 'avs_result' | 'cvv_result' | 'network_authorization_code' | 'threeds' | 'hold_released_at'>
+  Pick<ChargeRow, 'failure_code' | 'failure_message' | 'processor_charge_id' | 'avs_result' | 'cvv_result' | 'network_authorization_code' | 'threeds'>
 >;
 
-/** Compare-and-set: moves the charge only if it is still in `from`; answers the moved row or undefined. */
-export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, to: ChargeStatus, changes: ChargeChanges): Promise<ChargeRow | undefined> {
-  const values: Record<string, unknown> = { ...changes, status: to, updated_at: db.fn.now() };
+/**
+ * Compare-and-set: moves the charge only if it is still in `from`; answers the moved row or
+ * undefined. `releasesHold` marks the hold released (hold_released_at) in the same write.
+ */
+export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, to: ChargeStatus, changes: ChargeChanges, releasesHold = false): Promise<ChargeRow | undefined> {
+  const values: Record<string, unknown> = { ...changes, status: to, updated_at: db.fn.now(), ...(releasesHold ? { hold_released_at: db.fn.now() } : {}) };
   if (changes.threeds !== undefined) values.threeds = changes.threeds === null ? null : JSON.stringify(changes.threeds);
   const [row] = await db<ChargeRow>('charges').where({ id, status: from }).update(values).returning('*');
   return row as ChargeRow | undefined;
@@ -151,8 +154,15 @@ export async function claimHold(trx: Db, id: string, statementLimitMs: number): 
   return row as ChargeRow | undefined;
 }
 
+/** Marks the merchant's acceptance of the hold, and its release in the same write when `releasesHold`. */
+export async function markHoldAccepted(db: Db, id: string, releasesHold: boolean): Promise<void> {
+  await db('charges')
+    .where({ id })
+    .update({ hold_accepted_at: db.fn.now(), ...(releasesHold ? { hold_released_at: db.fn.now() } : {}) });
+}
+
 /** The charge locked for the rest of the transaction. */
-export async function lockCharge(db: Db, id: string): Promise<ChargeRow | undefined> {
+export async function lockChargeUnscoped(db: Db, id: string): Promise<ChargeRow | undefined> {
   return db<ChargeRow>('charges').where({ id }).forUpdate().first();
 }
 

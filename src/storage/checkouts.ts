@@ -67,7 +67,7 @@ export async function findCheckout(db: Db, merchantId: string, id: string): Prom
  * Unscoped: for the wallet, which has no merchant credential and proves access with the
  * checkout's client secret (the caller compares client_secret_hash before using the row).
  */
-export async function findCheckoutById(db: Db, id: string): Promise<CheckoutRow | undefined> {
+export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<CheckoutRow | undefined> {
   return db<CheckoutRow>('checkouts').where({ id }).first();
 }
 
@@ -81,12 +81,15 @@ export async function updateCheckoutState(
   id: string,
   from: readonly CheckoutState[],
   to: CheckoutState,
-  changes: { blocked_reason?: string | null; expires_at?: Date; expiry_remaining_ms?: number | null } = {},
+  changes: { blocked_reason?: string | null; expiry_remaining_ms?: number | null; expiresInMs?: number } = {},
 ): Promise<CheckoutRow | undefined> {
+  const { expiresInMs, ...columns } = changes;
+  // A new deadline counts from the database's clock, the one every charge insert checks it against.
+  const deadline = expiresInMs === undefined ? {} : { expires_at: db.raw('now() + make_interval(secs => ?)', [expiresInMs / 1000]) as unknown as Date };
   const [row] = await db<CheckoutRow>('checkouts')
     .where({ id })
     .whereIn('state', [...from])
-    .update({ ...changes, state: to, updated_at: db.fn.now() as unknown as Date })
+    .update({ ...columns, ...deadline, state: to, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
   return row as CheckoutRow | undefined;
 }
@@ -171,7 +174,7 @@ export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | nu
     [...(log ? [log.merchant_id, log.checkout_id, log.customer_id, log.fingerprint, log.number_key, log.client_ip] : []), ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES],
   );
   if (admitted.rows.length > 0) return null;
-  const row = await findCheckoutById(db, id);
+  const row = await findCheckoutByIdUnscoped(db, id);
   if (!row || row.state !== 'open') return 'not_open';
   if (row.expires_at.getTime() <= Date.now()) return 'expired';
   if (row.max_attempts !== null && row.attempts_count >= row.max_attempts) return 'attempt_limit';

@@ -95,6 +95,11 @@ export async function setRestriction(db: Db, merchantId: string, id: string, rea
 }
 
 /** Unscoped: for the operator's admin API, which names a customer by id alone. */
-export async function findCustomerById(db: Db, id: string): Promise<CustomerRow | undefined> {
+/** The customer locked for the rest of the transaction, by id alone (restrict and unrestrict never interleave). */
+export async function lockCustomerUnscoped(trx: Db, id: string): Promise<CustomerRow | undefined> {
+  return trx<CustomerRow>('customers').where({ id }).forUpdate().first();
+}
+
+export async function findCustomerByIdUnscoped(db: Db, id: string): Promise<CustomerRow | undefined> {
   return db<CustomerRow>('customers').where({ id }).first();
 }

@@ -38,6 +38,11 @@ let preparedGeneration = 0;
  * runs it. Answers the rows, as knex does for a query with `returning` (and for a raw statement,
  * its result's rows).
  */
+/** Resolves once the database answers a query. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.raw('SELECT 1');
+}
+
 export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
   if (db.isTransaction) return rowsOf<Row>(await query);
   const { sql, bindings } = query.toSQL().toNative();

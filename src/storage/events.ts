@@ -44,11 +44,15 @@ export async function insertEvent(
   return inserted as EventRow;
 }
 
-export async function findEvent(db: Db, id: string): Promise<EventRow | undefined> {
+export async function findEventUnscoped(db: Db, id: string): Promise<EventRow | undefined> {
   return db<EventRow>('events').where({ id }).first();
 }
 
-export async function listEvents(
+export async function findMerchantEvent(db: Db, merchantId: string, id: string): Promise<EventRow | undefined> {
+  return db<EventRow>('events').where({ merchant_id: merchantId, id }).first();
+}
+
+export async function listEventsUnscoped(
   db: Db,
   filter: { merchantId?: string; type?: string; checkoutId?: string; chargeId?: string; limit: number },
 ): Promise<EventRow[]> {

@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
+import type { ChargeRow } from './charges';
+import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
+import type { EventRow } from './events';
+import type { RefundRow } from './refunds';
 
 /** One page of a newest-first list: `limit` rows after the `startingAfter` row (exclusive). */
 export interface PageRequest {
@@ -27,7 +31,7 @@ type Order = { kind: 'created' } | { kind: 'seq' };
  * merchant reads). The cursor is compared in SQL against the cursor row itself, so timestamps
  * keep their microseconds and ties on created_at are broken by id.
  */
-export async function pageOf<T>(db: Db, table: string, scope: Record<string, string>, page: PageRequest, order: Order = { kind: 'created' }): Promise<Page<T>> {
+async function pageOf<T>(db: Db, table: string, scope: Record<string, string | boolean>, page: PageRequest, order: Order = { kind: 'created' }): Promise<Page<T>> {
   const query: Knex.QueryBuilder = db(table).where(scope);
   if (page.startingAfter !== undefined) {
     const cursor = await db(table).where({ ...scope, id: page.startingAfter }).first('id');
@@ -39,3 +43,23 @@ export async function pageOf<T>(db: Db, table: string, scope: Record<string, str
   const rows = (await query.orderBy(columns).limit(page.limit + 1)) as T[];
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
+
+/** The merchant's scope plus the optional equality filters given (those left undefined do not narrow). */
+function merchantScope(merchantId: string, filters: Record<string, string | boolean | undefined>): Record<string, string | boolean> {
+  const out: Record<string, string | boolean> = { merchant_id: merchantId };
+  for (const [column, value] of Object.entries(filters)) if (value !== undefined) out[column] = value;
+  return out;
+}
+
+export const pageCheckouts = (db: Db, merchantId: string, filters: { customer_id?: string }, page: PageRequest) =>
+  pageOf<CheckoutRow>(db, 'checkouts', merchantScope(merchantId, filters), page);
+
+export const pageCharges = (db: Db, merchantId: string, filters: { checkout_id?: string; customer_id?: string }, page: PageRequest) =>
+  pageOf<ChargeRow>(db, 'charges', merchantScope(merchantId, filters), page);
+
+export const pageSucceededRefunds = (db: Db, merchantId: string, page: PageRequest) =>
+  pageOf<RefundRow>(db, 'refunds', merchantScope(merchantId, { status: 'succeeded' }), page);
+
+/** `enabledOnly`: only the events the merchant was sent. */
+export const pageEvents = (db: Db, merchantId: string, filters: { type?: string; checkout_id?: string }, enabledOnly: boolean, page: PageRequest) =>
+  pageOf<EventRow>(db, 'events', merchantScope(merchantId, { ...filters, enabled: enabledOnly ? true : undefined }), page, { kind: 'seq' });

@@ -23,7 +23,7 @@ export async function insertReview(db: Db, row: Pick<ReviewRow, 'id' | 'merchant
   return inserted as ReviewRow;
 }
 
-export async function findReview(db: Db, id: string): Promise<ReviewRow | undefined> {
+export async function findReviewUnscoped(db: Db, id: string): Promise<ReviewRow | undefined> {
   return db<ReviewRow>('reviews').where({ id }).first();
 }
 
@@ -54,7 +54,7 @@ export async function spendReview(db: Db, id: string, chargeId: string): Promise
  * Oldest first: reviewers work the queue in arrival order; `newestFirst` for a history of decisions.
  * Not scoped: the admin sees every merchant.
  */
-export async function listReviews(db: Db, filter: { status?: ReviewRow['status']; merchantId?: string; limit: number; newestFirst?: boolean }): Promise<ReviewRow[]> {
+export async function listReviewsUnscoped(db: Db, filter: { status?: ReviewRow['status']; merchantId?: string; limit: number; newestFirst?: boolean }): Promise<ReviewRow[]> {
   const order = filter.newestFirst ? 'desc' : 'asc';
   const query = db<ReviewRow>('reviews').orderBy([{ column: 'created_at', order }, { column: 'id', order }]).limit(filter.limit);
   if (filter.status) query.where({ status: filter.status });

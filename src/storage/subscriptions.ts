@@ -61,7 +61,7 @@ export async function findSubscription(db: Db, merchantId: string, id: string): 
 }
 
 /** Unscoped: for the worker (workflows name subscriptions by id) and the operator's admin API. */
-export async function findSubscriptionById(db: Db, id: string, lock = false): Promise<SubscriptionRow | undefined> {
+export async function findSubscriptionByIdUnscoped(db: Db, id: string, lock = false): Promise<SubscriptionRow | undefined> {
   const query = db<SubscriptionRow>('subscriptions').where({ id });
   return (lock ? query.forUpdate() : query).first();
 }
@@ -96,7 +96,7 @@ export interface SubscriptionFilter {
 }
 
 /** Operator listing across merchants (the admin API), newest first. */
-export async function listSubscriptions(db: Db, filter: SubscriptionFilter): Promise<SubscriptionRow[]> {
+export async function listSubscriptionsUnscoped(db: Db, filter: SubscriptionFilter): Promise<SubscriptionRow[]> {
   const query = db<SubscriptionRow>('subscriptions').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(filter.limit);
   if (filter.merchantId) void query.where({ merchant_id: filter.merchantId });
   if (filter.customerId) void query.where({ customer_id: filter.customerId });
@@ -110,7 +110,7 @@ export async function markWorkflowStarted(db: Db, ids: string[]): Promise<void> 
 }
 
 /** Live subscriptions whose workflow start is not recorded, committed at least `graceMs` ago (the sweeper's). */
-export async function findUnstartedSubscriptions(db: Db, graceMs: number, limit: number): Promise<SubscriptionRow[]> {
+export async function findUnstartedSubscriptionsUnscoped(db: Db, graceMs: number, limit: number): Promise<SubscriptionRow[]> {
   return db<SubscriptionRow>('subscriptions')
     .whereNull('workflow_started_at')
     .whereNot({ status: 'cancelled' })

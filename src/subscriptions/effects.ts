@@ -8,14 +8,14 @@ import { daysAfter, periodBoundary } from '../domain/subscription-calendar';
 import { DEFAULT_RETRY_DAYS, presentSubscription, subscriptionNow } from '../domain/subscriptions';
 import { recordEvent } from '../events/record';
 import { linkChargeToSubscription, type ChargeRow } from '../storage/charges';
-import { findCheckoutById } from '../storage/checkouts';
+import { findCheckoutByIdUnscoped } from '../storage/checkouts';
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod, saveForRenewals } from '../storage/payment-methods';
 import {
   customerClockOffset,
   findCheckoutSubscription,
-  findSubscriptionById,
+  findSubscriptionByIdUnscoped,
   insertSubscription,
   updateSubscription,
   type SubscriptionChanges,
@@ -52,7 +52,7 @@ export async function applySubscriptionEffects(trx: Db, from: ChargeStatus, char
 
 /** The checkout's first successful charge creates its subscription and keeps the method for renewals. */
 async function createFromFirstCharge(trx: Db, charge: ChargeRow): Promise<SubscriptionEffects> {
-  const checkout = await findCheckoutById(trx, charge.checkout_id);
+  const checkout = await findCheckoutByIdUnscoped(trx, charge.checkout_id);
   if (!checkout?.subscription) return NONE;
   // One subscription per checkout (checkout_id is unique): a second success creates nothing.
   if (await findCheckoutSubscription(trx, checkout.id)) return NONE;
@@ -88,7 +88,7 @@ async function createFromFirstCharge(trx: Db, charge: ChargeRow): Promise<Subscr
 
 /** Loads the renewal's subscription, locked; null when the charge is not the renewal now due. */
 async function dueSubscription(trx: Db, charge: ChargeRow): Promise<SubscriptionRow | null> {
-  const sub = (await findSubscriptionById(trx, charge.subscription_id!, true))!;
+  const sub = (await findSubscriptionByIdUnscoped(trx, charge.subscription_id!, true))!;
   // The workflow never charges a cancelled subscription; a stale or foreign period changes nothing.
   if (sub.status === 'cancelled' || charge.subscription_period !== sub.period + 1) return null;
   return sub;

@@ -2,15 +2,15 @@ import type { AppDeps } from '../app-deps';
 import { presentSubscription, subscriptionNow } from '../domain/subscriptions';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { listSubscriptionCharges, type ChargeRow } from '../storage/charges';
-import { findCustomerById } from '../storage/customers';
+import { findCustomerByIdUnscoped } from '../storage/customers';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { dispatchCommitted } from '../events/dispatch';
 import { recordSubscriptionEvent } from './effects';
 import {
   advanceSubscriptionClock,
-  findSubscriptionById,
-  listSubscriptions,
+  findSubscriptionByIdUnscoped,
+  listSubscriptionsUnscoped,
   setCustomerClockOffset,
   updateSubscription,
   type SubscriptionRow,
@@ -46,13 +46,13 @@ function presentSubscriptionCharge(charge: ChargeRow) {
 }
 
 async function load(deps: SubscriptionDeps, id: string): Promise<{ sub: SubscriptionRow; merchant: MerchantRow }> {
-  const sub = await findSubscriptionById(deps.db, id);
+  const sub = await findSubscriptionByIdUnscoped(deps.db, id);
   if (!sub) throw new AdminNotFoundError('Subscription not found.', `No subscription ${id}.`);
   return { sub, merchant: (await findMerchant(deps.db, sub.merchant_id))! };
 }
 
-export async function listAdminSubscriptions(deps: SubscriptionDeps, filter: Parameters<typeof listSubscriptions>[1]) {
-  const rows = await listSubscriptions(deps.db, filter);
+export async function listAdminSubscriptions(deps: SubscriptionDeps, filter: Parameters<typeof listSubscriptionsUnscoped>[1]) {
+  const rows = await listSubscriptionsUnscoped(deps.db, filter);
   const environments = new Map<string, MerchantRow>();
   for (const row of rows) {
     if (!environments.has(row.merchant_id)) environments.set(row.merchant_id, (await findMerchant(deps.db, row.merchant_id))!);
@@ -86,7 +86,7 @@ export async function cancelAdminSubscription(deps: SubscriptionDeps, id: string
   if (sub.status === 'cancelled') throw alreadyCancelled(id);
   await ensureSubscriptionWorkflow(deps, sub);
   await sendUpdate(deps, id, (handle) => handle.executeUpdate(cancelSubscriptionUpdate, { args: [{ atPeriodEnd: body.at_period_end ?? false }] }));
-  return presentAdminSubscription((await findSubscriptionById(deps.db, id))!, merchant);
+  return presentAdminSubscription((await findSubscriptionByIdUnscoped(deps.db, id))!, merchant);
 }
 
 /**
@@ -113,7 +113,7 @@ export async function advanceTestClock(deps: SubscriptionDeps, id: string, body:
 
 /** Sandbox only: where the clock of the customer's future subscriptions starts (as a Stripe test clock). */
 export async function setCustomerTestClock(deps: SubscriptionDeps, customerId: string, body: CustomerClockBody) {
-  const customer = await findCustomerById(deps.db, customerId);
+  const customer = await findCustomerByIdUnscoped(deps.db, customerId);
   if (!customer) throw new AdminNotFoundError('Customer not found.', `No customer ${customerId}.`);
   assertSandbox((await findMerchant(deps.db, customer.merchant_id))!);
   const offsetMs = Date.parse(body.now) - Date.now();
@@ -138,7 +138,7 @@ async function sendUpdate<T>(deps: SubscriptionDeps, id: string, send: Parameter
  */
 export async function changePaymentMethod(deps: SubscriptionDeps & Pick<AppDeps, 'logger'>, id: string, body: PaymentMethodBody) {
   const { row, merchant, eventIds } = await deps.db.transaction(async (trx) => {
-    const sub = await findSubscriptionById(trx, id, true);
+    const sub = await findSubscriptionByIdUnscoped(trx, id, true);
     if (!sub) throw new AdminNotFoundError('Subscription not found.', `No subscription ${id}.`);
     if (sub.status === 'cancelled') throw alreadyCancelled(id);
     const method = await findPaymentMethod(trx, sub.merchant_id, body.payment_method_id);

@@ -11,7 +11,7 @@ import type { Logger } from '../logger';
 import { ServiceUnavailableError } from '../http/errors';
 import { isRetryableUpdateFailure } from '../temporal/transient-errors';
 import type { Db } from '../storage/db';
-import { findSubscriptionById, findUnstartedSubscriptions, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
+import { findSubscriptionByIdUnscoped, findUnstartedSubscriptionsUnscoped, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
 import { CustomerIdAttribute, MerchantIdAttribute } from '../../workflows/definitions';
 import { SUBSCRIPTION_FAILURES, type SubscriptionWorkflow, type SubscriptionWorkflowInput } from '../../workflows/subscription-definitions';
 
@@ -48,7 +48,7 @@ export async function ensureSubscriptionWorkflow(deps: SubscriptionWorkflowDeps,
 /** After the commit that created subscriptions: start their workflows (the sweeper catches a crash in between). */
 export async function startSubscriptionWorkflows(deps: SubscriptionWorkflowDeps, subscriptionIds: readonly string[] = []): Promise<void> {
   for (const id of subscriptionIds) {
-    const sub = await findSubscriptionById(deps.db, id);
+    const sub = await findSubscriptionByIdUnscoped(deps.db, id);
     if (sub) await ensureSubscriptionWorkflow(deps, sub);
   }
 }
@@ -59,7 +59,7 @@ const BATCH = 100;
 
 /** The sweeper's share: starts every live subscription's workflow whose start a crash lost. */
 export async function startLostSubscriptionWorkflows(deps: SubscriptionWorkflowDeps & { logger: Logger }): Promise<void> {
-  const lost = await findUnstartedSubscriptions(deps.db, GRACE_MS, BATCH);
+  const lost = await findUnstartedSubscriptionsUnscoped(deps.db, GRACE_MS, BATCH);
   if (lost.length) deps.logger.info({ count: lost.length }, 'starting subscription workflows left unstarted');
   for (const sub of lost) await ensureSubscriptionWorkflow(deps, sub);
 }
@@ -88,7 +88,7 @@ export async function updateSubscriptionWorkflow<T>(
     } catch (error) {
       const refusal = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
       if (refusal === SUBSCRIPTION_FAILURES.invalidClock) throw error;
-      const current = await findSubscriptionById(deps.db, subscriptionId);
+      const current = await findSubscriptionByIdUnscoped(deps.db, subscriptionId);
       if (!current || current.status === 'cancelled' || refusal === SUBSCRIPTION_FAILURES.cancelled) throw new SubscriptionEndedError(subscriptionId);
       const transient = isRetryableUpdateFailure(error);
       if (transient && attempt >= UPDATE_ATTEMPTS) {

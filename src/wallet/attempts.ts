@@ -14,10 +14,10 @@ import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
 import { logAttempt } from '../storage/attempt-log';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
-import { findChargeByAttemptKey, findChargeById } from '../storage/charges';
+import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
-import { findCheckoutReview, findReview, type ReviewRow } from '../storage/reviews';
+import { findCheckoutReview, findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
 import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
 import { AttemptBody } from './attempt-schemas';
@@ -115,11 +115,11 @@ export function postAttempt(deps: AppDeps): RequestHandler {
       if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id);
     }
     if (result.kind === 'review') {
-      res.status(202).json({ review: presentAttemptReview((await findReview(db, result.reviewId))!) });
+      res.status(202).json({ review: presentAttemptReview((await findReviewUnscoped(db, result.reviewId))!) });
       return;
     }
     // Workflows started before the answer carried the charge: read it back.
-    const charge = result.charge ?? (await findChargeById(db, result.chargeId))!;
+    const charge = result.charge ?? (await findChargeByIdUnscoped(db, result.chargeId))!;
     // A subscription's first success kept its method for renewals (marked it saved) in the charge's commit.
     const chargedMethod = checkout.subscription && charge.status === 'succeeded' ? ((await findPaymentMethod(db, merchant.id, stored.method.id)) ?? stored.method) : stored.method;
     const customer = await customerRead;
@@ -143,7 +143,7 @@ async function answeredEarlier(deps: AppDeps, checkout: CheckoutRow, attemptId: 
     res.status(202).json({ review: presentAttemptReview(review) });
     return true;
   }
-  const charge = await findChargeByAttemptKey(deps.db, attemptId);
+  const charge = await findChargeByAttemptKeyUnscoped(deps.db, attemptId);
   if (!charge || charge.checkout_id !== checkout.id) return false;
   res.status(201).json({ charge: await presentLoaded(deps.db, charge) });
   return true;

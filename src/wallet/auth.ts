@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { hashSecret, hashesEqual } from '../crypto';
 import type { Db } from '../storage/db';
 import { AuthenticationError } from '../http/errors';
-import { findCheckoutById, type CheckoutRow } from '../storage/checkouts';
+import { findCheckoutByIdUnscoped, type CheckoutRow } from '../storage/checkouts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -24,7 +24,7 @@ export function requireCheckoutSecret(db: Db): RequestHandler {
       const secret = req.header('x-client-secret');
       const checkoutId = typeof req.params.id === 'string' ? req.params.id : undefined;
       if (!secret || !checkoutId || secret.length > 200) throw new AuthenticationError(MESSAGE);
-      const checkout = await findCheckoutById(db, checkoutId);
+      const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
       if (!checkout || !hashesEqual(Buffer.from(checkout.client_secret_hash), hashSecret(secret))) throw new AuthenticationError(MESSAGE);
       req.checkout = checkout;
       next();

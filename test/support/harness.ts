@@ -12,6 +12,7 @@ import { createDb, dropDatabase } from '../../src/storage/db';
 import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createWorker, startWorkerSweeps } from '../../src/worker';
+import { createHoldActivities } from '../../activities/holds';
 import { settleFirstDeliveries } from '../../src/events/first-delivery';
 import type { HostResolver } from '../../src/webhooks/target';
 import { startTracing } from '../../src/observability/tracing';
@@ -129,7 +130,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const db = createDb(config.databaseUrl, { max: 5 });
   const tracing = startTracing({ serviceName: 'payments-test', otlpEndpoint: null, exporter: options.spanExporter });
   const temporal = await createTemporalClient(config.temporalAddress, config.temporalNamespace, { traced: tracing.enabled });
-  const deps: AppDeps = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost, tracing };
+  const base = { config, db, temporal, sealer: new Sealer(config.dataEncryptionKey), logger: createLogger(config.logLevel), resolveHost: options.resolveHost, tracing };
+  const deps: AppDeps = { ...base, holdHandshake: createHoldActivities(base) };
 
   const server: Server = await new Promise((resolve) => {
     const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));

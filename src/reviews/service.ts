@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { AppDeps } from '../app-deps';
+import { reviewDetails } from '../admin/service';
+import { AdminNotFoundError, ValidationError } from '../http/errors';
+import type { Db } from '../storage/db';
+import { setReviewDecider } from '../storage/evidence';
+import { findReviewUnscoped, listReviewsUnscoped, presentReview, type ReviewRow } from '../storage/reviews';
+import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
+import { FAILURE_TYPES, decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
+import { applicationFailureOf, failureType } from '../../workflows/failures';
+
+export interface ReviewListFilter {
+  status?: ReviewRow['status'];
+  merchantId?: string;
+  limit: number;
+  newestFirst: boolean;
+}
+
+/** The operator's review queue across merchants, each review with what a reviewer needs beside it. */
+export async function listReviewsForOperator(db: Db, filter: ReviewListFilter) {
+  const rows = await listReviewsUnscoped(db, filter);
+  const details = await reviewDetails(db, rows);
+  return rows.map((row, i) => ({ ...presentReview(row), ...details[i] }));
+}
+
+/**
+ * A reviewer's decision, sent to the paused checkout workflow, which decides: the review as it
+ * stands after it, with its decider. A review already decided (by another reviewer, or before)
+ * is a 422; so is an approval whose re-checks refused it (the review stays pending).
+ */
+export async function decideReview(deps: AppDeps, reviewId: string, decision: ReviewDecision, decidedBy: string) {
+  const { db, temporal } = deps;
+  const review = await findReviewUnscoped(db, reviewId);
+  if (!review) throw new AdminNotFoundError('Review not found.', `No review ${reviewId}.`);
+  if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
+  try {
+    // One update id per send: a send's own retries after a transient refusal reach the same
+    // decision, while a second reviewer's request, even at the same moment and for the same
+    // decision, is a second update that the workflow refuses (one decision, one 200).
+    const decided = await sendOnceCaughtUp(
+      () => executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, { args: [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
+      // The review is listed (its row committed) a moment before its workflow, which made it,
+      // hears back and waits for the decision: until then it refuses every decision as a second
+      // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
+      async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReviewUnscoped(db, review.id))?.status === 'pending',
+    );
+    if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
+    // The decision wrote its decider; this fills in one the workflow recorded without it (an
+    // update accepted before the decider rode with it). It never overwrites.
+    await setReviewDecider(db, review.id, decidedBy);
+    return { ...decided, decided_by: decidedBy };
+  } catch (error) {
+    // The approval's re-checks refused it (approvalRefusal): the review is still pending.
+    if (failureType(error) === FAILURE_TYPES.approvalRefused) {
+      throw new ValidationError('Approval refused.', applicationFailureOf(error)!.message);
+    }
+    // The workflow refuses a second decision: another reviewer decided first.
+    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
+      const current = (await findReviewUnscoped(db, review.id))!;
+      throw alreadyDecided(review.id, current.status);
+    }
+    throw error;
+  }
+}
+
+function alreadyDecided(id: string, status: string): ValidationError {
+  return new ValidationError('Review already decided.', `Review ${id} is ${status}; a decision cannot be changed.`);
+}
