@@ -4,8 +4,6 @@ import { hashesEqual, hashSecret } from '../crypto';
 import { bearerCredential } from '../http/auth';
 import { AdminAuthenticationError } from '../http/errors';
 import { heldBackBodyError } from '../http/json-body';
-import type { Db } from '../storage/db';
-import { isDashboardSessionRevoked, revokeDashboardSession } from '../storage/dashboard-session-revocations';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -28,10 +26,6 @@ export interface Session {
 export interface SessionRevocations {
   isRevoked(sessionId: string): Promise<boolean>;
   revoke(sessionId: string, expiresAt: Date): Promise<void>;
-}
-
-export function storedRevocations(db: Db): SessionRevocations {
-  return { isRevoked: (id) => isDashboardSessionRevoked(db, id), revoke: (id, expiresAt) => revokeDashboardSession(db, id, expiresAt) };
 }
 
 /** A cookie whose signature and expiry hold, with the random id that signing out revokes. */

@@ -1,16 +1,13 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import type { Request, RequestHandler, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
-import { presentCharge } from '../charges/present';
+import { presentCharge, type PresentedCharge } from '../charges/present';
 import { presentLoaded } from '../charges/load';
 import { findCustomer } from '../storage/customers';
 import { REVIEW_SPENT_MESSAGE, reviewSpentHint } from '../checkouts/review-rule';
 import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { credentialCacheFor } from '../http/credential-cache';
-import { idempotentAttemptId } from '../http/idempotency';
-import { parseOrThrow } from '../http/validate';
 import { failureType } from '../../workflows/failures';
 import { logAttempt } from '../storage/attempt-log';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
@@ -20,8 +17,7 @@ import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
 import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
-import { AttemptBody } from './attempt-schemas';
-import { checkoutOf } from './auth';
+import type { AttemptBody } from './attempt-schemas';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod, type CheckedPaymentMethod } from './attempt-rules';
 
 const NEW_CHECKOUT = 'Ask the merchant for a new checkout.';
@@ -60,93 +56,94 @@ function admissionError(refusal: AdmissionRefusal, checkout: CheckoutRow): Valid
   }
 }
 
+/** What an attempt came with besides its body: the attempt id its Idempotency-Key names, and the client's address. */
+export interface AttemptContext {
+  keyedAttemptId: string | undefined;
+  clientIp: string | null;
+}
+
+/** An attempt's answer: the charge it made (201), or the review the withdrawal paused for (202). */
+export type AttemptAnswer = { kind: 'charge'; charge: PresentedCharge } | { kind: 'review'; review: AttemptReview };
+
 /**
  * One payment attempt from the hosted wallet. In order: the request and the checkout's state
  * are checked, the one-review rule and the velocity limits are applied, the attempt is admitted
  * (one at a time per checkout, within the attempt limit), and only then are new details tokenized
  * and stored (no card number reaches Temporal) and the attempt handed to the checkout's workflow
- * as an update. Answers the charge (201) or the review the withdrawal paused for (202).
+ * as an update.
  */
-export function postAttempt(deps: AppDeps): RequestHandler {
+export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: AttemptBody, context: AttemptContext): Promise<AttemptAnswer> {
   const { db, temporal } = deps;
-  const merchants = credentialCacheFor(db);
-  return async (req, res) => {
-    const checkout = checkoutOf(req);
-    const body = parseOrThrow(AttemptBody, req.body);
-    // The update id is the attempt id: a retry after a transient refusal reaches the same update.
-    const keyedAttemptId = idempotentAttemptId(req);
-    if (keyedAttemptId && (await answeredEarlier(deps, checkout, keyedAttemptId, res))) return;
-    const stateError = refusedState(checkout);
-    if (stateError) throw stateError;
-    // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
-    const customerRead = findCustomer(db, checkout.merchant_id, checkout.customer_id);
-    customerRead.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-    const merchant = await merchants.getMerchant(checkout.merchant_id, () => findMerchant(db, checkout.merchant_id));
-    if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
-    const amountCents = attemptAmount(checkout, body.amount_cents);
-    await assertReviewAvailable(deps, merchant, checkout, amountCents);
-    const method = await checkPaymentMethod(deps, merchant, checkout, body);
-    await assertWithdrawalDestination(db, merchant, checkout, method);
+  // The update id is the attempt id: a retry after a transient refusal reaches the same update.
+  const { keyedAttemptId } = context;
+  if (keyedAttemptId) {
+    const earlier = await answeredEarlier(deps, checkout, keyedAttemptId);
+    if (earlier) return earlier;
+  }
+  const stateError = refusedState(checkout);
+  if (stateError) throw stateError;
+  // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
+  const customerRead = findCustomer(db, checkout.merchant_id, checkout.customer_id);
+  customerRead.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+  const merchant = await credentialCacheFor(db).getMerchant(checkout.merchant_id, () => findMerchant(db, checkout.merchant_id));
+  if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
+  const amountCents = attemptAmount(checkout, body.amount_cents);
+  await assertReviewAvailable(deps, merchant, checkout, amountCents);
+  const method = await checkPaymentMethod(deps, merchant, checkout, body);
+  await assertWithdrawalDestination(db, merchant, checkout, method);
 
-    const refusal = await logAndAdmit(deps, merchant, checkout, method, req);
-    if (refusal) throw admissionError(refusal, checkout);
-    let result;
-    let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
-    const attemptId = keyedAttemptId ?? randomUUID();
-    try {
-      stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
-      const paymentMethodId = stored.method.id;
-      // The admission found no charge in progress, but the workflow may still be ending the attempt
-      // before, whose charge ended a moment ago (a pending charge the processor failed: the workflow
-      // reads it after that commit), and refuses this one as in flight until then. Such a refusal is
-      // sent again under the same update id (a refused update is not kept).
-      result = await sendOnceCaughtUp(
-        () => executeUpdateRetrying(temporal.workflow.getHandle(checkout.id), submitAttemptUpdate, { args: [{ attemptId, paymentMethodId, amountCents }], updateId: attemptId }),
-        (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
-      );
-    } catch (error) {
-      // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
-      // After a transient failure (503) the update may still run, so its method stays.
-      if (stored?.created && !(error instanceof ServiceUnavailableError)) {
-        await deleteUnusedPaymentMethod(db, merchant.id, stored.method.id).catch((err) => deps.logger.warn({ err }, 'could not remove an unused payment method'));
-      }
-      throw attemptRefusal(error, merchant, checkout);
-    } finally {
-      if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id);
+  const refusal = await logAndAdmit(deps, merchant, checkout, method, context.clientIp);
+  if (refusal) throw admissionError(refusal, checkout);
+  let result;
+  let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
+  const attemptId = keyedAttemptId ?? randomUUID();
+  try {
+    stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
+    const paymentMethodId = stored.method.id;
+    // The admission found no charge in progress, but the workflow may still be ending the attempt
+    // before, whose charge ended a moment ago (a pending charge the processor failed: the workflow
+    // reads it after that commit), and refuses this one as in flight until then. Such a refusal is
+    // sent again under the same update id (a refused update is not kept).
+    result = await sendOnceCaughtUp(
+      () => executeUpdateRetrying(temporal.workflow.getHandle(checkout.id), submitAttemptUpdate, { args: [{ attemptId, paymentMethodId, amountCents }], updateId: attemptId }),
+      (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
+    );
+  } catch (error) {
+    // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
+    // After a transient failure (503) the update may still run, so its method stays.
+    if (stored?.created && !(error instanceof ServiceUnavailableError)) {
+      await deleteUnusedPaymentMethod(db, merchant.id, stored.method.id).catch((err) => deps.logger.warn({ err }, 'could not remove an unused payment method'));
     }
-    if (result.kind === 'review') {
-      res.status(202).json({ review: presentAttemptReview((await findReviewUnscoped(db, result.reviewId))!) });
-      return;
-    }
-    // Workflows started before the answer carried the charge: read it back.
-    const charge = result.charge ?? (await findChargeByIdUnscoped(db, result.chargeId))!;
-    // A subscription's first success kept its method for renewals (marked it saved) in the charge's commit.
-    const chargedMethod = checkout.subscription && charge.status === 'succeeded' ? ((await findPaymentMethod(db, merchant.id, stored.method.id)) ?? stored.method) : stored.method;
-    const customer = await customerRead;
-    if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
-    res.status(201).json({ charge: presentCharge(charge, customer, chargedMethod) });
-  };
+    throw attemptRefusal(error, merchant, checkout);
+  } finally {
+    if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id);
+  }
+  if (result.kind === 'review') return { kind: 'review', review: presentAttemptReview((await findReviewUnscoped(db, result.reviewId))!) };
+  // Workflows started before the answer carried the charge: read it back.
+  const charge = result.charge ?? (await findChargeByIdUnscoped(db, result.chargeId))!;
+  // A subscription's first success kept its method for renewals (marked it saved) in the charge's commit.
+  const chargedMethod = checkout.subscription && charge.status === 'succeeded' ? ((await findPaymentMethod(db, merchant.id, stored.method.id)) ?? stored.method) : stored.method;
+  const customer = await customerRead;
+  if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
+  return { kind: 'charge', charge: presentCharge(charge, customer, chargedMethod) };
 }
 
 const presentAttemptReview = (review: ReviewRow) => ({ id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() });
+type AttemptReview = ReturnType<typeof presentAttemptReview>;
 
 /**
  * A request sent again under its Idempotency-Key after its answer was lost (a 503 once the update
  * had been accepted, an API process that stopped): the attempt it started is answered as it stands
  * (202 with its review, or 201 with its charge), before the checkout's state, which that very
  * attempt may have moved (a charge in progress, a completed checkout), would refuse it with a 422.
- * False when it started nothing yet: the request then runs, and reaches the same update.
+ * Null when it started nothing yet: the request then runs, and reaches the same update.
  */
-async function answeredEarlier(deps: AppDeps, checkout: CheckoutRow, attemptId: string, res: Response): Promise<boolean> {
+async function answeredEarlier(deps: AppDeps, checkout: CheckoutRow, attemptId: string): Promise<AttemptAnswer | null> {
   const review = await findCheckoutReview(deps.db, checkout.id);
-  if (review?.attempt_key === attemptId) {
-    res.status(202).json({ review: presentAttemptReview(review) });
-    return true;
-  }
+  if (review?.attempt_key === attemptId) return { kind: 'review', review: presentAttemptReview(review) };
   const charge = await findChargeByAttemptKeyUnscoped(deps.db, attemptId);
-  if (!charge || charge.checkout_id !== checkout.id) return false;
-  res.status(201).json({ charge: await presentLoaded(deps.db, charge) });
-  return true;
+  if (!charge || charge.checkout_id !== checkout.id) return null;
+  return { kind: 'charge', charge: await presentLoaded(deps.db, charge) };
 }
 
 /**
@@ -183,8 +180,8 @@ const VELOCITY_ANSWERS = {
  * limits on, a card number, an IP or (when limited) a customer over its hourly limit is answered
  * 429 (its line and nothing else rolled back).
  */
-async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, method: CheckedPaymentMethod, req: Request): Promise<AdmissionRefusal | null> {
-  const entry = { merchant_id: merchant.id, checkout_id: checkout.id, customer_id: checkout.customer_id, fingerprint: method.fingerprint, number_key: method.numberKey, client_ip: req.ip ?? null };
+async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, method: CheckedPaymentMethod, clientIp: string | null): Promise<AdmissionRefusal | null> {
+  const entry = { merchant_id: merchant.id, checkout_id: checkout.id, customer_id: checkout.customer_id, fingerprint: method.fingerprint, number_key: method.numberKey, client_ip: clientIp };
   const velocity = merchant.settings.velocity_limits;
   if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, entry);
   return deps.db.transaction(async (trx) => {

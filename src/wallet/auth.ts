@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
-import { hashSecret, hashesEqual } from '../crypto';
 import type { Db } from '../storage/db';
 import { AuthenticationError } from '../http/errors';
-import { findCheckoutByIdUnscoped, type CheckoutRow } from '../storage/checkouts';
+import { checkoutForSecret, type CheckoutRow } from './service';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -24,8 +23,8 @@ export function requireCheckoutSecret(db: Db): RequestHandler {
       const secret = req.header('x-client-secret');
       const checkoutId = typeof req.params.id === 'string' ? req.params.id : undefined;
       if (!secret || !checkoutId || secret.length > 200) throw new AuthenticationError(MESSAGE);
-      const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
-      if (!checkout || !hashesEqual(Buffer.from(checkout.client_secret_hash), hashSecret(secret))) throw new AuthenticationError(MESSAGE);
+      const checkout = await checkoutForSecret(db, checkoutId, secret);
+      if (!checkout) throw new AuthenticationError(MESSAGE);
       req.checkout = checkout;
       next();
     } catch (error) {

@@ -1,5 +1,3 @@
-import type { RequestHandler } from 'express';
-import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
 import { presentPaymentMethod, type PresentedCharge } from '../charges/present';
 import { presentLineItem } from '../checkouts/present';
@@ -13,7 +11,6 @@ import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { listSavedPaymentMethods, type PaymentMethodRow } from '../storage/payment-methods';
 import { findCheckoutReview } from '../storage/reviews';
-import { checkoutOf } from './auth';
 
 interface ReviewSummary {
   id: string;
@@ -30,14 +27,6 @@ interface WalletView {
   savedMethods: PaymentMethodRow[];
   review: ReviewSummary | null;
   charges: PresentedCharge[];
-}
-
-/** GET /wallet/v1/checkouts/{id}: what the hosted page shows (behind requireCheckoutSecret). */
-export function getWalletCheckout({ db }: AppDeps): RequestHandler {
-  // Its Cache-Control: no-store is every API answer's (src/http/answer-headers.ts).
-  return async (req, res) => {
-    res.json(presentWalletCheckout(await loadWalletView(db, checkoutOf(req))));
-  };
 }
 
 export async function loadWalletView(db: Db, checkout: CheckoutRow): Promise<WalletView> {

@@ -1,11 +1,15 @@
 import cors from 'cors';
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { idempotent } from '../http/idempotency';
-import { requireCheckoutSecret } from './auth';
-import { getWalletCheckout } from './read';
-import { postAttempt } from './attempts';
-import { postCheckoutDevicePing } from './device-pings';
+import { CoordinatesBody } from '../device-pings/schemas';
+import { assertDevicePingsEnabled, presentDevicePing, recordDevicePing } from '../device-pings/service';
+import { idempotent, idempotentAttemptId } from '../http/idempotency';
+import { parseOrThrow } from '../http/validate';
+import { AttemptBody } from './attempt-schemas';
+import { submitAttempt } from './attempts';
+import { checkoutOf, requireCheckoutSecret } from './auth';
+import { loadWalletView, presentWalletCheckout } from './read';
+import { merchantOfCheckout } from './service';
 
 /**
  * The wallet API (/wallet/v1), called by the hosted page and by merchants' own front ends.
@@ -25,10 +29,32 @@ export function walletRoutes(deps: AppDeps): Router {
     }),
   );
 
-  router.get('/checkouts/:id', requireCheckoutSecret(db), getWalletCheckout(deps));
-  // The lead's attempts route (src/wallet/attempts.ts): one payment attempt per call.
-  router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), idempotent(deps), postAttempt(deps));
-  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), idempotent(deps), postCheckoutDevicePing(deps));
+  // What the hosted page shows. Its Cache-Control: no-store is every API answer's (src/http/answer-headers.ts).
+  router.get('/checkouts/:id', requireCheckoutSecret(db), async (req, res) => {
+    res.json(presentWalletCheckout(await loadWalletView(db, checkoutOf(req))));
+  });
+
+  // One payment attempt per call: the charge (201), or the review a withdrawal paused for (202).
+  router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), idempotent(deps), async (req, res) => {
+    const checkout = checkoutOf(req);
+    const body = parseOrThrow(AttemptBody, req.body);
+    const answer = await submitAttempt(deps, checkout, body, { keyedAttemptId: idempotentAttemptId(req), clientIp: req.ip ?? null });
+    if (answer.kind === 'review') res.status(202).json({ review: answer.review });
+    else res.status(201).json({ charge: answer.charge });
+  });
+
+  // The hosted page's own ping for the checkout's customer: the same service as POST
+  // /api/v1/device_pings (30-minute reuse, 404 when disabled), the same answer; the checkout's
+  // client_secret stands in for the merchant's.
+  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), idempotent(deps), async (req, res) => {
+    const checkout = checkoutOf(req);
+    const merchant = await merchantOfCheckout(db, checkout);
+    // Same order as the public endpoint: a disabled account answers 404 whatever was sent.
+    assertDevicePingsEnabled(merchant);
+    const body = parseOrThrow(CoordinatesBody, req.body);
+    const result = await recordDevicePing(deps, merchant, checkout.customer_id, body, req.ip ?? null);
+    res.status(201).json(presentDevicePing(result));
+  });
 
   return router;
 }

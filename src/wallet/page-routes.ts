@@ -2,7 +2,7 @@ import express, { Router } from 'express';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AppDeps } from '../app-deps';
-import { findCheckoutByIdUnscoped } from '../storage/checkouts';
+import { checkoutExperience } from './service';
 
 /**
  * The assets live beside this file in the source tree; the production build compiles to
@@ -84,8 +84,8 @@ export function walletPageRoutes({ db }: Pick<AppDeps, 'db'>): Router {
   // secret from the query, and everything else comes from the wallet API. Only its framing
   // depends on the checkout (its experience), read without the secret, which a reload no longer sends.
   router.get('/checkout/:id', async (req, res, next) => {
-    const checkout = await findCheckoutByIdUnscoped(db, req.params.id);
-    res.set(checkout?.experience === 'iframe' ? FRAMED_PAGE_HEADERS : UNFRAMED_PAGE_HEADERS);
+    const experience = await checkoutExperience(db, req.params.id);
+    res.set(experience === 'iframe' ? FRAMED_PAGE_HEADERS : UNFRAMED_PAGE_HEADERS);
     res.sendFile(indexFile, (error) => {
       if (error) next(error);
     });
