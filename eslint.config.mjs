@@ -17,6 +17,22 @@ export default tseslint.config(
     },
   },
   {
+    // Only src/storage/ speaks SQL (dependency-cruiser keeps knex and pg imports there; this catches
+    // a query built on a database handle passed in from outside).
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+    ignores: ['src/storage/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "CallExpression[callee.type='Identifier'][callee.name=/^(db|trx|knex)$/]",
+          "CallExpression[callee.type='MemberExpression'][callee.property.name='db']",
+          "MemberExpression[object.name=/^(db|trx|knex)$/][property.name=/^(raw|fn|schema|queryBuilder)$/]",
+        ].map((selector) => ({ selector, message: 'Only src/storage/ speaks SQL: add a storage function and call it.' })),
+      ],
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': [
