@@ -70,6 +70,13 @@ module.exports = {
       to: { path: ['^src/http/', '^src/[^/]+/[a-z-]*routes\\.ts$', '^src/[^/]+/service\\.ts$'] },
     },
     {
+      name: 'storage-imports-down-only',
+      comment: 'Storage builds on the domain and the configuration only; what it needs from above comes in as types.',
+      severity: 'error',
+      from: { path: '^src/storage/' },
+      to: { pathNot: ['^src/(storage|domain)/', '^src/config\\.ts$', 'node_modules/'], dependencyTypesNot: ['type-only', 'core'] },
+    },
+    {
       name: 'src-not-to-activities',
       comment: 'Activities run in the worker; only the composition roots (worker, runtime, entry points) build them.',
       severity: 'error',

@@ -47,6 +47,7 @@ describe('layer rules (dependency-cruiser)', () => {
     ['request-layer-not-to-temporal', 'src/shop/routes.ts', /^src\/temporal\/updates\.ts$/],
     ['sql-only-in-storage', 'src/shop/service.ts', /node_modules\/pg\//],
     ['storage-raises-domain-errors', 'src/storage/orders.ts', /^src\/http\/errors\.ts$/],
+    ['storage-imports-down-only', 'src/storage/orders.ts', /^src\/http\/errors\.ts$/],
     ['src-not-to-activities', 'src/shop/routes.ts', /^activities\/orders\.ts$/],
     ['workflow-sandbox-no-node-builtins', 'workflows/order.ts', /^node:fs$|^fs$/],
     ['workflow-sandbox-no-io-packages', 'workflows/order.ts', /node_modules\/knex\//],
