@@ -57,6 +57,8 @@ export const FAILURE_TYPES = {
   attemptInFlight: 'ATTEMPT_IN_FLIGHT',
   checkoutBlocked: 'CHECKOUT_BLOCKED',
   chargeNotRefundable: 'CHARGE_NOT_REFUNDABLE',
+  /** The charge is not succeeded (not yet, or no longer): the contract's "Unable to refund charge." */
+  chargeNotSucceeded: 'CHARGE_NOT_SUCCEEDED',
   refundUnsupported: 'REFUND_UNSUPPORTED',
   refundDeclined: 'REFUND_DECLINED',
   reviewAlreadyDecided: 'REVIEW_ALREADY_DECIDED',

@@ -4,11 +4,14 @@ import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
 import { ApiError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { isEmptyBody } from '../http/validate';
-import { findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
+import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../../workflows/definitions';
 import { loadPresentedCharge } from './load';
-import { refundRefusal } from './refund-rules';
+import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
+import { refundRefusal, type RefundRefusal } from './refund-rules';
+
+const REFUND_CAPABLE_TEXT = [...REFUND_CAPABLE_PROCESSORS].join(' and ');
 
 export const REFUND_WORKFLOW = 'refundWorkflow';
 
@@ -29,12 +32,12 @@ function unableToRefund(chargeId: string, why: string): ApiError {
  * A refusal by the refund rules. The public endpoint answers the contract's bodies exactly
  * (`{error}`); the admin API's (`operatorHint`) add the hint the operator spec asks of its errors.
  */
-function refusalError(chargeId: string, refusal: { type: string; message: string }, operatorHint: boolean): ApiError {
-  if (refusal.message === 'Unable to refund charge.') return unableToRefund(chargeId, 'is not in status succeeded');
+function refusalError(chargeId: string, refusal: RefundRefusal, operatorHint: boolean): ApiError {
+  if (refusal.type === FAILURE_TYPES.chargeNotSucceeded) return unableToRefund(chargeId, 'is not in status succeeded');
   if (!operatorHint) return new ApiError('refund', refusal.message);
   const hint =
     refusal.type === FAILURE_TYPES.refundUnsupported
-      ? `Charge ${chargeId} cannot be refunded: refunds are possible for card deposits through sandbox_alpha and sandbox_beta only; bank and crypto deposits have no refund path.`
+      ? `Charge ${chargeId} cannot be refunded: refunds are possible for card deposits through ${REFUND_CAPABLE_TEXT} only; bank and crypto deposits have no refund path.`
       : `Charge ${chargeId} is a payout (debit); only deposits (credit) can be refunded.`;
   return new ApiError('refund', refusal.message, hint);
 }
@@ -58,9 +61,9 @@ const REQUEST_REF_MEMO = 'idempotency_ref';
 export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source'], requestRef?: string) {
   const operatorHint = source !== 'api';
   const { db, temporal, config } = deps;
-  const charge: ChargeRow | undefined = await findChargeByIdUnscoped(db, chargeId);
-  // Another merchant's charge is the same answer as a missing one.
-  if (!charge || (scope.merchantId !== undefined && charge.merchant_id !== scope.merchantId)) throw unableToRefund(chargeId, 'does not exist for this business');
+  // Another merchant's charge is the same answer as a missing one; the operator sees every merchant's.
+  const charge: ChargeRow | undefined = scope.merchantId !== undefined ? await findCharge(db, scope.merchantId, chargeId) : await findChargeByIdUnscoped(db, chargeId);
+  if (!charge) throw unableToRefund(chargeId, 'does not exist for this business');
   const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
   const refusal = refundRefusal(charge, pm.payment_type);
   if (refusal) {
@@ -119,7 +122,7 @@ function refundFailure(chargeId: string, error: unknown, operatorHint: boolean):
   if (cause.type === FAILURE_TYPES.refundDeclined) {
     return refundDeclined(chargeId, String(cause.details?.[0] ?? cause.message), operatorHint);
   }
-  if (cause.type === FAILURE_TYPES.refundUnsupported || cause.type === FAILURE_TYPES.chargeNotRefundable) {
+  if (cause.type === FAILURE_TYPES.refundUnsupported || cause.type === FAILURE_TYPES.chargeNotRefundable || cause.type === FAILURE_TYPES.chargeNotSucceeded) {
     return refusalError(chargeId, { type: cause.type, message: cause.message }, operatorHint);
   }
   return error;

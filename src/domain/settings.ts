@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from './event-types';
 import { MAX_AMOUNT_CENTS } from './limits';
 
+/** The token wallets among the payment methods: paid with a token the wallet issues, on card rails. */
+export const WALLET_METHODS = ['apple_pay', 'google_pay', 'paypal', 'venmo'] as const;
+
 /** The seven payment method identifiers of the operator spec. */
-export const PAYMENT_METHODS = ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'] as const;
+export const PAYMENT_METHODS = ['credit_card', 'bank_account', ...WALLET_METHODS, 'crypto'] as const;
 export type PaymentMethodId = (typeof PAYMENT_METHODS)[number];
 
 export const CHECKOUT_TYPES = ['deposit', 'withdrawal'] as const;
@@ -21,6 +24,9 @@ export type CheckoutFlow = (typeof CHECKOUT_FLOWS)[number];
 
 export const CUSTOMER_FIELD_MODES = ['names_and_email', 'names_and_email_or_phone', 'email_only'] as const;
 export const CARD_PROCESSORS = ['sandbox_alpha', 'sandbox_beta', 'sandbox_gamma'] as const;
+
+/** The card processors with a refund path (the operator spec): sandbox_gamma cannot refund. */
+export const REFUND_CAPABLE_PROCESSORS: ReadonlySet<string> = new Set<(typeof CARD_PROCESSORS)[number]>(['sandbox_alpha', 'sandbox_beta']);
 
 export const US_REGIONS = [
   'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS',

@@ -2,7 +2,7 @@
 // tokenize time, and written into the opaque token (`sbx_<behaviour>_<random>`), so charges,
 // payouts and refunds never need, and nothing ever stores, a full card or account number.
 import { createHash, randomBytes } from 'node:crypto';
-import { CARD_PROCESSORS } from '../domain/settings';
+import { CARD_PROCESSORS, REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
 import type { Db } from '../storage/db';
 import { findSandboxCall, recordSandboxCall } from '../storage/sandbox-processor-calls';
 import { checkInstrument } from './instruments';
@@ -17,9 +17,6 @@ import {
 
 // The names are the values of a merchant's card_processor setting.
 export type ProcessorName = (typeof CARD_PROCESSORS)[number];
-
-// The contract's refund path is offered by two of the three card processors.
-const REFUND_CAPABLE: ReadonlySet<ProcessorName> = new Set(['sandbox_alpha', 'sandbox_beta']);
 
 /** A sandbox deposit of exactly this amount succeeds and is then refunded (the contract's 1.08 USD). */
 export const SANDBOX_AUTO_REFUND_AMOUNT_CENTS = 108;
@@ -125,7 +122,7 @@ export function createSandboxProcessor(name: ProcessorName, options: SandboxOpti
     if (!db || idempotencyKey === undefined) return Promise.resolve(result);
     return recordSandboxCall(db, name, idempotencyKey, operation, result);
   }
-  const supportsRefunds = REFUND_CAPABLE.has(name);
+  const supportsRefunds = REFUND_CAPABLE_PROCESSORS.has(name);
 
   // With an idempotency key the ids are derived from it, so a retried call answers the same.
   function entropy(purpose: string, idempotencyKey?: string): Buffer {
