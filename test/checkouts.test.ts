@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { MAX_AMOUNT_CENTS, MAX_LINE_ITEMS } from '../src/checkouts/schemas';
+import { MAX_AMOUNT_CENTS } from '../src/domain/limits';
+import { MAX_LINE_ITEMS } from '../src/checkouts/schemas';
 import type { Request } from 'express';
 import { createCheckout } from '../src/checkouts/service';
 import { idempotentId } from '../src/http/idempotency';

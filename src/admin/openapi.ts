@@ -8,7 +8,7 @@ import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, 
 import { registry } from '../http/openapi-registry';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from '../merchants/schemas';
 import { CheckoutDetail, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
-import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
+import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery, adminListLimitParameter } from './schemas';
 
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
 const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such record.' };
@@ -80,7 +80,7 @@ operation({
   query: z.object({
     status: z.enum(['pending', 'approved', 'declined']).optional(),
     merchant_id: z.string().optional(),
-    limit: z.coerce.number().int().min(1).max(500).optional(),
+    limit: adminListLimitParameter.optional(),
     order: z.enum(['oldest', 'newest']).optional().openapi({ description: '`oldest` (default, the queue) or `newest` (recent decisions first).' }),
   }),
   responses: { 200: ['Reviews', results(Review)] }, errors,
@@ -112,7 +112,7 @@ operation({
 });
 operation({
   method: 'get', path: '/admin/v1/events', id: 'adminListEvents', tag, security, summary: 'The event log, newest first, with delivery attempts',
-  query: z.object({ merchant_id: z.string().optional(), type: z.enum(EVENT_TYPES).optional(), checkout_id: z.string().optional(), charge_id: z.string().optional(), limit: z.coerce.number().int().min(1).max(500).optional() }),
+  query: z.object({ merchant_id: z.string().optional(), type: z.enum(EVENT_TYPES).optional(), checkout_id: z.string().optional(), charge_id: z.string().optional(), limit: adminListLimitParameter.optional() }),
   responses: { 200: ['Events', results(LoggedEvent)] }, errors,
 });
 operation({ method: 'get', path: '/admin/v1/events/{id}', id: 'adminGetEvent', tag, security, summary: 'One event with its delivery attempts', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The event', LoggedEvent] }, errors });

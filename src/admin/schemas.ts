@@ -1,8 +1,16 @@
 import { z } from 'zod';
 import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from '../domain/event-types';
 
-/** Every admin list answers at most this many rows. */
+/** Every admin search answers at most this many rows. */
 export const MAX_ADMIN_RESULTS = 200;
+
+/** The operator's queues and logs (reviews, events, subscriptions): at most this many rows per list. */
+export const MAX_ADMIN_LIST_LIMIT = 500;
+/** ... and this many when no limit is given. */
+export const DEFAULT_ADMIN_LIST_LIMIT = 100;
+/** The `limit` of those lists, as documented (no default in the document's type). */
+export const adminListLimitParameter = z.coerce.number().int().min(1).max(MAX_ADMIN_LIST_LIMIT);
+export const adminListLimit = adminListLimitParameter.default(DEFAULT_ADMIN_LIST_LIMIT);
 
 const id = z.string().min(1).max(64);
 const limit = z.coerce.number().int().min(1).max(MAX_ADMIN_RESULTS).default(50);

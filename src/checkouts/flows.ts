@@ -4,7 +4,8 @@
 import { CHECKOUT_FLOWS, type CheckoutFlow, type CheckoutType, type PaymentMethodId } from '../domain/settings';
 import { PAYMENT_TYPE_FOR_METHOD, type PaymentType } from '../processors/types';
 import type { LineItemKind } from '../storage/checkouts';
-import { MAX_AMOUNT_CENTS, type CheckoutCreateBody } from './schemas';
+import { MAX_AMOUNT_CENTS } from '../domain/limits';
+import type { CheckoutCreateBody } from './schemas';
 
 /** A refusal the service turns into a 422 `{error, hint}`. */
 export interface Refusal {

@@ -10,8 +10,7 @@ import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
  */
 export const MIN_CENTS = 1;
 export const MIN_QUANTITY = 1;
-export { MAX_AMOUNT_CENTS } from '../domain/limits';
-import { MAX_AMOUNT_CENTS } from '../domain/limits';
+import { MAX_AMOUNT_CENTS, MAX_TEXT_LENGTH } from '../domain/limits';
 export const MAX_QUANTITY = 10_000;
 export const MAX_LINE_ITEMS = 100;
 export const MAX_PAYMENT_OPTIONS = 20;
@@ -19,7 +18,6 @@ export const EXPERIENCES = ['web', 'webview', 'iframe'] as const;
 export const SUBSCRIPTION_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 /** At most one year between two subscription charges, whatever the unit (as card networks expect). */
 export const MAX_INTERVAL_COUNT: Record<(typeof SUBSCRIPTION_INTERVALS)[number], number> = { day: 365, week: 52, month: 12, year: 1 };
-const MAX_TEXT = 255;
 const MAX_URL = 2048;
 
 const cents = z.number().int().min(MIN_CENTS).max(MAX_AMOUNT_CENTS);
@@ -27,16 +25,16 @@ const quantity = z.number().int().min(MIN_QUANTITY).max(MAX_QUANTITY);
 const httpUrl = z.string().max(MAX_URL).pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
 
 const ProductReference = z
-  .object({ product_id: z.string().min(1).max(MAX_TEXT), quantity })
+  .object({ product_id: z.string().min(1).max(MAX_TEXT_LENGTH), quantity })
   .strict()
   .openapi({ description: 'An existing active product of this business.' });
 
 const InlineProduct = z
   .object({
-    name: z.string().min(1).max(MAX_TEXT),
+    name: z.string().min(1).max(MAX_TEXT_LENGTH),
     price_cents: cents,
     quantity,
-    sku: z.string().min(1).max(MAX_TEXT).optional().openapi({ description: '`shipping` and `tax` render as shipping and tax lines.' }),
+    sku: z.string().min(1).max(MAX_TEXT_LENGTH).optional().openapi({ description: '`shipping` and `tax` render as shipping and tax lines.' }),
     url: httpUrl.optional().openapi({ description: 'Product image URL.' }),
     dedup: z.boolean().optional().openapi({ description: 'Reuse this business\'s product with the same sku and price_cents. Requires sku.' }),
   })
@@ -84,7 +82,7 @@ export const CheckoutCreateBody = registry.register(
   'CheckoutCreate',
   z
     .object({
-      customer_id: z.string().min(1).max(MAX_TEXT),
+      customer_id: z.string().min(1).max(MAX_TEXT_LENGTH),
       type: z.enum(CHECKOUT_TYPES),
       line_items: z.array(LineItemInput).min(1).max(MAX_LINE_ITEMS).optional().openapi({ description: 'Purchase and subscription flows only.' }),
       subscription_data: SubscriptionData.optional(),

@@ -1,14 +1,13 @@
-import { dateOfBirthSchema } from '../domain/limits';
+import { dateOfBirthSchema, MAX_TEXT_LENGTH } from '../domain/limits';
 import { z } from 'zod';
 import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
 
 /** Limits of the contract's Customer resource, named once. */
 export const PHONE_PATTERN = /^\d{10}$/;
-const MAX_TEXT = 255;
 
-const email = z.string().max(MAX_TEXT).pipe(z.email());
+const email = z.string().max(MAX_TEXT_LENGTH).pipe(z.email());
 /** A legal name: min length 1 as the contract says, and not blanks alone, which would stand for no name. */
-const name = z.string().min(1).max(MAX_TEXT).regex(/\S/, 'must not be blank');
+const name = z.string().min(1).max(MAX_TEXT_LENGTH).regex(/\S/, 'must not be blank');
 const phoneNumber = z.string().regex(PHONE_PATTERN, 'must be exactly 10 digits, no country code or punctuation');
 const dateOfBirth = dateOfBirthSchema;
 /**
@@ -16,7 +15,7 @@ const dateOfBirth = dateOfBirthSchema;
  * failure says only "Invalid input", so the message says what the field takes; an integer past
  * 2^53 cannot be read exactly from JSON, hence a string for those.
  */
-const internalId = z.union([z.string().min(1).max(MAX_TEXT), z.number().int().transform(String)], {
+const internalId = z.union([z.string().min(1).max(MAX_TEXT_LENGTH), z.number().int().transform(String)], {
   error: (issue) => {
     if (issue.code !== 'invalid_union') return undefined;
     return Number.isInteger(issue.input)
@@ -61,14 +60,14 @@ export type CustomerUpdateBody = z.infer<typeof CustomerUpdateBody>;
 export const CustomerSearchQuery = z
   .object({
     // No email holds a space: one here is a + that a query string decoded (ada+shop@ sent unencoded).
-    email: z.string().min(1).max(MAX_TEXT).transform((raw) => raw.replace(/ /g, '+')).optional(),
+    email: z.string().min(1).max(MAX_TEXT_LENGTH).transform((raw) => raw.replace(/ /g, '+')).optional(),
     phone_number: z
       .string()
       .max(40)
       .transform((raw) => normalizeSearchPhone(raw))
       .pipe(phoneNumber)
       .optional(),
-    internal_id: z.string().min(1).max(MAX_TEXT).optional(),
+    internal_id: z.string().min(1).max(MAX_TEXT_LENGTH).optional(),
   })
   .refine((q) => q.email !== undefined || q.phone_number !== undefined || q.internal_id !== undefined, {
     message: 'at least one of email, phone_number, internal_id is required',

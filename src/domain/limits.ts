@@ -3,6 +3,9 @@ import { z } from 'zod';
 /** The largest amount of one checkout or attempt, in cents (one million dollars). */
 export const MAX_AMOUNT_CENTS = 100_000_000;
 
+/** The longest free-text field (a name, an email, an address line, a description) the API takes. */
+export const MAX_TEXT_LENGTH = 255;
+
 export const EARLIEST_DATE_OF_BIRTH = '1900-01-01';
 
 /**

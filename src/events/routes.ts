@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { adminListLimit } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
@@ -11,7 +12,7 @@ const EventListQuery = z.object({
   type: z.enum(EVENT_TYPES).optional(),
   checkout_id: z.string().min(1).optional(),
   charge_id: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: adminListLimit,
 });
 
 /** The event log (newest first, with every delivery attempt) and resend. */

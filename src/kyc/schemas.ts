@@ -1,4 +1,4 @@
-import { dateOfBirthSchema } from '../domain/limits';
+import { dateOfBirthSchema, MAX_TEXT_LENGTH } from '../domain/limits';
 import { z } from 'zod';
 import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
 
@@ -28,10 +28,9 @@ export const STATE_PATTERN = /^[A-Z]{2}$/;
 export const COUNTRY_PATTERN = /^[A-Z]{3}$/;
 export const LAST_FOUR_SSN_PATTERN = /^[0-9]{4}$/;
 /** Older dates are typos, and PostgreSQL rejects year 0, which would otherwise surface as a 500. */
-const MAX_TEXT = 255;
 
 /** A required text field: min length 1 as the contract says, and not blanks alone, which would stand for no value. */
-const text = z.string().min(1).max(MAX_TEXT).regex(/\S/, 'must not be blank');
+const text = z.string().min(1).max(MAX_TEXT_LENGTH).regex(/\S/, 'must not be blank');
 const dateOfBirth = dateOfBirthSchema;
 
 export const KycUpsertBody = registry.register(
@@ -43,7 +42,7 @@ export const KycUpsertBody = registry.register(
       last_name: text,
       date_of_birth: dateOfBirth,
       address_line_1: text,
-      address_line_2: z.string().max(MAX_TEXT).nullable().optional(),
+      address_line_2: z.string().max(MAX_TEXT_LENGTH).nullable().optional(),
       city: text,
       state: z.string().regex(STATE_PATTERN, 'must be 2 uppercase letters'),
       postal_code: text,
@@ -52,8 +51,8 @@ export const KycUpsertBody = registry.register(
       verified: z.boolean(),
       // The contract types these as plain strings (unlike the Customer's email and 10-digit phone):
       // providers report them in their own formats, and the record keeps what was verified.
-      phone_number: z.string().max(MAX_TEXT).optional(),
-      email: z.string().max(MAX_TEXT).optional(),
+      phone_number: z.string().max(MAX_TEXT_LENGTH).optional(),
+      email: z.string().max(MAX_TEXT_LENGTH).optional(),
       // Never echoed and never logged; the logger redacts the key wherever it appears.
       last_four_ssn: z.string().regex(LAST_FOUR_SSN_PATTERN, 'must be exactly 4 digits').optional(),
     })

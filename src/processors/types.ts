@@ -1,19 +1,13 @@
 // The one interface every card/bank/crypto processor implements. The sandbox is the only
 // implementation today; a real processor is remote, hence every call returns a Promise.
-import type { PaymentMethodId } from '../domain/settings';
+import { WALLET_METHODS, type PaymentMethodId } from '../domain/settings';
 
-export const PAYMENT_TYPES = [
-  'card',
-  'bank_account',
-  'crypto_wallet',
-  'apple_pay',
-  'google_pay',
-  'paypal',
-  'venmo',
-] as const;
+/** A token wallet's payment type is its payment method's identifier. */
+export const WALLET_PAYMENT_TYPES = WALLET_METHODS;
+
+export const PAYMENT_TYPES = ['card', 'bank_account', 'crypto_wallet', ...WALLET_PAYMENT_TYPES] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 
-export const WALLET_PAYMENT_TYPES = ['apple_pay', 'google_pay', 'paypal', 'venmo'] as const;
 export type WalletPaymentType = (typeof WALLET_PAYMENT_TYPES)[number];
 
 /** Cards and the token wallets on card rails: they carry card-only charge fields and can be refunded. */

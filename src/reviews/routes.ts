@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
+import { adminListLimit } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { ReviewDecision } from '../../workflows/definitions';
@@ -8,7 +9,7 @@ import { decideReview, listReviewsForOperator } from './service';
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
   merchant_id: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: adminListLimit,
   /** `oldest` (the queue's order) or `newest` (recent decisions first: a limit keeps the latest, not the first ever made). */
   order: z.enum(['oldest', 'newest']).default('oldest'),
 });

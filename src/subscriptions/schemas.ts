@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { adminListLimit } from '../admin/schemas';
 import { SUBSCRIPTION_STATUSES } from '../domain/subscriptions';
 
 /** Test clocks move forward by at most ten years per call: enough for any renewal schedule. */
@@ -8,7 +9,7 @@ export const SubscriptionListQuery = z.object({
   merchant_id: z.string().min(1).max(64).optional(),
   customer_id: z.string().min(1).max(64).optional(),
   status: z.enum(SUBSCRIPTION_STATUSES).exclude(['incomplete']).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  limit: adminListLimit,
 });
 
 export const CancelBody = z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_AMOUNT_CENTS } from '../domain/limits';
+import { WALLET_METHODS } from '../domain/settings';
 
 
 const card = z
@@ -26,7 +27,7 @@ export const PaymentMethodInput = z.union([
   z.object({ type: z.literal('credit_card'), card }).strict(),
   z.object({ type: z.literal('bank_account'), bank_account: bankAccount }).strict(),
   z.object({ type: z.literal('crypto'), crypto_wallet: cryptoWallet }).strict(),
-  z.object({ type: z.enum(['apple_pay', 'google_pay', 'paypal', 'venmo']), token: z.string().min(1).max(512) }).strict(),
+  z.object({ type: z.enum(WALLET_METHODS), token: z.string().min(1).max(512) }).strict(),
   z.object({ saved_payment_method_id: z.string().min(1).max(64) }).strict(),
 ]);
 export type PaymentMethodInput = z.infer<typeof PaymentMethodInput>;

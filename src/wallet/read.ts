@@ -2,9 +2,8 @@ import { presentLoaded } from '../charges/load';
 import { presentPaymentMethod, type PresentedCharge } from '../charges/present';
 import { presentLineItem } from '../checkouts/present';
 import { offeredPaymentMethods, visibleSavedMethods } from '../checkouts/flows';
-import type { PaymentMethodId } from '../domain/settings';
+import { WALLET_METHODS, type PaymentMethodId } from '../domain/settings';
 import { savedCardExpired } from '../processors';
-import { WALLET_PAYMENT_TYPES } from '../processors/types';
 import { listCheckoutCharges } from '../storage/charges';
 import type { CheckoutRow, StoredLineItem } from '../storage/checkouts';
 import type { Db } from '../storage/db';
@@ -103,7 +102,7 @@ export function presentWalletCheckout({ checkout, merchant, savedMethods, review
 
 export type WalletCheckout = ReturnType<typeof presentWalletCheckout>;
 
-const WALLET_METHODS = new Set<string>(WALLET_PAYMENT_TYPES);
+const TOKEN_WALLETS: ReadonlySet<string> = new Set(WALLET_METHODS);
 
 /**
  * "When a wallet method is the only option, checkout opens with it selected": any lone
@@ -111,7 +110,7 @@ const WALLET_METHODS = new Set<string>(WALLET_PAYMENT_TYPES);
  * decides whether the device supports it.
  */
 export function preselectedMethod(offered: PaymentMethodId[]): PaymentMethodId | null {
-  return offered.length === 1 && WALLET_METHODS.has(offered[0]!) ? offered[0]! : null;
+  return offered.length === 1 && TOKEN_WALLETS.has(offered[0]!) ? offered[0]! : null;
 }
 
 /** The preset amount, or the line items' total; null when the customer picks the amount. */

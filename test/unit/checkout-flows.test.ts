@@ -10,7 +10,7 @@ import {
   visibleSavedMethods,
   type FlowShape,
 } from '../../src/checkouts/flows';
-import { MAX_AMOUNT_CENTS } from '../../src/checkouts/schemas';
+import { MAX_AMOUNT_CENTS } from '../../src/domain/limits';
 import { CHECKOUT_FLOWS, PAYMENT_METHODS, type PaymentMethodId } from '../../src/domain/settings';
 
 const item = { name: 'Hat', price_cents: 500, quantity: 1 };
