@@ -3,7 +3,7 @@ import { customerEventData } from '../domain/event-catalog';
 import { dispatchCommitted } from '../events/dispatch';
 import { recordEvent } from '../events/record';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
-import { lockCustomerUnscoped, setRestriction, type CustomerRow } from '../storage/customers';
+import { lockCustomer, lockCustomerUnscoped, setRestriction, type CustomerRow } from '../storage/customers';
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { recordRestrictionEvidence } from '../decisions/evidence';
@@ -24,8 +24,8 @@ export async function restrictCustomer(
   customer: Pick<CustomerRow, 'id'>,
   reason: string,
 ): Promise<string[]> {
-  const current = await lockCustomerUnscoped(trx, customer.id);
-  if (!current || current.merchant_id !== merchant.id) throw new Error(`customer ${customer.id} does not belong to merchant ${merchant.id}`);
+  const current = await lockCustomer(trx, merchant.id, customer.id);
+  if (!current) throw new Error(`customer ${customer.id} does not belong to merchant ${merchant.id}`);
   if (current.restriction_reason !== null) return [];
   const restricted = (await setRestriction(trx, merchant.id, customer.id, reason))!;
   await recordRestrictionEvidence(trx, merchant, current, reason);

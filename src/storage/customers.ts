@@ -95,7 +95,12 @@ export async function setRestriction(db: Db, merchantId: string, id: string, rea
 }
 
 /** Unscoped: for the operator's admin API, which names a customer by id alone. */
-/** The customer locked for the rest of the transaction, by id alone (restrict and unrestrict never interleave). */
+/** The merchant's customer, locked for the rest of the transaction (restrict and unrestrict never interleave). */
+export async function lockCustomer(trx: Db, merchantId: string, id: string): Promise<CustomerRow | undefined> {
+  return trx<CustomerRow>('customers').where({ merchant_id: merchantId, id }).forUpdate().first();
+}
+
+/** The same lock by id alone, for the operator's unrestrict. */
 export async function lockCustomerUnscoped(trx: Db, id: string): Promise<CustomerRow | undefined> {
   return trx<CustomerRow>('customers').where({ id }).forUpdate().first();
 }
