@@ -1,6 +1,5 @@
-import pg from 'pg';
 import type { Db } from '../storage/db';
-import { CREDENTIALS_CHANGED_CHANNEL, onCredentialsChanged } from '../storage/credential-changes';
+import { listenForCredentialChanges, onCredentialsChanged, type CredentialChangeListener, type ListenerConnection } from '../storage/credential-changes';
 import type { MerchantRow } from '../storage/merchants';
 
 /** How long an authenticated credential is trusted without asking the database again. */
@@ -25,7 +24,7 @@ export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
   /** Bumped by every invalidation: a lookup that raced one is not cached. */
   private epoch = 0;
-  private listener: pg.Client | null = null;
+  private listener: CredentialChangeListener | null = null;
   private listening = false;
   private closed = false;
   private reconnect: NodeJS.Timeout | null = null;
@@ -33,7 +32,7 @@ export class CredentialCache {
   private roundTrip: Promise<boolean> | null = null;
   private nextRoundTrip: Promise<boolean> | null = null;
 
-  constructor(private readonly connection: string | pg.ClientConfig, private readonly now: () => number = Date.now) {}
+  constructor(private readonly connection: ListenerConnection, private readonly now: () => number = Date.now) {}
 
   /** Whether answers are being cached (the listener is connected). */
   get active(): boolean {
@@ -90,7 +89,7 @@ export class CredentialCache {
   private sendRoundTrip(): Promise<boolean> {
     const listener = this.listener;
     if (!listener || !this.listening) return Promise.resolve(false);
-    const sent = listener.query('SELECT 1').then(
+    const sent = listener.roundTrip().then(
       () => true,
       () => false,
     );
@@ -114,43 +113,32 @@ export class CredentialCache {
 
   private start(): void {
     if (this.listener || this.closed || this.reconnect) return;
-    const client = new pg.Client(typeof this.connection === 'string' ? { connectionString: this.connection } : this.connection);
-    this.listener = client;
+    let listener: CredentialChangeListener | null = null;
     const lost = () => {
-      if (this.listener !== client) return;
+      if (!listener || this.listener !== listener) return;
       this.listening = false;
       this.listener = null;
       this.clear();
-      client.removeAllListeners();
-      void client.end().catch(() => undefined);
       if (!this.closed) this.reconnect = setTimeout(() => void (this.reconnect = null), RECONNECT_MS).unref();
     };
-    client.on('error', lost);
-    client.on('end', lost);
-    client.on('notification', (message) => {
-      if (message.channel === CREDENTIALS_CHANGED_CHANNEL && message.payload) this.invalidate(message.payload);
-    });
-    client
-      .connect()
-      .then(() => client.query(`LISTEN ${CREDENTIALS_CHANGED_CHANNEL}`))
-      .then(() => {
-        if (this.listener === client) this.listening = true;
-      })
-      .catch(lost);
+    listener = listenForCredentialChanges(this.connection, (merchantId) => this.invalidate(merchantId), lost);
+    this.listener = listener;
+    listener.ready.then(
+      () => {
+        if (this.listener === listener) this.listening = true;
+      },
+      () => undefined,
+    );
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.listening = false;
     if (this.reconnect) clearTimeout(this.reconnect);
-    const client = this.listener;
+    const listener = this.listener;
     this.listener = null;
     this.clear();
-    if (client) {
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
-    }
+    await listener?.close();
   }
 }
 
@@ -161,7 +149,7 @@ export function credentialCacheFor(db: Db): CredentialCache {
   let cache = caches.get(db);
   if (!cache) {
     // The pool's own connection settings (knex keeps them parsed, as pg.Client accepts them).
-    const created = new CredentialCache(db.client.config.connection as string | pg.ClientConfig);
+    const created = new CredentialCache(db.client.config.connection as ListenerConnection);
     onCredentialsChanged(db, (merchantId) => created.invalidate(merchantId));
     caches.set(db, created);
     cache = created;
