@@ -9,7 +9,7 @@ prepare_test_run
 
 log "type-checking"
 npx tsc --noEmit -p tsconfig.json
-log "linting (ESLint: the workflow sandbox wall, floating promises; the docs: markdownlint, links)"
+log "linting (ESLint: the workflow sandbox wall, floating promises; dependency-cruiser: the layers, no cycles; the docs: markdownlint, links)"
 npm run --silent lint
 
 log "running jest"

@@ -64,8 +64,9 @@ export async function findCheckout(db: Db, merchantId: string, id: string): Prom
 }
 
 /**
- * Unscoped: for the wallet, which has no merchant credential and proves access with the
- * checkout's client secret (the caller compares client_secret_hash before using the row).
+ * By id alone: for the worker's activities, and for the wallet, which has no merchant credential
+ * and proves access with the checkout's client secret (the caller compares client_secret_hash
+ * before using the row).
  */
 export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<CheckoutRow | undefined> {
   return db<CheckoutRow>('checkouts').where({ id }).first();
