@@ -19,9 +19,9 @@ import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment
 import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
 import type { AttemptBody } from './attempt-schemas';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod, type CheckedPaymentMethod } from './attempt-rules';
+import { assertWithdrawalDestination } from './withdrawal-destination';
 
 const NEW_CHECKOUT = 'Ask the merchant for a new checkout.';
-import { assertWithdrawalDestination } from './withdrawal-destination';
 
 const STATE_MESSAGES: Record<Exclude<CheckoutRow['state'], 'open'>, string> = {
   in_review: 'This checkout is in review and takes no new attempt.',
