@@ -36,7 +36,8 @@ export function machineLine(m: Machine): string {
   return `${m.cpu} × ${m.cpus} CPUs, ${m.memoryGiB.toFixed(1)} GiB RAM, ${m.os}, Node ${m.node}, ${m.postgres}`;
 }
 
-function commit(): string {
+/** The short commit the benchmark ran at, and whether tracked files had uncommitted changes. */
+export function commit(): string {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();

@@ -30,12 +30,15 @@ export function fromSamples(
   };
 }
 
-/** Runs `workers` concurrent loops of `operation` until the deadline (bounded by time). */
-export async function runClosedLoop(workers: number, durationMs: number, operation: (worker: number) => Promise<void>): Promise<void> {
+/**
+ * Runs `workers` concurrent loops of `operation` until the deadline (bounded by time), or until
+ * `done` answers true (checked before each operation), whichever comes first.
+ */
+export async function runClosedLoop(workers: number, durationMs: number, operation: (worker: number) => Promise<void>, done: () => boolean = () => false): Promise<void> {
   const deadline = Date.now() + durationMs;
   await Promise.all(
     Array.from({ length: workers }, async (_, worker) => {
-      while (Date.now() < deadline) await operation(worker);
+      while (Date.now() < deadline && !done()) await operation(worker);
     }),
   );
 }
