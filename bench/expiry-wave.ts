@@ -227,7 +227,7 @@ async function main(): Promise<void> {
       `**Machine:** ${machineLine(machine)}; 1-minute load average before the run ${loadAverage.toFixed(2)}, after it ${(os.loadavg()[0] ?? 0).toFixed(2)}.`,
       `**Temporal:** ${env.temporalDescription}${clusterArgs}.`,
       `**Wave:** merchant A, ${created} checkouts created in ${((creationEnd - creationStart) / 1000).toFixed(1)} s by ${CONCURRENCY} concurrent creators (${creationFailures} failed), each expiring ${EXPIRY_S} s after its creation, none paid, \`checkout.expired\` enabled; deadlines spread over ${sText(state.lastDeadline - state.firstDeadline)}.`,
-      `**Live payments:** merchant B, ${LIVE} customers in a closed loop, each attempt (\`POST /wallet/v1/checkouts/{id}/attempts\`, card 4242) on a fresh checkout created outside the timing; ${WARMUP_S} s of warm-up not counted, the wave created ${LEAD_S} s into the measured loop, which ran until ${TAIL_S} s after the last expiry.`,
+      `**Live payments:** merchant B, ${LIVE} customer${LIVE === 1 ? '' : 's'} in a closed loop, each attempt (\`POST /wallet/v1/checkouts/{id}/attempts\`, card 4242) on a fresh checkout created outside the timing; ${WARMUP_S} s of warm-up not counted, the wave created ${LEAD_S} s into the measured loop, which ran until ${TAIL_S} s after the last expiry.`,
       '',
       '| Live attempts | Window | n | p50 ms | p99 ms | max ms | over 2 s | failed |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
