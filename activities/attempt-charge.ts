@@ -6,7 +6,7 @@ import type { Db } from '../src/storage/db';
 import type { MerchantRow } from '../src/storage/merchants';
 import type { PaymentMethodRow } from '../src/storage/payment-methods';
 import { spendReview } from '../src/storage/reviews';
-import { FAILURE_TYPES } from '../workflows/definitions';
+import { FAILURE_TYPES } from '../workflows/contract';
 
 export type AttemptCharge = { attemptKey: string; amountCents: number; reviewId?: string };
 /** The attempt's charge; `inserted` is false when an earlier try of the same attempt had made it. */

@@ -16,7 +16,7 @@ import { renewAttemptLease } from '../src/storage/charge-leases';
 import { crashIfAt } from '../src/crash-points';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import type { Db } from '../src/storage/db';
-import { FAILURE_TYPES } from '../workflows/definitions';
+import { FAILURE_TYPES } from '../workflows/contract';
 
 export interface ChargeSnapshot {
   chargeId: string;

@@ -13,7 +13,7 @@ import { evaluateAdmission, reviewRequired, type BlockReason } from '../src/chec
 import { restrictCustomer } from '../src/customers/restrictions';
 import { latestKycRecord } from '../src/storage/kyc-records';
 import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks';
-import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/definitions';
+import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/contract';
 import { decideReview, findCheckoutReview, insertReview, presentReview } from '../src/storage/reviews';
 import { isCardLike } from '../src/processors';
 import { findCheckoutByIdUnscoped, pauseCheckoutForReview, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';

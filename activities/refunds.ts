@@ -7,7 +7,7 @@ import { getProcessor, type ProcessorName } from '../src/processors';
 import { findChargeByIdUnscoped, lockChargeUnscoped } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded } from '../src/storage/refunds';
-import { FAILURE_TYPES, type RefundWorkflowInput } from '../workflows/definitions';
+import { FAILURE_TYPES, type RefundWorkflowInput } from '../workflows/contract';
 import { refundRefusal } from '../src/charges/refund-rules';
 
 export function createRefundActivities(deps: ActivityDeps) {

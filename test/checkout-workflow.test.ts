@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { startService, type Service } from './support/harness';
 import { createWorker } from '../src/worker';
-import { CheckoutTypeAttribute, CustomerIdAttribute, FAILURE_TYPES, MerchantIdAttribute, submitAttemptUpdate, type CheckoutWorkflowInput } from '../workflows/definitions';
-import { failureType } from '../workflows/failures';
+import { CheckoutTypeAttribute, CustomerIdAttribute, FAILURE_TYPES, MerchantIdAttribute, WORKFLOWS, failureType, submitAttemptUpdate, type CheckoutWorkflowInput } from '../workflows/contract';
+import { startWorkflow } from '../src/temporal/workflows';
 
 let service: Service;
 beforeAll(async () => {
@@ -33,7 +33,7 @@ async function withFakeWorker(fakes: Record<string, (...args: any[]) => Promise<
 
 function start(taskQueue: string, input: Partial<CheckoutWorkflowInput> = {}) {
   const checkoutId = `chk_fake_${randomUUID()}`;
-  return service.deps.temporal.workflow.start('checkoutWorkflow', {
+  return startWorkflow(service.deps.temporal, WORKFLOWS.checkout, {
     taskQueue,
     workflowId: checkoutId,
     args: [{ checkoutId, merchantId: 'mer_fake', customerId: 'cus_fake', type: 'deposit', expiresAt: new Date(Date.now() + 60_000).toISOString(), ...input }],

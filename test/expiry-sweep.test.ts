@@ -9,7 +9,7 @@ import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor,
 import { sweepOverdueCheckouts } from '../src/checkouts/expiry';
 import { workerRegistry } from '../src/observability/metrics';
 import { createActivities } from '../activities';
-import { FAILURE_TYPES } from '../workflows/definitions';
+import { FAILURE_TYPES } from '../workflows/contract';
 
 let service: Service;
 let receiver: WebhookReceiver;

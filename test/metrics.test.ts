@@ -4,7 +4,7 @@ import { onboard, request, uniqueCustomer } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
 import { attempt, CARD, createCheckout, openShop, waitFor } from './support/fixtures';
 import { startWorkerHttp } from '../src/observability/worker-http';
-import { MerchantIdAttribute } from '../workflows/definitions';
+import { MerchantIdAttribute } from '../workflows/contract';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app';

@@ -89,8 +89,8 @@ describe('an approval covers exactly one charge (point 1)', () => {
     receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 402 : 200 });
     const checkout = await createCheckout(service, shop, { type: 'withdrawal', balance_amount_cents: 10_000 });
     const first = await approvedAttempt(checkout, { amount_cents: 500, payment_method: CARD() });
-    const { submitAttemptUpdate } = await import('../workflows/definitions');
-    const { failureType } = await import('../workflows/failures');
+    const { submitAttemptUpdate } = await import('../workflows/contract');
+    const { failureType } = await import('../workflows/contract');
     const send = () =>
       service.deps.temporal.workflow
         .getHandle(checkout.id)

@@ -150,7 +150,7 @@ describe('recorded workflow histories', () => {
     const first = await attempt(service, spent, { amount_cents: 6000, payment_method: CARD() });
     await request(service.baseUrl, 'POST', `/admin/v1/reviews/${first.body.review.id}/approve`, { token: service.adminToken });
     await waitFor(async () => (await service.deps.db('charges').where({ checkout_id: spent.id, status: 'failed' })).length === 1);
-    const { submitAttemptUpdate } = await import('../workflows/definitions');
+    const { submitAttemptUpdate } = await import('../workflows/contract');
     const [firstCharge] = await service.deps.db('charges').where({ checkout_id: spent.id });
     await service.deps.temporal.workflow
       .getHandle(spent.id)

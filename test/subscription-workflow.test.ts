@@ -3,7 +3,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { RenewalStep, SubscriptionPlan } from '../activities/subscriptions';
 import type { SubscriptionView } from '../src/domain/subscriptions';
-import { advanceClockUpdate, cancelSubscriptionUpdate } from '../workflows/subscription-definitions';
+import { WORKFLOWS, advanceClockUpdate, cancelSubscriptionUpdate } from '../workflows/contract';
+import { startWorkflow } from '../src/temporal/workflows';
 import { waitFor } from './support/fixtures';
 import { startTracing, workerTracingOptions } from '../src/observability/tracing';
 
@@ -73,7 +74,7 @@ async function run<T>(fake: Fake, body: (workflowId: string) => Promise<T>): Pro
   });
   const workflowId = `sub_${randomUUID()}`;
   return worker.runUntil(async () => {
-    await client.workflow.start('subscriptionWorkflow', { taskQueue, workflowId, args: [{ subscriptionId: workflowId, clockOffsetMs: 0 }] });
+    await startWorkflow(client, WORKFLOWS.subscription, { taskQueue, workflowId, args: [{ subscriptionId: workflowId, clockOffsetMs: 0 }] });
     return body(workflowId);
   });
 }

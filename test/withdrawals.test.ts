@@ -6,7 +6,7 @@ import { request } from './support/http';
 import type { WebhookReceiver } from './support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, walletView, type Shop } from './support/fixtures';
 import { verifySignature } from '../src/webhooks/signature';
-import { decideReviewUpdate } from '../workflows/definitions';
+import { decideReviewUpdate } from '../workflows/contract';
 
 let service: Service;
 let receiver: WebhookReceiver;

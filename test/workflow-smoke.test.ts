@@ -3,6 +3,8 @@ import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { startService, type Service } from './support/harness';
 import { request } from './support/http';
+import { executeWorkflow } from '../src/temporal/workflows';
+import { WORKFLOWS } from '../workflows/contract';
 
 let service: Service;
 beforeAll(async () => {
@@ -12,7 +14,7 @@ afterAll(async () => service.stop());
 
 describe('Temporal smoke', () => {
   it('runs a workflow on the real Temporal server whose activity reaches the real database', async () => {
-    const result = await service.deps.temporal.workflow.execute('workerHealthWorkflow', {
+    const result = await executeWorkflow(service.deps.temporal, WORKFLOWS.workerHealth, {
       taskQueue: service.taskQueue,
       workflowId: `health-${randomUUID()}`,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

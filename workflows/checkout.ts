@@ -18,6 +18,10 @@ import type { Activities } from '../activities';
 import {
   FAILURE_TYPES,
   MerchantIdAttribute,
+  applicationFailureOf,
+  failureType,
+  refundWorkflowId,
+  type CheckoutState,
   chargeMovedSignal,
   checkoutSearchAttributes,
   checkoutStatusQuery,
@@ -28,9 +32,8 @@ import {
   type CheckoutWorkflowInput,
   type ReviewDecision,
   type ReviewSnapshot,
-} from './definitions';
+} from './contract';
 import { DATABASE, DATABASE_LOCAL, HOLD, PROCESSOR, PROCESSOR_LOCAL } from './retry-policies';
-import { applicationFailureOf, failureType } from './failures';
 import { waitUnlessMoved } from './waits';
 import { refundWorkflow } from './refund';
 import type { ChargeSnapshot } from '../activities/charges';
@@ -86,15 +89,13 @@ const APPROVAL_RECHECKED = 'approval-rechecked';
  */
 const DECIDER_WITH_DECISION = 'decider-with-decision';
 
-type State = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
-
 /**
  * One workflow per checkout (workflow id = checkout id). It is the single writer of the
  * checkout's charges while the checkout lives: attempts arrive as updates and run one at a time;
  * a durable timer expires the checkout; a review waits for the reviewer with no timeout.
  */
-export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ state: State }> {
-  let state: State = 'open';
+export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ state: CheckoutState }> {
+  let state: CheckoutState = 'open';
   let inFlight = false;
   /** Set while the checkout is being expired: no attempt is accepted from then on. */
   let closing = false;
@@ -304,7 +305,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   async function sandboxAutoRefund(chargeId: string): Promise<void> {
     try {
       await executeChild(refundWorkflow, {
-        workflowId: chargeId,
+        workflowId: refundWorkflowId(chargeId),
         args: [{ chargeId, source: 'sandbox' }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         // Like refunds the API starts, so filtering by MerchantId shows it; histories before it replay without.

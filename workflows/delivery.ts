@@ -1,6 +1,6 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DeliveryWorkflowInput } from './definitions';
+import type { DeliveryWorkflowInput } from './contract';
 import { DATABASE, delivery } from './retry-policies';
 
 const db = proxyActivities<Activities>(DATABASE);

@@ -1,6 +1,19 @@
 // Every workflow the worker runs; the worker bundles this file (and only what it imports).
-export { workerHealthWorkflow } from './health';
-export { checkoutWorkflow } from './checkout';
-export { refundWorkflow } from './refund';
-export { deliverEventWorkflow } from './delivery';
-export { subscriptionWorkflow } from './subscription';
+import type { WorkflowSignatures } from './contract';
+import { workerHealthWorkflow } from './health';
+import { checkoutWorkflow } from './checkout';
+import { refundWorkflow } from './refund';
+import { deliverEventWorkflow } from './delivery';
+import { subscriptionWorkflow } from './subscription';
+
+export { workerHealthWorkflow, checkoutWorkflow, refundWorkflow, deliverEventWorkflow, subscriptionWorkflow };
+
+/** Compile-time only: the workflows exported here are the contract's, with its signatures. */
+type Implements<T extends WorkflowSignatures> = T;
+export type RegisteredWorkflows = Implements<{
+  workerHealthWorkflow: typeof workerHealthWorkflow;
+  checkoutWorkflow: typeof checkoutWorkflow;
+  refundWorkflow: typeof refundWorkflow;
+  deliverEventWorkflow: typeof deliverEventWorkflow;
+  subscriptionWorkflow: typeof subscriptionWorkflow;
+}>;

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { RefundWorkflowInput } from './definitions';
+import type { RefundWorkflowInput } from './contract';
 import { DATABASE, PROCESSOR } from './retry-policies';
 
 const processor = proxyActivities<Activities>(PROCESSOR);

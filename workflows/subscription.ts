@@ -9,7 +9,7 @@ import {
   cancelSubscriptionUpdate,
   renewalMovedSignal,
   type SubscriptionWorkflowInput,
-} from './subscription-definitions';
+} from './contract';
 
 const db = proxyActivities<Activities>(DATABASE);
 const processor = proxyActivities<Activities>(PROCESSOR);

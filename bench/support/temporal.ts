@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { runClosedLoop } from './samples';
 
 /**

@@ -1,5 +1,5 @@
 import type { ChargeRow } from '../storage/charges';
-import { FAILURE_TYPES } from '../../workflows/definitions';
+import { FAILURE_TYPES } from '../../workflows/contract';
 import { isCardLike } from '../processors';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
 

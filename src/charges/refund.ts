@@ -1,19 +1,17 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import { applicationFailureOf } from '../../workflows/failures';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
 import { ApiError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
-import { FAILURE_TYPES, type RefundWorkflowInput } from '../../workflows/definitions';
+import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, refundWorkflowId, type RefundWorkflowInput } from '../../workflows/contract';
+import { executeWorkflow } from '../temporal/workflows';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
 import { refundRefusal, type RefundRefusal } from './refund-rules';
 
 const REFUND_CAPABLE_TEXT = [...REFUND_CAPABLE_PROCESSORS].join(' and ');
-
-export const REFUND_WORKFLOW = 'refundWorkflow';
 
 /**
  * The refund endpoint takes no body: the full amount is always refunded. A body asking for
@@ -73,10 +71,10 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
   }
 
   try {
-    await temporal.workflow.execute(REFUND_WORKFLOW, {
+    await executeWorkflow(temporal, WORKFLOWS.refund, {
       taskQueue: config.taskQueue,
-      workflowId: charge.id,
-      args: [{ chargeId: charge.id, source } satisfies RefundWorkflowInput],
+      workflowId: refundWorkflowId(charge.id),
+      args: [{ chargeId: charge.id, source }],
       typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
       // Only a refund the processor refused may be tried again; a done or running one may not.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,

@@ -3,9 +3,8 @@ import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
 import { eventMerchantIds, markDispatched, startDeliverySeries, type DeliverySeriesRow } from '../storage/events';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
-import { deliveryWorkflowId, type DeliveryWorkflowInput } from '../../workflows/definitions';
-
-export const DELIVERY_WORKFLOW = 'deliverEventWorkflow';
+import { startWorkflow } from '../temporal/workflows';
+import { WORKFLOWS, deliveryWorkflowId, type DeliveryWorkflowInput } from '../../workflows/contract';
 
 export interface DispatchDeps {
   db: Db;
@@ -48,7 +47,7 @@ export async function startDelivery(deps: DispatchDeps, eventId: string, merchan
   const retryInitialMs = deps.config.webhookRetryInitialMs;
   const input: DeliveryWorkflowInput = attemptsMade > 0 ? { eventId, retryInitialMs, attemptsMade } : { eventId, retryInitialMs };
   try {
-    await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
+    await startWorkflow(deps.temporal, WORKFLOWS.delivery, {
       taskQueue: deps.config.taskQueue,
       workflowId: deliveryWorkflowId(eventId),
       args: [input],
@@ -85,7 +84,7 @@ export async function redeliverEvent(deps: DispatchDeps, eventId: string, reason
   const series = await startDeliverySeries(deps.db, eventId, reason);
   const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs, series };
   const merchants = await eventMerchantIds(deps.db, [eventId]);
-  await deps.temporal.workflow.start(DELIVERY_WORKFLOW, {
+  await startWorkflow(deps.temporal, WORKFLOWS.delivery, {
     taskQueue: deps.config.taskQueue,
     workflowId: deliveryWorkflowId(eventId, series),
     args: [input],

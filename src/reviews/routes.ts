@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { adminListLimit } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
-import type { ReviewDecision } from '../../workflows/definitions';
+import type { ReviewDecision } from '../../workflows/contract';
 import { decideReview, listReviewsForOperator } from './service';
 
 const ReviewListQuery = z.object({

@@ -7,8 +7,7 @@ import type { Db } from '../storage/db';
 import { setReviewDecider } from '../storage/evidence';
 import { findReviewUnscoped, listReviewsUnscoped, presentReview, type ReviewRow } from '../storage/reviews';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
-import { FAILURE_TYPES, decideReviewUpdate, type ReviewDecision } from '../../workflows/definitions';
-import { applicationFailureOf, failureType } from '../../workflows/failures';
+import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type ReviewDecision } from '../../workflows/contract';
 
 export interface ReviewListFilter {
   status?: ReviewRow['status'];
@@ -39,7 +38,7 @@ export async function decideReview(deps: AppDeps, reviewId: string, decision: Re
     // decision, while a second reviewer's request, even at the same moment and for the same
     // decision, is a second update that the workflow refuses (one decision, one 200).
     const decided = await sendOnceCaughtUp(
-      () => executeUpdateRetrying(temporal.workflow.getHandle(review.checkout_id), decideReviewUpdate, { args: [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
+      () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
       // The review is listed (its row committed) a moment before its workflow, which made it,
       // hears back and waits for the decision: until then it refuses every decision as a second
       // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.

@@ -8,8 +8,7 @@ import { dispatchCommitted } from '../events/dispatch';
 import { startSubscriptionWorkflows } from '../subscriptions/workflows';
 import { findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
-import { chargeMovedSignal } from '../../workflows/definitions';
-import { renewalMovedSignal } from '../../workflows/subscription-definitions';
+import { chargeMovedSignal, checkoutWorkflowId, renewalMovedSignal, subscriptionWorkflowId } from '../../workflows/contract';
 
 export interface SimulatedMove {
   to: ChargeStatus;
@@ -86,13 +85,13 @@ async function holdAsProcessor(deps: AppDeps, charge: ChargeRow) {
 async function wakeWaitingWorkflows(deps: AppDeps, charge: ChargeRow): Promise<void> {
   if (charge.status !== 'pending' && charge.status !== 'held') return;
   await deps.temporal.workflow
-    .getHandle(charge.checkout_id)
+    .getHandle(checkoutWorkflowId(charge.checkout_id))
     .signal(chargeMovedSignal, charge.id, charge.status)
     .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'charge-moved signal not delivered'));
   // A renewal's settlement is waited out by its subscription's workflow, not the checkout's.
   if (charge.subscription_id && (charge.subscription_period ?? 0) > 0) {
     await deps.temporal.workflow
-      .getHandle(charge.subscription_id)
+      .getHandle(subscriptionWorkflowId(charge.subscription_id))
       .signal(renewalMovedSignal, charge.id)
       .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'renewal-moved signal not delivered'));
   }

@@ -1,5 +1,5 @@
 import type { Db } from './db';
-import type { ReviewSnapshot } from '../../workflows/definitions';
+import type { ReviewSnapshot } from '../../workflows/contract';
 
 export interface ReviewRow {
   id: string;

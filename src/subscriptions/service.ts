@@ -15,7 +15,7 @@ import {
   updateSubscription,
   type SubscriptionRow,
 } from '../storage/subscriptions';
-import { advanceClockUpdate, cancelSubscriptionUpdate } from '../../workflows/subscription-definitions';
+import { advanceClockUpdate, cancelSubscriptionUpdate } from '../../workflows/contract';
 import { MAX_CLOCK_ADVANCE_SECONDS, type AdvanceClockBody, type CancelBody, type CustomerClockBody, type PaymentMethodBody } from './schemas';
 import { ensureSubscriptionWorkflow, SubscriptionEndedError, updateSubscriptionWorkflow } from './workflows';
 

@@ -12,8 +12,8 @@ import { ServiceUnavailableError } from '../http/errors';
 import { isRetryableUpdateFailure } from '../temporal/transient-errors';
 import type { Db } from '../storage/db';
 import { findSubscriptionByIdUnscoped, findUnstartedSubscriptionsUnscoped, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
-import { CustomerIdAttribute, MerchantIdAttribute } from '../../workflows/definitions';
-import { SUBSCRIPTION_FAILURES, type SubscriptionWorkflow, type SubscriptionWorkflowInput } from '../../workflows/subscription-definitions';
+import { CustomerIdAttribute, MerchantIdAttribute, SUBSCRIPTION_FAILURES, WORKFLOWS, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/contract';
+import { startWorkflow } from '../temporal/workflows';
 
 export interface SubscriptionWorkflowDeps {
   db: Db;
@@ -28,9 +28,9 @@ export interface SubscriptionWorkflowDeps {
 export async function ensureSubscriptionWorkflow(deps: SubscriptionWorkflowDeps, sub: Pick<SubscriptionRow, 'id' | 'merchant_id' | 'customer_id' | 'clock_offset_ms'>): Promise<void> {
   const input: SubscriptionWorkflowInput = { subscriptionId: sub.id, clockOffsetMs: sub.clock_offset_ms };
   try {
-    await deps.temporal.workflow.start<SubscriptionWorkflow>('subscriptionWorkflow', {
+    await startWorkflow(deps.temporal, WORKFLOWS.subscription, {
       taskQueue: deps.config.taskQueue,
-      workflowId: sub.id,
+      workflowId: subscriptionWorkflowId(sub.id),
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
@@ -84,7 +84,7 @@ export async function updateSubscriptionWorkflow<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await send(deps.temporal.workflow.getHandle(subscriptionId));
+      return await send(deps.temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)));
     } catch (error) {
       const refusal = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
       if (refusal === SUBSCRIPTION_FAILURES.invalidClock) throw error;

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { checkoutStatusQuery } from '../../workflows/definitions';
+import { checkoutStatusQuery, checkoutWorkflowId, subscriptionWorkflowId } from '../../workflows/contract';
 import type { ChargeRow } from '../storage/charges';
 
 /**
@@ -12,7 +12,7 @@ import type { ChargeRow } from '../storage/charges';
  */
 export async function workflowMayOwnCharge(temporal: Client, charge: Pick<ChargeRow, 'checkout_id' | 'subscription_id' | 'subscription_period'>): Promise<boolean> {
   const renewal = (charge.subscription_period ?? 0) > 0 && charge.subscription_id !== null;
-  const handle = temporal.workflow.getHandle(renewal ? charge.subscription_id! : charge.checkout_id);
+  const handle = temporal.workflow.getHandle(renewal ? subscriptionWorkflowId(charge.subscription_id!) : checkoutWorkflowId(charge.checkout_id));
   let description;
   try {
     description = await handle.describe();

@@ -1,8 +1,7 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { checkoutSearchAttributes, type CheckoutWorkflowInput } from '../../workflows/definitions';
-
-export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
+import { WORKFLOWS, checkoutSearchAttributes, checkoutWorkflowId, type CheckoutWorkflowInput } from '../../workflows/contract';
+import { startWorkflow } from './workflows';
 
 /**
  * Starts the checkout's workflow (workflow id = checkout id). A second start with the same id
@@ -19,9 +18,9 @@ export const CHECKOUT_WORKFLOW = 'checkoutWorkflow';
  */
 export async function startCheckoutWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, delayed = true): Promise<void> {
   const untilDeadline = Date.parse(input.expiresAt) - Date.now();
-  await temporal.workflow.start(CHECKOUT_WORKFLOW, {
+  await startWorkflow(temporal, WORKFLOWS.checkout, {
     taskQueue,
-    workflowId: input.checkoutId,
+    workflowId: checkoutWorkflowId(input.checkoutId),
     args: [input],
     ...(delayed && untilDeadline > 0 ? { startDelay: untilDeadline } : {}),
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -32,5 +31,5 @@ export async function startCheckoutWorkflow(temporal: Client, taskQueue: string,
 
 /** Best-effort cleanup when the checkout could not be recorded after its workflow started. */
 export async function abandonCheckoutWorkflow(temporal: Client, checkoutId: string): Promise<void> {
-  await temporal.workflow.getHandle(checkoutId).terminate('checkout was not recorded').catch(() => undefined);
+  await temporal.workflow.getHandle(checkoutWorkflowId(checkoutId)).terminate('checkout was not recorded').catch(() => undefined);
 }

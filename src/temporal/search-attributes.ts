@@ -1,5 +1,5 @@
 import { TypedSearchAttributes } from '@temporalio/common';
-import { MerchantIdAttribute } from '../../workflows/definitions';
+import { MerchantIdAttribute } from '../../workflows/contract';
 
 /**
  * Delivery and refund workflows carry the merchant's search attribute like checkouts do, so

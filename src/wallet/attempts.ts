@@ -8,7 +8,6 @@ import { REVIEW_SPENT_MESSAGE, reviewSpentHint } from '../checkouts/review-rule'
 import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { credentialCacheFor } from '../http/credential-cache';
-import { failureType } from '../../workflows/failures';
 import { logAttempt } from '../storage/attempt-log';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
 import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped } from '../storage/charges';
@@ -16,7 +15,7 @@ import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutR
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
-import { submitAttemptUpdate, FAILURE_TYPES, type AttemptResult } from '../../workflows/definitions';
+import { FAILURE_TYPES, checkoutWorkflowId, failureType, submitAttemptUpdate, type AttemptResult } from '../../workflows/contract';
 import type { AttemptBody } from './attempt-schemas';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod, type CheckedPaymentMethod } from './attempt-rules';
 import { assertWithdrawalDestination } from './withdrawal-destination';
@@ -105,7 +104,7 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
     // reads it after that commit), and refuses this one as in flight until then. Such a refusal is
     // sent again under the same update id (a refused update is not kept).
     result = await sendOnceCaughtUp(
-      () => executeUpdateRetrying(temporal.workflow.getHandle(checkout.id), submitAttemptUpdate, { args: [{ attemptId, paymentMethodId, amountCents }], updateId: attemptId }),
+      () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(checkout.id)), submitAttemptUpdate, { args: [{ attemptId, paymentMethodId, amountCents }], updateId: attemptId }),
       (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
     );
   } catch (error) {

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createScratchDatabase } from '../../src/storage/db';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { writeWorkflowBundles } from '../../src/worker';
 
 /**

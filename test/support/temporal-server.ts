@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../../workflows/definitions';
+import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { freePort } from './free-port';
 
 /**
