@@ -13,14 +13,15 @@ import { attempt, BANK, CARD, createCheckout, getCharge, openShop, waitFor } fro
 import { HOUR, plus, subscriptionHelpers } from './support/subscriptions';
 
 /**
- * Workflow histories recorded from real runs are replayed against the current workflow code,
- * so a change that would break running checkouts (non-determinism) fails CI before it lands.
- * Re-record after an intentional change (behind patched()) with RECORD_HISTORIES=1 npm test -- test/replay.test.ts,
- * with RECORD_SUFFIX=vN to keep the earlier histories beside the new ones.
+ * Workflow histories recorded from real runs are replayed against the current workflow code, so a
+ * change that would break running workflows (non-determinism) fails before it lands. The histories
+ * are the baseline's, one per path; a change follows the versioning rule (docs/architecture.md,
+ * "Changing a workflow"): behind patched(), the histories of the paths it changes are recorded
+ * beside the baseline's with RECORD_HISTORIES=1 RECORD_SUFFIX=<patch id> npx jest test/replay.test.ts -t '<test>'.
  */
 const DIR = path.join(__dirname, 'histories');
 const recording = process.env.RECORD_HISTORIES === '1';
-/** RECORD_SUFFIX=v3 records beside the existing histories (`<type>--<path>--v3.json`) instead of over them. */
+/** RECORD_SUFFIX=<patch id> records beside the existing histories (`<type>--<path>--<patch id>.json`) instead of over them. */
 const suffix = process.env.RECORD_SUFFIX ? `--${process.env.RECORD_SUFFIX}` : '';
 
 describe('recorded workflow histories', () => {
@@ -60,7 +61,7 @@ describe('recorded workflow histories', () => {
     writeFileSync(path.join(DIR, `${type}--${name}${suffix}.json`), json);
   }
 
-  // Record only these with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t subscription
+  // Record only these with RECORD_HISTORIES=1 npx jest test/replay.test.ts -t subscription
   it('records the runs of a subscription workflow', async () => {
     const { setClock, subscribe, read, advance, until, admin } = subscriptionHelpers(() => service);
     const shop = await openShop(service, { subscription_retry_days: [1] });
@@ -84,7 +85,7 @@ describe('recorded workflow histories', () => {
     await save('cancel-at-period-end', id);
   }, 120_000);
 
-  // Record only these with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t 'real time'
+  // Record only these with RECORD_HISTORIES=1 npx jest test/replay.test.ts -t 'real time'
   it('records a renewal and an end at period end that real time reaches after an advance', async () => {
     const { setClock, subscribe, read, advance, until, admin } = subscriptionHelpers(() => service);
     const shop = await openShop(service);
@@ -102,7 +103,7 @@ describe('recorded workflow histories', () => {
     await save('cancel-at-period-end-by-real-time', ending.id);
   }, 120_000);
 
-  // Record only this one with RECORD_HISTORIES=1 npm test -- test/replay.test.ts -t 'refused approval'
+  // Record only this one with RECORD_HISTORIES=1 npx jest test/replay.test.ts -t 'refused approval'
   it('records a refused approval, then an approval that pays out', async () => {
     receiver.responder = () => ({ status: 200 });
     const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 1 } });

@@ -5,7 +5,6 @@ import {
   condition,
   executeChild,
   makeContinueAsNewFunc,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -44,50 +43,6 @@ const processor = proxyActivities<Activities>(PROCESSOR);
 const hold = proxyActivities<Activities>(HOLD);
 const local = proxyLocalActivities<Activities>(PROCESSOR_LOCAL);
 const dbLocal = proxyLocalActivities<Activities>(DATABASE_LOCAL);
-
-/** Patch marker of the one-activity attempt path. */
-const ONE_HOP_ATTEMPT = 'attempt-in-one-activity';
-/** Patch marker: the sandbox auto-refund child carries the merchant's search attribute. */
-const AUTO_REFUND_MERCHANT_ATTRIBUTE = 'auto-refund-merchant-attribute';
-/** Patch marker of the same activity run as a local activity, in the update's workflow task. */
-const LOCAL_ATTEMPT = 'attempt-as-local-activity';
-/** Patch marker: expiry runs as a local activity in the timer's workflow task. */
-const LOCAL_EXPIRY = 'expiry-as-local-activity';
-/**
- * Patch marker: one expiry timer per deadline, kept while attempts come and go, instead
- * of a timer started and cancelled around every attempt (two history events and a timer task per
- * attempt); and the attempt's answer carries the charge as the wallet shows it (no read-back).
- */
-const ONE_HOP_ANSWER = 'one-hop-answer';
-/**
- * Patch marker: a run whose history Temporal finds long continues as new between attempts, so a
- * checkout takes attempts without limit (the contract's rule) and never meets the history limit.
- * Checked only once the server suggests it, so a short history never records it.
- */
-const CONTINUE_WHEN_LONG = 'continue-as-new-when-long';
-/** Patch marker: a settlement wait ends early when the charge was moved meanwhile (chargeMovedSignal). */
-const WAKE_ON_MOVE = 'settlement-wakes-on-move';
-/**
- * Patch marker: a withdrawal charge found pending once its hold is resolved (the simulator placed
- * the hold and moved the charge on to a payout under way) is followed to its settlement; earlier
- * histories ended the attempt there, leaving the charge pending and the checkout to expire.
- */
-const FOLLOW_PENDING_AFTER_HOLD = 'follow-pending-after-hold';
-/** Patch marker: the hold time's wait ends early when the held charge was moved meanwhile (chargeMovedSignal). */
-const WAKE_HOLD_ON_MOVE = 'hold-wait-wakes-on-move';
-/**
- * Patch marker: an approval that recordReviewDecision refuses (the customer, KYC, method or card
- * no longer allow the withdrawal, see approvalRefusal) is answered to its reviewer as refused and the
- * review waits for another decision. Before, the refusal could not happen; had it, the workflow
- * ended with the checkout in review and the reviewer's update unanswered.
- */
-const APPROVAL_RECHECKED = 'approval-rechecked';
-/**
- * Patch marker: the decision's update names who decided and the decision's activity writes it with
- * the decision. Before, the admin API wrote it after the update returned, and lost it when it
- * stopped in between.
- */
-const DECIDER_WITH_DECISION = 'decider-with-decision';
 
 /**
  * One workflow per checkout (workflow id = checkout id). It is the single writer of the
@@ -169,9 +124,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   );
 
   const answer = (attempt: AttemptInput, result: AttemptResult) => answers.set(attempt.attemptId, result);
-  /** The wallet's answer for a charge: with the charge itself when its activity gave it (not in older histories). */
+  /** The wallet's answer for a charge: with the charge itself, so the API need not read it back. */
   const charged = (current: ChargeSnapshot): AttemptResult =>
-    patched(ONE_HOP_ANSWER) && current.answer ? { kind: 'charge', chargeId: current.chargeId, charge: current.answer } : { kind: 'charge', chargeId: current.chargeId };
+    current.answer ? { kind: 'charge', chargeId: current.chargeId, charge: current.answer } : { kind: 'charge', chargeId: current.chargeId };
 
   /** Runs one attempt to its end; answers the wallet as soon as the first outcome is known. */
   async function runAttempt(attempt: AttemptInput): Promise<void> {
@@ -215,10 +170,10 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
       // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
       await condition(() => decision !== undefined);
       try {
-        const by = decidedBy !== undefined && patched(DECIDER_WITH_DECISION) ? { decidedBy } : {};
+        const by = decidedBy !== undefined ? { decidedBy } : {};
         return await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision!, ...by });
       } catch (error) {
-        if (failureType(error) !== FAILURE_TYPES.approvalRefused || !patched(APPROVAL_RECHECKED)) throw error;
+        if (failureType(error) !== FAILURE_TYPES.approvalRefused) throw error;
         decisionRefused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'approval refused', FAILURE_TYPES.approvalRefused);
         await condition(() => decisionRefused === undefined);
       }
@@ -238,16 +193,16 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   /**
    * Waits out a pending charge's settlement time, or less when the charge was moved meanwhile:
    * settleCharge then finds it failed, cancelled or settled and the checkout takes the next attempt
-   * at once. Earlier histories slept the whole time.
+   * at once.
    */
-  const untilSettlement = (chargeId: string, ms: number) => waitUnlessMoved(WAKE_ON_MOVE, movedCharges, chargeId, ms);
+  const untilSettlement = (chargeId: string, ms: number) => waitUnlessMoved(movedCharges, chargeId, ms);
 
   /**
    * Waits out a held charge's hold time, or less when the charge was moved meanwhile (failed,
    * paid, made pending): payoutCharge then finds it moved on, and a failed one frees the checkout
-   * for the next attempt at once. Earlier histories slept the whole time.
+   * for the next attempt at once.
    */
-  const untilPayout = (chargeId: string, ms: number) => waitUnlessMoved(WAKE_HOLD_ON_MOVE, movedFromHeld, chargeId, ms);
+  const untilPayout = (chargeId: string, ms: number) => waitUnlessMoved(movedFromHeld, chargeId, ms);
 
   async function runWithdrawal(attempt: AttemptInput, charge: ChargeSnapshot, plan: { holdMs: number; settlementMs: number }): Promise<ChargeSnapshot> {
     let holdAnswer: HoldAnswer | undefined;
@@ -259,12 +214,12 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     let current = await db.resolveHold({
       chargeId: charge.chargeId,
       accepted: holdAnswer?.accepted ?? false,
-      // Histories recorded before `sent` existed always sent the hold themselves.
-      answered: holdAnswer !== undefined && holdAnswer.sent !== false,
+      answered: holdAnswer !== undefined && holdAnswer.sent,
       sentByOther: holdAnswer?.sent === false,
     });
     answer(attempt, charged(current));
-    if (current.status === 'pending' && patched(FOLLOW_PENDING_AFTER_HOLD)) {
+    // The simulator placed the hold and moved the charge on to a payout under way: follow it to its settlement.
+    if (current.status === 'pending') {
       await untilSettlement(charge.chargeId, plan.settlementMs);
       return processor.settleCharge({ chargeId: charge.chargeId });
     }
@@ -281,18 +236,11 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   /**
    * One hop: plan, charge and (for a deposit) the processor's answer in one local activity, run
    * by the worker inside the workflow task that accepted the update, so the wallet's answer needs
-   * no activity task round trip. The hold is never part of it: it stays a regular activity.
-   * Histories recorded earlier ran the same activity as a regular one, or three activities before
-   * that, and still replay that way.
+   * no activity task round trip. The hold is never part of it: it stays a regular activity. The
+   * checkout's merchant and customer let the activity read all its rows at once.
    */
-  async function beginAttempt(attempt: AttemptInput, request: { checkoutId: string; paymentMethodId: string; amountCents: number }) {
-    if (patched(LOCAL_ATTEMPT)) {
-      // The checkout's merchant and customer let the activity read all its rows at once.
-      const owner = patched(ONE_HOP_ANSWER) ? { merchantId: input.merchantId, customerId: input.customerId } : {};
-      return local.beginAttempt({ ...request, ...owner, attemptKey: attempt.attemptId });
-    }
-    if (patched(ONE_HOP_ATTEMPT)) return processor.beginAttempt({ ...request, attemptKey: attempt.attemptId });
-    return { plan: await db.planAttempt(request), charge: null };
+  function beginAttempt(attempt: AttemptInput, request: { checkoutId: string; paymentMethodId: string; amountCents: number }) {
+    return local.beginAttempt({ ...request, merchantId: input.merchantId, customerId: input.customerId, attemptKey: attempt.attemptId });
   }
 
   /** The same checkout in a fresh run: its deadline as it stands now, its attempts so far. */
@@ -308,8 +256,8 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         workflowId: refundWorkflowId(chargeId),
         args: [{ chargeId, source: 'sandbox' }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        // Like refunds the API starts, so filtering by MerchantId shows it; histories before it replay without.
-        ...(patched(AUTO_REFUND_MERCHANT_ATTRIBUTE) ? { typedSearchAttributes: [{ key: MerchantIdAttribute, value: input.merchantId }] } : {}),
+        // Like refunds the API starts, so filtering by MerchantId shows it.
+        typedSearchAttributes: [{ key: MerchantIdAttribute, value: input.merchantId }],
       });
     } catch {
       // A refund already started by the merchant, or refused by the processor: nothing to add.
@@ -335,13 +283,9 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
 
   /** Waits for the next attempt or the expiry; true when an attempt is queued. */
   async function nextAttemptBeforeExpiry(): Promise<boolean> {
-    if (patched(ONE_HOP_ANSWER)) {
-      const timer = expiryTimer(expiresAt);
-      await condition(() => queue.length > 0 || timer.fired);
-      return queue.length > 0;
-    }
-    const remaining = expiresAt - Date.now();
-    return remaining > 0 ? condition(() => queue.length > 0, remaining) : queue.length > 0;
+    const timer = expiryTimer(expiresAt);
+    await condition(() => queue.length > 0 || timer.fired);
+    return queue.length > 0;
   }
 
   let expiresAt = Date.parse(input.expiresAt);
@@ -359,7 +303,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
         inFlight = false;
         attemptTraces.delete(attempt.attemptId);
       }
-      if (state === 'open' && workflowInfo().continueAsNewSuggested && patched(CONTINUE_WHEN_LONG)) {
+      if (state === 'open' && workflowInfo().continueAsNewSuggested) {
         // The attempt's update has returned its answer; an attempt accepted meanwhile runs first (it
         // keeps a handler open until the loop runs it, so waiting for every handler alone would hang).
         await condition(() => queue.length > 0 || allHandlersFinished());
@@ -370,8 +314,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
     }
     closing = true;
     // One workflow task per expiry: 10,000 checkouts expiring in a minute cost no activity tasks.
-    const expire = patched(LOCAL_EXPIRY) ? dbLocal.expireCheckout : db.expireCheckout;
-    if (await expire({ checkoutId: input.checkoutId })) state = 'expired';
+    if (await dbLocal.expireCheckout({ checkoutId: input.checkoutId })) state = 'expired';
     else break; // never recorded, or no longer open: nothing left to run
   }
   // No attempt is left without an answer: one accepted while the checkout was closing is refused.

@@ -1,4 +1,4 @@
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliveryWorkflowInput } from './contract';
 import { DATABASE, delivery } from './retry-policies';
@@ -18,20 +18,10 @@ export async function deliverEventWorkflow(input: DeliveryWorkflowInput): Promis
   const series = input.series !== undefined ? { series: input.series } : {};
   const { deliverEvent } = proxyActivities<Activities>(delivery(input.retryInitialMs, attemptsMade));
   // One activity on the common path: the delivering attempt records the outcome itself.
-  if (patched('delivery-records-its-outcome')) {
-    try {
-      return await deliverEvent({ eventId: input.eventId, recordOutcome: true, ...(attemptsMade > 0 ? { attemptsMade } : {}), ...series });
-    } catch {
-      await db.finishDelivery({ eventId: input.eventId, status: 'failed' }); // all five attempts failed
-      return 'failed';
-    }
-  }
-  let outcome: 'delivered' | 'failed' | 'no_webhook_url';
   try {
-    outcome = await deliverEvent({ eventId: input.eventId, ...series });
+    return await deliverEvent({ eventId: input.eventId, recordOutcome: true, ...(attemptsMade > 0 ? { attemptsMade } : {}), ...series });
   } catch {
-    outcome = 'failed'; // all five attempts failed; the event log keeps every attempt
+    await db.finishDelivery({ eventId: input.eventId, status: 'failed' }); // all five attempts failed; the event log keeps every attempt
+    return 'failed';
   }
-  await db.finishDelivery({ eventId: input.eventId, status: outcome });
-  return outcome;
 }

@@ -1,4 +1,4 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { SubscriptionPlan } from '../activities/subscriptions';
 import { DATABASE, PROCESSOR } from './retry-policies';
@@ -17,16 +17,6 @@ const processor = proxyActivities<Activities>(PROCESSOR);
 /** How long to wait before looking again when the database's clock says a renewal is not due yet. */
 const NOT_DUE_BACKOFF_MS = 1_000;
 
-/** Patch marker: a pending renewal's settlement wait ends early when the charge was moved meanwhile (renewalMovedSignal). */
-const WAKE_ON_MOVE = 'renewal-settlement-wakes-on-move';
-
-/**
- * Patch marker: an advance of the test clock restarts the wait for the due time, so its real timer
- * covers the real time that remains on the advanced clock. Earlier histories kept the timer set
- * before the advance (the whole period), so real time never carried an advanced clock past the due time.
- */
-const TIMER_FOLLOWS_CLOCK = 'renewal-timer-follows-test-clock';
-
 /**
  * One workflow per subscription (workflow id = subscription id). Each run waits until the
  * subscription's next charge is due on its clock (real time plus the sandbox test clock), makes
@@ -41,7 +31,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let cancelsWaiting = 0;
   let ended = false;
   let planIsStale = false;
-  let clockMoves = 0; // advances the wait for the due time must follow (TIMER_FOLLOWS_CLOCK)
+  let clockMoves = 0; // advances of the test clock: each restarts the wait for the due time
   const clock = () => Date.now() + offsetMs;
   const movedCharges = new Set<string>(); // renewals moved outside the workflow (renewalMovedSignal)
 
@@ -51,7 +41,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     advanceClockUpdate,
     ({ clockOffsetMs }) => {
       offsetMs = Math.max(offsetMs, clockOffsetMs);
-      if (patched(TIMER_FOLLOWS_CLOCK)) clockMoves++;
+      clockMoves++;
       return { now: new Date(clock()).toISOString() };
     },
     {
@@ -141,8 +131,8 @@ async function renew(plan: SubscriptionPlan, movedCharges: ReadonlySet<string>):
   if (charge.status === 'pending') {
     // Less when the renewal was moved meanwhile: settleCharge then finds it settled, failed or
     // cancelled, and a cancellation waiting for the renewal runs at once instead of after up to an
-    // hour of sandbox settlement time. Earlier histories slept the whole time.
-    await waitUnlessMoved(WAKE_ON_MOVE, movedCharges, step.chargeId, plan.settlementMs);
+    // hour of sandbox settlement time.
+    await waitUnlessMoved(movedCharges, step.chargeId, plan.settlementMs);
     await processor.settleCharge({ chargeId: step.chargeId });
   }
   return 'charged';
