@@ -1,42 +1,39 @@
 import {
   ApplicationFailure,
-  CancellationScope,
   ParentClosePolicy,
+  allHandlersFinished,
   condition,
   executeChild,
   makeContinueAsNewFunc,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  sleep,
-  allHandlersFinished,
   workflowInfo,
 } from '@temporalio/workflow';
-import { context as traceContext, type Context as TraceContext } from '@opentelemetry/api';
+import { context as traceContext } from '@opentelemetry/api';
 import type { Activities } from '../activities';
+import type { AttemptPlan } from '../activities/checkouts';
+import type { ChargeSnapshot } from '../activities/charges';
 import {
   FAILURE_TYPES,
   MerchantIdAttribute,
   applicationFailureOf,
-  failureType,
-  refundWorkflowId,
-  type CheckoutState,
   chargeMovedSignal,
   checkoutSearchAttributes,
   checkoutStatusQuery,
   decideReviewUpdate,
+  failureType,
+  refundWorkflowId,
   submitAttemptUpdate,
   type AttemptInput,
-  type AttemptResult,
+  type CheckoutState,
   type CheckoutWorkflowInput,
   type ReviewDecision,
-  type ReviewSnapshot,
 } from './contract';
+import { attemptInFlight, expiryTimer, newCheckout, pendingReview, type Attempt, type Checkout, type Review } from './checkout-state';
 import { DATABASE, DATABASE_LOCAL, HOLD, PROCESSOR, PROCESSOR_LOCAL } from './retry-policies';
 import { waitUnlessMoved } from './waits';
 import { refundWorkflow } from './refund';
-import type { ChargeSnapshot } from '../activities/charges';
-import type { HoldAnswer } from '../activities/holds';
 
 const db = proxyActivities<Activities>(DATABASE);
 const processor = proxyActivities<Activities>(PROCESSOR);
@@ -50,278 +47,251 @@ const dbLocal = proxyLocalActivities<Activities>(DATABASE_LOCAL);
  * a durable timer expires the checkout; a review waits for the reviewer with no timeout.
  */
 export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ state: CheckoutState }> {
-  let state: CheckoutState = 'open';
-  let inFlight = false;
-  /** Set while the checkout is being expired: no attempt is accepted from then on. */
-  let closing = false;
-  let attemptsAccepted = input.attemptsBefore ?? 0;
-  const maxAttempts = input.maxAttempts ?? Number.POSITIVE_INFINITY;
-  const queue: AttemptInput[] = [];
-  const answers = new Map<string, AttemptResult>();
-  /**
-   * Each attempt's trace context (its update's span), so the activities the main loop runs for it
-   * join the wallet request's trace rather than the checkout creation's. Headers only, no commands.
-   */
-  const attemptTraces = new Map<string, TraceContext>();
-  const refusals = new Map<string, ApplicationFailure>();
-  let decision: ReviewDecision | undefined;
-  let decided: ReviewSnapshot | undefined;
-  /** Who made `decision`, when its update said (updates sent before it existed did not). */
-  let decidedBy: string | undefined;
-  /** The refusal of the decision being recorded; its update throws it and the review takes another. */
-  let decisionRefused: ApplicationFailure | undefined;
-
-  setHandler(checkoutStatusQuery, () => ({ state, attemptInFlight: inFlight }));
-  /** Charges moved outside the workflow (chargeMovedSignal): from held, and from anything else. */
-  const movedCharges = new Set<string>();
-  const movedFromHeld = new Set<string>();
-  setHandler(chargeMovedSignal, (chargeId, from) => void (from === 'held' ? movedFromHeld : movedCharges).add(chargeId));
-
-  setHandler(
-    submitAttemptUpdate,
-    async (attempt) => {
-      inFlight = true; // set before any await, so a second update's validator sees it
-      attemptsAccepted += 1;
-      queue.push(attempt);
-      attemptTraces.set(attempt.attemptId, traceContext.active());
-      await condition(() => answers.has(attempt.attemptId) || refusals.has(attempt.attemptId));
-      const refusal = refusals.get(attempt.attemptId);
-      if (refusal) throw refusal;
-      return answers.get(attempt.attemptId)!;
-    },
-    {
-      // A refused update is not written to history, so refusals cannot grow it.
-      validator: (_attempt: AttemptInput) => {
-        if (state !== 'open' || closing) throw ApplicationFailure.nonRetryable(`checkout is ${closing ? 'expiring' : state}`, FAILURE_TYPES.checkoutNotOpen);
-        if (inFlight) throw ApplicationFailure.nonRetryable('another attempt is in progress', FAILURE_TYPES.attemptInFlight);
-        // The limit bounds the history: about 25 events an attempt.
-        if (attemptsAccepted >= maxAttempts) throw ApplicationFailure.nonRetryable('attempt limit reached', FAILURE_TYPES.attemptLimit);
-      },
-    },
-  );
-
-  setHandler(
-    decideReviewUpdate,
-    async (d, by) => {
-      decision = d;
-      decidedBy = by;
-      await condition(() => decided !== undefined || decisionRefused !== undefined);
-      if (decided === undefined && decisionRefused) {
-        const refusal = decisionRefused;
-        decisionRefused = undefined;
-        decision = undefined; // the review is pending again: the next decision is accepted
-        throw refusal;
-      }
-      return decided!;
-    },
-    {
-      validator: (_decision: ReviewDecision, _decidedBy?: string) => {
-        if (state !== 'in_review' || decision !== undefined) {
-          throw ApplicationFailure.nonRetryable('review already decided', FAILURE_TYPES.reviewAlreadyDecided);
-        }
-      },
-    },
-  );
-
-  const answer = (attempt: AttemptInput, result: AttemptResult) => answers.set(attempt.attemptId, result);
-  /** The wallet's answer for a charge: with the charge itself, so the API need not read it back. */
-  const charged = (current: ChargeSnapshot): AttemptResult =>
-    current.answer ? { kind: 'charge', chargeId: current.chargeId, charge: current.answer } : { kind: 'charge', chargeId: current.chargeId };
-
-  /** Runs one attempt to its end; answers the wallet as soon as the first outcome is known. */
-  async function runAttempt(attempt: AttemptInput): Promise<void> {
-    const request = { checkoutId: input.checkoutId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents };
-    const begun = await beginAttempt(attempt, request);
-    const plan = begun.plan;
-    if (plan.block) {
-      await db.blockCheckout({ checkoutId: input.checkoutId, ...plan.block });
-      state = 'blocked';
-      throw ApplicationFailure.nonRetryable('checkout blocked', FAILURE_TYPES.checkoutBlocked);
-    }
-    let reviewId: string | undefined;
-    if (plan.needsReview) {
-      const review = await db.createReview({ checkoutId: input.checkoutId, attemptKey: attempt.attemptId, paymentMethodId: attempt.paymentMethodId, amountCents: attempt.amountCents });
-      state = 'in_review';
-      answer(attempt, { kind: 'review', reviewId: review.id });
-      const { checkoutExpiresAt, ...snapshot } = await reviewDecision();
-      decided = snapshot;
-      if (decided.status === 'declined') {
-        state = 'blocked';
-        return;
-      }
-      if (checkoutExpiresAt) expiresAt = Date.parse(checkoutExpiresAt); // expiry resumes with the time that was left
-      state = 'open';
-      reviewId = review.id;
-    }
-    // The approval is spent by this charge: it authorizes exactly this attempt's amount and method.
-    const charge = begun.charge ?? (await db.createCharge({ ...request, attemptKey: attempt.attemptId, reviewId }));
-    const final = input.type === 'deposit' ? await runDeposit(attempt, charge, plan.settlementMs) : await runWithdrawal(attempt, charge, plan);
-    // A charge moved on by someone else (voided, returned, refunded, even failed) after it
-    // succeeded has still completed the checkout, as the database recorded with the success.
-    if (final.status === 'succeeded' || final.checkoutCompleted === true) {
-      state = 'completed'; // recorded by the move itself, in the same commit as the charge
-      if (plan.autoRefund && final.status === 'succeeded') await sandboxAutoRefund(final.chargeId);
-    }
-  }
-
-  /** The reviewer's decision as recorded; an approval refused by its re-checks waits for the next decision. */
-  async function reviewDecision() {
-    for (;;) {
-      // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
-      await condition(() => decision !== undefined);
-      try {
-        const by = decidedBy !== undefined ? { decidedBy } : {};
-        return await db.recordReviewDecision({ checkoutId: input.checkoutId, decision: decision!, ...by });
-      } catch (error) {
-        if (failureType(error) !== FAILURE_TYPES.approvalRefused) throw error;
-        decisionRefused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'approval refused', FAILURE_TYPES.approvalRefused);
-        await condition(() => decisionRefused === undefined);
-      }
-    }
-  }
-
-  async function runDeposit(attempt: AttemptInput, charge: ChargeSnapshot, settlementMs: number): Promise<ChargeSnapshot> {
-    let current = charge.status === 'created' ? await processor.chargeDeposit({ chargeId: charge.chargeId }) : charge;
-    answer(attempt, charged(current));
-    if (current.status === 'pending') {
-      await untilSettlement(charge.chargeId, settlementMs);
-      current = await processor.settleCharge({ chargeId: charge.chargeId });
-    }
-    return current;
-  }
-
-  /**
-   * Waits out a pending charge's settlement time, or less when the charge was moved meanwhile:
-   * settleCharge then finds it failed, cancelled or settled and the checkout takes the next attempt
-   * at once.
-   */
-  const untilSettlement = (chargeId: string, ms: number) => waitUnlessMoved(movedCharges, chargeId, ms);
-
-  /**
-   * Waits out a held charge's hold time, or less when the charge was moved meanwhile (failed,
-   * paid, made pending): payoutCharge then finds it moved on, and a failed one frees the checkout
-   * for the next attempt at once.
-   */
-  const untilPayout = (chargeId: string, ms: number) => waitUnlessMoved(movedFromHeld, chargeId, ms);
-
-  async function runWithdrawal(attempt: AttemptInput, charge: ChargeSnapshot, plan: { holdMs: number; settlementMs: number }): Promise<ChargeSnapshot> {
-    let holdAnswer: HoldAnswer | undefined;
-    try {
-      holdAnswer = await hold.placeHold({ chargeId: charge.chargeId });
-    } catch {
-      holdAnswer = undefined; // the hold activity itself failed: the recorded answer decides
-    }
-    let current = await db.resolveHold({
-      chargeId: charge.chargeId,
-      accepted: holdAnswer?.accepted ?? false,
-      answered: holdAnswer !== undefined && holdAnswer.sent,
-      sentByOther: holdAnswer?.sent === false,
-    });
-    answer(attempt, charged(current));
-    // The simulator placed the hold and moved the charge on to a payout under way: follow it to its settlement.
-    if (current.status === 'pending') {
-      await untilSettlement(charge.chargeId, plan.settlementMs);
-      return processor.settleCharge({ chargeId: charge.chargeId });
-    }
-    if (current.status !== 'held') return current;
-    await untilPayout(charge.chargeId, plan.holdMs);
-    current = await processor.payoutCharge({ chargeId: charge.chargeId });
-    if (current.status === 'pending') {
-      await untilSettlement(charge.chargeId, plan.settlementMs);
-      current = await processor.settleCharge({ chargeId: charge.chargeId });
-    }
-    return current;
-  }
-
-  /**
-   * One hop: plan, charge and (for a deposit) the processor's answer in one local activity, run
-   * by the worker inside the workflow task that accepted the update, so the wallet's answer needs
-   * no activity task round trip. The hold is never part of it: it stays a regular activity. The
-   * checkout's merchant and customer let the activity read all its rows at once.
-   */
-  function beginAttempt(attempt: AttemptInput, request: { checkoutId: string; paymentMethodId: string; amountCents: number }) {
-    return local.beginAttempt({ ...request, merchantId: input.merchantId, customerId: input.customerId, attemptKey: attempt.attemptId });
-  }
-
-  /** The same checkout in a fresh run: its deadline as it stands now, its attempts so far. */
-  function continueAsNewCheckout(): Promise<never> {
-    const continued = makeContinueAsNewFunc<typeof checkoutWorkflow>({ typedSearchAttributes: checkoutSearchAttributes(input) });
-    return continued({ ...input, expiresAt: new Date(expiresAt).toISOString(), attemptsBefore: attemptsAccepted });
-  }
-
-  /** Sandbox: a 1.08 USD deposit is refunded through the same refund workflow the API uses. */
-  async function sandboxAutoRefund(chargeId: string): Promise<void> {
-    try {
-      await executeChild(refundWorkflow, {
-        workflowId: refundWorkflowId(chargeId),
-        args: [{ chargeId, source: 'sandbox' }],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        // Like refunds the API starts, so filtering by MerchantId shows it.
-        typedSearchAttributes: [{ key: MerchantIdAttribute, value: input.merchantId }],
-      });
-    } catch {
-      // A refund already started by the merchant, or refused by the processor: nothing to add.
-    }
-  }
-
-  /** The running expiry timer and the deadline it is for; replaced when a review moves the deadline. */
-  let expiry: { deadline: number; fired: boolean; scope: CancellationScope } | undefined;
-  function expiryTimer(deadline: number): { fired: boolean } {
-    if (expiry?.deadline === deadline) return expiry;
-    expiry?.scope.cancel();
-    const timer = { deadline, fired: false, scope: new CancellationScope() };
-    const remaining = deadline - Date.now();
-    if (remaining > 0) {
-      timer.scope.run(() => sleep(remaining)).then(
-        () => void (timer.fired = true),
-        () => undefined, // cancelled: the deadline moved
-      );
-    } else timer.fired = true;
-    expiry = timer;
-    return timer;
-  }
-
-  /** Waits for the next attempt or the expiry; true when an attempt is queued. */
-  async function nextAttemptBeforeExpiry(): Promise<boolean> {
-    const timer = expiryTimer(expiresAt);
-    await condition(() => queue.length > 0 || timer.fired);
-    return queue.length > 0;
-  }
-
-  let expiresAt = Date.parse(input.expiresAt);
-  while (state === 'open') {
-    if (await nextAttemptBeforeExpiry()) {
-      const attempt = queue.shift()!;
-      try {
-        await traceContext.with(attemptTraces.get(attempt.attemptId) ?? traceContext.active(), () => runAttempt(attempt));
-      } catch (error) {
-        // Only non-retryable failures reach here (all other activity failures are retried);
-        // the checkout stays open and the wallet hears why this attempt could not run. A
-        // refusal raised in an activity arrives wrapped: its type is the cause's.
-        refusals.set(attempt.attemptId, ApplicationFailure.nonRetryable('the attempt could not be processed', failureType(error) ?? 'ATTEMPT_FAILED'));
-      } finally {
-        inFlight = false;
-        attemptTraces.delete(attempt.attemptId);
-      }
-      if (state === 'open' && workflowInfo().continueAsNewSuggested) {
-        // The attempt's update has returned its answer; an attempt accepted meanwhile runs first (it
-        // keeps a handler open until the loop runs it, so waiting for every handler alone would hang).
-        await condition(() => queue.length > 0 || allHandlersFinished());
-        // Only between attempts: nothing queued, nothing in flight, no review, not expiring.
-        if (state === 'open' && !closing && !inFlight && queue.length === 0) return continueAsNewCheckout();
-      }
-      continue;
-    }
-    closing = true;
-    // One workflow task per expiry: 10,000 checkouts expiring in a minute cost no activity tasks.
-    if (await dbLocal.expireCheckout({ checkoutId: input.checkoutId })) state = 'expired';
-    else break; // never recorded, or no longer open: nothing left to run
+  const checkout = newCheckout(input);
+  handleMessages(checkout);
+  while (checkout.state === 'open') {
+    const attempt = await nextAttemptOrDeadline(checkout);
+    if (attempt) {
+      await onAttempt(checkout, attempt);
+      if (await mayContinueAsNew(checkout)) return continueAsNewCheckout(checkout);
+    } else if (!(await onDeadline(checkout))) break;
   }
   // No attempt is left without an answer: one accepted while the checkout was closing is refused.
-  for (const attempt of queue.splice(0)) {
-    refusals.set(attempt.attemptId, ApplicationFailure.nonRetryable(`checkout is ${state}`, FAILURE_TYPES.checkoutClosed));
+  for (const attempt of checkout.queue) {
+    attempt.refusal = ApplicationFailure.nonRetryable(`checkout is ${checkout.state}`, FAILURE_TYPES.checkoutClosed);
   }
   await condition(allHandlersFinished);
-  return { state };
+  return { state: checkout.state };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Messages: the attempt and review updates, the status query, the charge-moved signal.
+
+function handleMessages(checkout: Checkout): void {
+  setHandler(checkoutStatusQuery, () => ({ state: checkout.state, attemptInFlight: attemptInFlight(checkout) }));
+  setHandler(chargeMovedSignal, (chargeId, from) => void (from === 'held' ? checkout.moved.fromHeld : checkout.moved.other).add(chargeId));
+  setHandler(submitAttemptUpdate, (attempt) => acceptAttempt(checkout, attempt), {
+    // A refused update is not written to history, so refusals cannot grow it.
+    validator: (_attempt: AttemptInput) => {
+      if (checkout.state !== 'open' || checkout.closing) {
+        throw ApplicationFailure.nonRetryable(`checkout is ${checkout.closing ? 'expiring' : checkout.state}`, FAILURE_TYPES.checkoutNotOpen);
+      }
+      if (attemptInFlight(checkout)) throw ApplicationFailure.nonRetryable('another attempt is in progress', FAILURE_TYPES.attemptInFlight);
+      // The limit bounds the history: about 25 events an attempt.
+      if (checkout.attemptsAccepted >= (checkout.input.maxAttempts ?? Number.POSITIVE_INFINITY)) {
+        throw ApplicationFailure.nonRetryable('attempt limit reached', FAILURE_TYPES.attemptLimit);
+      }
+    },
+  });
+  setHandler(decideReviewUpdate, (decision, decidedBy) => decideReview(pendingReview(checkout)!, decision, decidedBy), {
+    validator: (_decision: ReviewDecision, _decidedBy?: string) => {
+      if (!pendingReview(checkout)) throw ApplicationFailure.nonRetryable('review already decided', FAILURE_TYPES.reviewAlreadyDecided);
+    },
+  });
+}
+
+/** Queues the attempt (before any await, so a second update's validator sees it in flight) and answers it once the loop has. */
+async function acceptAttempt(checkout: Checkout, input: AttemptInput) {
+  const attempt: Attempt = { input, trace: traceContext.active() };
+  checkout.attemptsAccepted += 1;
+  checkout.queue.push(attempt);
+  await condition(() => attempt.answer !== undefined || attempt.refusal !== undefined);
+  if (attempt.refusal) throw attempt.refusal;
+  return attempt.answer!;
+}
+
+/** The reviewer's decision: answered with the review as recorded, or with the refusal of an approval its re-checks refused. */
+async function decideReview(review: Review, decision: ReviewDecision, decidedBy?: string) {
+  review.decision = { decision, decidedBy };
+  await condition(() => review.decided !== undefined || review.refused !== undefined);
+  if (review.decided === undefined && review.refused) {
+    const refusal = review.refused;
+    review.refused = undefined;
+    review.decision = undefined; // the review is pending again: the next decision is accepted
+    throw refusal;
+  }
+  return review.decided!;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The main loop's steps: the next attempt or the deadline, expiry, continue-as-new.
+
+/** Waits for the next attempt or the deadline; the attempt, now the running one, or undefined at the deadline. */
+async function nextAttemptOrDeadline(checkout: Checkout): Promise<Attempt | undefined> {
+  const timer = expiryTimer(checkout);
+  await condition(() => checkout.queue.length > 0 || timer.fired);
+  checkout.current = checkout.queue.shift(); // in one step, so the attempt never looks not in flight
+  return checkout.current;
+}
+
+/** Expiry: the deadline came with no attempt waiting. False when there is nothing to expire (never recorded, or no longer open). */
+async function onDeadline(checkout: Checkout): Promise<boolean> {
+  checkout.closing = true;
+  // One workflow task per expiry: 10,000 checkouts expiring in a minute cost no activity tasks.
+  if (!(await dbLocal.expireCheckout({ checkoutId: checkout.input.checkoutId }))) return false;
+  checkout.state = 'expired';
+  return true;
+}
+
+/**
+ * A run whose history Temporal finds long continues as new between attempts, so a checkout takes
+ * attempts without limit (the contract's rule) and never meets the history limit.
+ */
+async function mayContinueAsNew(checkout: Checkout): Promise<boolean> {
+  if (checkout.state !== 'open' || !workflowInfo().continueAsNewSuggested) return false;
+  // The attempt's update has returned its answer; an attempt accepted meanwhile runs first (it
+  // keeps a handler open until the loop runs it, so waiting for every handler alone would hang).
+  await condition(() => checkout.queue.length > 0 || allHandlersFinished());
+  // Only between attempts: nothing queued, nothing in flight, no review, not expiring.
+  return checkout.state === 'open' && !checkout.closing && !attemptInFlight(checkout);
+}
+
+/** The same checkout in a fresh run: its deadline as it stands now, its attempts so far. */
+function continueAsNewCheckout(checkout: Checkout): Promise<never> {
+  const { input } = checkout;
+  const continued = makeContinueAsNewFunc<typeof checkoutWorkflow>({ typedSearchAttributes: checkoutSearchAttributes(input) });
+  return continued({ ...input, expiresAt: new Date(checkout.expiresAt).toISOString(), attemptsBefore: checkout.attemptsAccepted });
+}
+
+// ---------------------------------------------------------------------------------------------
+// One attempt: plan and charge, a review, the deposit's or withdrawal's path, settlement.
+
+/** Runs the attempt in its update's trace; a refusal is the attempt's answer, and the checkout takes the next one. */
+async function onAttempt(checkout: Checkout, attempt: Attempt): Promise<void> {
+  try {
+    await traceContext.with(attempt.trace, () => runAttempt(checkout, attempt));
+  } catch (error) {
+    // Only non-retryable failures reach here (all other activity failures are retried); the
+    // checkout stays open and the wallet hears why this attempt could not run. A refusal raised in
+    // an activity arrives wrapped: its type is the cause's.
+    attempt.refusal = ApplicationFailure.nonRetryable('the attempt could not be processed', failureType(error) ?? 'ATTEMPT_FAILED');
+  } finally {
+    checkout.current = undefined;
+  }
+}
+
+/** Runs one attempt to its end; the wallet is answered as soon as the first outcome is known. */
+async function runAttempt(checkout: Checkout, attempt: Attempt): Promise<void> {
+  const { plan, charge } = await beginAttempt(checkout, attempt);
+  if (plan.block) await blockCheckout(checkout, plan.block);
+  const approved = plan.needsReview ? await reviewAttempt(checkout, attempt) : undefined;
+  if (approved === false) return;
+  // The approval is spent by this charge: it authorizes exactly this attempt's amount and method.
+  attempt.charge = charge ?? (await db.createCharge({ ...chargeRequest(checkout, attempt), attemptKey: attempt.input.attemptId, reviewId: attempt.review?.id }));
+  const final = checkout.input.type === 'deposit' ? await runDeposit(checkout, attempt, plan) : await runWithdrawal(checkout, attempt, plan);
+  // A charge moved on by someone else (voided, returned, refunded, even failed) after it
+  // succeeded has still completed the checkout, as the database recorded with the success.
+  if (final.status === 'succeeded' || final.checkoutCompleted === true) {
+    checkout.state = 'completed'; // recorded by the move itself, in the same commit as the charge
+    if (plan.autoRefund && final.status === 'succeeded') await sandboxAutoRefund(checkout, final.chargeId);
+  }
+}
+
+const chargeRequest = (checkout: Checkout, { input }: Attempt) => ({ checkoutId: checkout.input.checkoutId, paymentMethodId: input.paymentMethodId, amountCents: input.amountCents });
+
+/**
+ * One hop: plan, charge and (for a deposit) the processor's answer in one local activity, run
+ * by the worker inside the workflow task that accepted the update, so the wallet's answer needs
+ * no activity task round trip. The hold is never part of it: it stays a regular activity. The
+ * checkout's merchant and customer let the activity read all its rows at once.
+ */
+function beginAttempt(checkout: Checkout, attempt: Attempt) {
+  const { merchantId, customerId } = checkout.input;
+  return local.beginAttempt({ ...chargeRequest(checkout, attempt), merchantId, customerId, attemptKey: attempt.input.attemptId });
+}
+
+/** A geo or KYC gate blocks the checkout for good; the attempt is refused. */
+async function blockCheckout(checkout: Checkout, block: NonNullable<AttemptPlan['block']>): Promise<never> {
+  await db.blockCheckout({ checkoutId: checkout.input.checkoutId, ...block });
+  checkout.state = 'blocked';
+  throw ApplicationFailure.nonRetryable('checkout blocked', FAILURE_TYPES.checkoutBlocked);
+}
+
+/** The review: the attempt is answered with it, and waits for the reviewer. True when approved; declined blocks the checkout. */
+async function reviewAttempt(checkout: Checkout, attempt: Attempt): Promise<boolean> {
+  const { id } = await db.createReview({ checkoutId: checkout.input.checkoutId, attemptKey: attempt.input.attemptId, paymentMethodId: attempt.input.paymentMethodId, amountCents: attempt.input.amountCents });
+  const review: Review = (attempt.review = { id });
+  checkout.state = 'in_review';
+  attempt.answer = { kind: 'review', reviewId: id };
+  const { checkoutExpiresAt, ...decided } = await recordDecision(checkout, review);
+  review.decided = decided;
+  if (decided.status === 'declined') {
+    checkout.state = 'blocked';
+    return false;
+  }
+  if (checkoutExpiresAt) checkout.expiresAt = Date.parse(checkoutExpiresAt); // expiry resumes with the time that was left
+  checkout.state = 'open';
+  return true;
+}
+
+/** Records the reviewer's decision; an approval its re-checks refuse is answered as refused, and the review waits for the next decision. */
+async function recordDecision(checkout: Checkout, review: Review) {
+  for (;;) {
+    // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
+    await condition(() => review.decision !== undefined);
+    const { decision, decidedBy } = review.decision!;
+    try {
+      return await db.recordReviewDecision({ checkoutId: checkout.input.checkoutId, decision, ...(decidedBy !== undefined ? { decidedBy } : {}) });
+    } catch (error) {
+      if (failureType(error) !== FAILURE_TYPES.approvalRefused) throw error;
+      review.refused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'approval refused', FAILURE_TYPES.approvalRefused);
+      await condition(() => review.refused === undefined);
+    }
+  }
+}
+
+/** The charge as last seen, and the wallet's answer with it (so the API need not read it back). */
+function sawCharge(attempt: Attempt, charge: ChargeSnapshot): ChargeSnapshot {
+  attempt.charge = charge;
+  attempt.answer = charge.answer ? { kind: 'charge', chargeId: charge.chargeId, charge: charge.answer } : { kind: 'charge', chargeId: charge.chargeId };
+  return charge;
+}
+
+async function runDeposit(checkout: Checkout, attempt: Attempt, plan: AttemptPlan): Promise<ChargeSnapshot> {
+  const charge = attempt.charge!;
+  const current = sawCharge(attempt, charge.status === 'created' ? await processor.chargeDeposit({ chargeId: charge.chargeId }) : charge);
+  return current.status === 'pending' ? settle(checkout, attempt, plan) : current;
+}
+
+/** The hold handshake decides the charge: held waits out its hold time and is paid out; pending goes on to its settlement. */
+async function runWithdrawal(checkout: Checkout, attempt: Attempt, plan: AttemptPlan): Promise<ChargeSnapshot> {
+  const { chargeId } = attempt.charge!;
+  // A failed hold activity leaves the decision to the answer recorded in the database.
+  attempt.hold = await hold.placeHold({ chargeId }).catch(() => null);
+  const answer = attempt.hold;
+  const resolved = await db.resolveHold({ chargeId, accepted: answer?.accepted ?? false, answered: answer !== null && answer.sent, sentByOther: answer?.sent === false });
+  const current = sawCharge(attempt, resolved);
+  // The simulator placed the hold and moved the charge on to a payout under way: follow it to its settlement.
+  if (current.status === 'pending') return settle(checkout, attempt, plan);
+  if (current.status !== 'held') return current;
+  // Less when the held charge was moved meanwhile (failed, paid, made pending): payoutCharge then finds it moved on.
+  await waitUnlessMoved(checkout.moved.fromHeld, chargeId, plan.holdMs);
+  const paid = (attempt.charge = await processor.payoutCharge({ chargeId }));
+  return paid.status === 'pending' ? settle(checkout, attempt, plan) : paid;
+}
+
+/**
+ * Settlement: waits out a pending charge's settlement time, or less when the charge was moved
+ * meanwhile (settleCharge then finds it failed, cancelled or settled, and the checkout takes the
+ * next attempt at once), then reads its outcome.
+ */
+async function settle(checkout: Checkout, attempt: Attempt, plan: AttemptPlan): Promise<ChargeSnapshot> {
+  const { chargeId } = attempt.charge!;
+  await waitUnlessMoved(checkout.moved.other, chargeId, plan.settlementMs);
+  return (attempt.charge = await processor.settleCharge({ chargeId }));
+}
+
+/** Sandbox: a 1.08 USD deposit is refunded through the same refund workflow the API uses. */
+async function sandboxAutoRefund(checkout: Checkout, chargeId: string): Promise<void> {
+  try {
+    await executeChild(refundWorkflow, {
+      workflowId: refundWorkflowId(chargeId),
+      args: [{ chargeId, source: 'sandbox' }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      // Like refunds the API starts, so filtering by MerchantId shows it.
+      typedSearchAttributes: [{ key: MerchantIdAttribute, value: checkout.input.merchantId }],
+    });
+  } catch {
+    // A refund already started by the merchant, or refused by the processor: nothing to add.
+  }
+}

@@ -17,6 +17,25 @@ const processor = proxyActivities<Activities>(PROCESSOR);
 /** How long to wait before looking again when the database's clock says a renewal is not due yet. */
 const NOT_DUE_BACKOFF_MS = 1_000;
 
+/** A subscription as one run of its workflow holds it. */
+interface Subscription {
+  readonly id: string;
+  /** The sandbox test clock: ms ahead of real time (0 in production). */
+  offsetMs: number;
+  /** A renewal or a cancellation is running. */
+  busy: boolean;
+  cancelsWaiting: number;
+  ended: boolean;
+  /** A cancellation changed the subscription: the plan is read again before anything is due. */
+  planIsStale: boolean;
+  /** Advances of the test clock: each restarts the wait for the due time. */
+  clockMoves: number;
+  /** Renewals moved outside the workflow (renewalMovedSignal). */
+  readonly moved: Set<string>;
+}
+
+const clock = (sub: Subscription) => Date.now() + sub.offsetMs;
+
 /**
  * One workflow per subscription (workflow id = subscription id). Each run waits until the
  * subscription's next charge is due on its clock (real time plus the sandbox test clock), makes
@@ -25,24 +44,22 @@ const NOT_DUE_BACKOFF_MS = 1_000;
  * while a renewal is in flight.
  */
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<{ ended: boolean }> {
-  const { subscriptionId } = input;
-  let offsetMs = input.clockOffsetMs;
-  let busy = false; // a renewal or a cancellation is running
-  let cancelsWaiting = 0;
-  let ended = false;
-  let planIsStale = false;
-  let clockMoves = 0; // advances of the test clock: each restarts the wait for the due time
-  const clock = () => Date.now() + offsetMs;
-  const movedCharges = new Set<string>(); // renewals moved outside the workflow (renewalMovedSignal)
+  const sub: Subscription = { id: input.subscriptionId, offsetMs: input.clockOffsetMs, busy: false, cancelsWaiting: 0, ended: false, planIsStale: false, clockMoves: 0, moved: new Set() };
+  handleMessages(sub);
+  await nextStep(sub);
+  await condition(allHandlersFinished);
+  if (sub.ended) return { ended: true };
+  return continueAsNew<typeof subscriptionWorkflow>({ subscriptionId: sub.id, clockOffsetMs: sub.offsetMs });
+}
 
-  setHandler(renewalMovedSignal, (chargeId) => void movedCharges.add(chargeId));
-
+function handleMessages(sub: Subscription): void {
+  setHandler(renewalMovedSignal, (chargeId) => void sub.moved.add(chargeId));
   setHandler(
     advanceClockUpdate,
     ({ clockOffsetMs }) => {
-      offsetMs = Math.max(offsetMs, clockOffsetMs);
-      clockMoves++;
-      return { now: new Date(clock()).toISOString() };
+      sub.offsetMs = Math.max(sub.offsetMs, clockOffsetMs);
+      sub.clockMoves++;
+      return { now: new Date(clock(sub)).toISOString() };
     },
     {
       validator: ({ clockOffsetMs }) => {
@@ -51,71 +68,73 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       },
     },
   );
-
-  setHandler(
-    cancelSubscriptionUpdate,
-    async ({ atPeriodEnd }) => {
-      cancelsWaiting++; // before any await, so the main loop starts no renewal meanwhile
-      try {
-        await condition(() => !busy);
-        busy = true;
-        const subscription = await db.cancelSubscription({ subscriptionId, atPeriodEnd });
-        if (subscription.status === 'cancelled') ended = true;
-        planIsStale = true;
-        return subscription;
-      } finally {
-        busy = false;
-        cancelsWaiting--;
-      }
+  setHandler(cancelSubscriptionUpdate, ({ atPeriodEnd }) => cancel(sub, atPeriodEnd), {
+    validator: (_request: { atPeriodEnd: boolean }) => {
+      if (sub.ended) throw ApplicationFailure.nonRetryable('the subscription is cancelled', SUBSCRIPTION_FAILURES.cancelled);
     },
-    {
-      validator: (_request: { atPeriodEnd: boolean }) => {
-        if (ended) throw ApplicationFailure.nonRetryable('the subscription is cancelled', SUBSCRIPTION_FAILURES.cancelled);
-      },
-    },
-  );
+  });
+}
 
-  let plan = await loadPlan();
-  for (;;) {
-    if (ended || plan.status === 'cancelled' || plan.nextChargeAt === null) {
-      ended = true;
-      break;
-    }
-    const due = Date.parse(plan.nextChargeAt);
-    const ready = () => ended || planIsStale || (cancelsWaiting === 0 && !busy && clock() >= due);
-    while (!ready()) {
-      // A real timer for the real time that remains on the clock; an update (a cancellation) wakes
-      // it earlier, and an advance of the test clock wakes it to start a timer for what remains then.
-      const realWait = due - clock();
-      const movesBefore = clockMoves;
-      const wake = () => ready() || clockMoves !== movesBefore;
-      if (realWait > 0) await condition(wake, realWait);
-      else await condition(wake);
-    }
-    if (ended) break;
-    if (planIsStale) {
-      planIsStale = false;
-      plan = await loadPlan();
-      continue;
-    }
-    busy = true;
-    try {
-      const step = await renew(plan, movedCharges);
-      if (step === 'ended') ended = true;
-      if (step === 'not_due') await sleep(NOT_DUE_BACKOFF_MS);
-    } finally {
-      busy = false;
-    }
-    break;
+/** A merchant's cancellation: waits for a renewal in flight, and starts none meanwhile. */
+async function cancel(sub: Subscription, atPeriodEnd: boolean) {
+  sub.cancelsWaiting++; // before any await, so the main loop starts no renewal meanwhile
+  try {
+    await condition(() => !sub.busy);
+    sub.busy = true;
+    const subscription = await db.cancelSubscription({ subscriptionId: sub.id, atPeriodEnd });
+    if (subscription.status === 'cancelled') sub.ended = true;
+    sub.planIsStale = true;
+    return subscription;
+  } finally {
+    sub.busy = false;
+    sub.cancelsWaiting--;
   }
-  await condition(allHandlersFinished);
-  if (ended) return { ended: true };
-  return continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offsetMs });
+}
 
-  async function loadPlan(): Promise<SubscriptionPlan> {
-    const loaded = await db.loadSubscriptionPlan({ subscriptionId });
-    offsetMs = Math.max(offsetMs, loaded.clockOffsetMs); // an advance recorded while no run was listening
-    return loaded;
+/** This run's step: waits until the next charge is due (reading the plan again after a cancellation), then renews. */
+async function nextStep(sub: Subscription): Promise<void> {
+  let plan = await loadPlan(sub);
+  for (;;) {
+    if (sub.ended || plan.status === 'cancelled' || plan.nextChargeAt === null) {
+      sub.ended = true;
+      return;
+    }
+    await untilDue(sub, Date.parse(plan.nextChargeAt));
+    if (sub.ended) return;
+    if (!sub.planIsStale) return renewNow(sub, plan);
+    sub.planIsStale = false;
+    plan = await loadPlan(sub);
+  }
+}
+
+async function loadPlan(sub: Subscription): Promise<SubscriptionPlan> {
+  const loaded = await db.loadSubscriptionPlan({ subscriptionId: sub.id });
+  sub.offsetMs = Math.max(sub.offsetMs, loaded.clockOffsetMs); // an advance recorded while no run was listening
+  return loaded;
+}
+
+/** Waits until `due` on the subscription's clock, or until it ended or its plan went stale. */
+async function untilDue(sub: Subscription, due: number): Promise<void> {
+  const ready = () => sub.ended || sub.planIsStale || (sub.cancelsWaiting === 0 && !sub.busy && clock(sub) >= due);
+  while (!ready()) {
+    // A real timer for the real time that remains on the clock; an update (a cancellation) wakes
+    // it earlier, and an advance of the test clock wakes it to start a timer for what remains then.
+    const realWait = due - clock(sub);
+    const movesBefore = sub.clockMoves;
+    const wake = () => ready() || sub.clockMoves !== movesBefore;
+    if (realWait > 0) await condition(wake, realWait);
+    else await condition(wake);
+  }
+}
+
+async function renewNow(sub: Subscription, plan: SubscriptionPlan): Promise<void> {
+  sub.busy = true;
+  try {
+    const step = await renew(plan, sub.moved);
+    if (step === 'ended') sub.ended = true;
+    if (step === 'not_due') await sleep(NOT_DUE_BACKOFF_MS);
+  } finally {
+    sub.busy = false;
   }
 }
 
