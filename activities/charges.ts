@@ -6,17 +6,14 @@ import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
 import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
-import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped, type ChargeRow } from '../src/storage/charges';
-import { findCheckoutByIdUnscoped, type CheckoutRow } from '../src/storage/checkouts';
-import { findMerchant, type MerchantRow } from '../src/storage/merchants';
+import { findChargeByIdUnscoped, type ChargeRow } from '../src/storage/charges';
+import { findCheckoutByIdUnscoped } from '../src/storage/checkouts';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
-import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows } from './checkouts';
-import { insertAttemptCharge, type AttemptCharge, type AttemptChargeRow } from './attempt-charge';
+import type { AttemptChargeRow } from './attempt-charge';
 import { renewAttemptLease } from '../src/storage/charge-leases';
 import { crashIfAt } from '../src/crash-points';
 import type { ChargeStatus } from '../src/domain/charge-states';
 import type { Db } from '../src/storage/db';
-import { FAILURE_TYPES } from '../workflows/contract';
 
 export interface ChargeSnapshot {
   chargeId: string;
@@ -27,10 +24,10 @@ export interface ChargeSnapshot {
   /**
    * Set when the charge did not end as this activity moved it (the processor or the simulator
    * moved it meanwhile) and its checkout is completed: a charge that succeeded and was then
-   * voided, returned, refunded or failed still completed its checkout. Absent in older histories.
+   * voided, returned, refunded or failed still completed its checkout.
    */
   checkoutCompleted?: boolean;
-  /** The charge as the wallet answers it, so the API need not read it back. Absent in older histories. */
+  /** The charge as the wallet answers it, so the API need not read it back. */
   answer?: ChargeAnswer;
 }
 
@@ -109,7 +106,11 @@ export function chargeMoves(deps: ActivityDeps) {
   };
 }
 
-export function createChargeActivities(deps: ActivityDeps) {
+/**
+ * The steps every charge activity shares: load a charge, resume one this try did not insert, move
+ * it (or find it moved by someone else), and take a deposit at the processor.
+ */
+export function chargeSteps(deps: ActivityDeps) {
   const { db } = deps;
   const { processorFor, move } = chargeMoves(deps);
 
@@ -145,56 +146,6 @@ export function createChargeActivities(deps: ActivityDeps) {
     return result.moved || result.charge.status === to ? snapshot(result.charge, paymentType) : snapshotMovedByOther(db, result.charge, paymentType);
   }
 
-  type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow; gateRows: GateRows };
-  /** The checkout's merchant and customer, as its workflow knows them (absent in older runs). */
-  type CheckoutOwner = { merchantId?: string; customerId?: string };
-
-  /**
-   * Every row an attempt reads, each once and at once when the workflow names the checkout's
-   * merchant and customer (older runs do not: the checkout is read first, then the rest).
-   */
-  async function loadAttempt(checkoutId: string, paymentMethodId: string, owner: CheckoutOwner = {}): Promise<AttemptRows> {
-    const load = (merchantId: string, customerId: string) =>
-      Promise.all([findMerchant(db, merchantId), findPaymentMethod(db, merchantId, paymentMethodId), loadGateRows(db, merchantId, customerId)]);
-    const early = owner.merchantId && owner.customerId ? load(owner.merchantId, owner.customerId) : undefined;
-    // Settled at once, so a failed early read is never an unhandled rejection while the checkout loads.
-    early?.catch(() => undefined);
-    const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
-    if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-    if (early && (checkout.merchant_id !== owner.merchantId || checkout.customer_id !== owner.customerId)) {
-      throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
-    }
-    const [merchant, pm, gateRows] = await (early ?? load(checkout.merchant_id, checkout.customer_id));
-    if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
-    return { checkout, merchant: merchant!, pm, gateRows };
-  }
-
-  /** The attempt's charge (insertAttemptCharge), from the rows the attempt loaded. */
-  function insertCharge(rows: AttemptRows, input: AttemptCharge): Promise<AttemptChargeRow> {
-    return insertAttemptCharge(db, rows, input);
-  }
-
-  /**
-   * The attempt's plan. A retry whose earlier try already made the charge (a worker that died, a
-   * processor or database error after the insert) keeps the decisions that charge was made under:
-   * the gates and the review rule passed then, so a setting or gate row changed since must neither
-   * block the checkout nor open a review beside a charge in progress (left so for ever). The charge
-   * is looked up only when the plan would stop the attempt, so the common path reads nothing more.
-   */
-  async function planOnce(rows: AttemptRows, input: AttemptCharge): Promise<AttemptPlan> {
-    const planInput = { ...rows, amountCents: input.amountCents };
-    const madeEarlier = async () => (await findChargeByAttemptKeyUnscoped(db, input.attemptKey))?.checkout_id === rows.checkout.id;
-    const goOn = (): AttemptPlan => ({ block: null, needsReview: false, ...attemptTimings({ ...planInput, paymentType: rows.pm.payment_type }) });
-    let plan: AttemptPlan;
-    try {
-      plan = await planFor(db, planInput);
-    } catch (error) {
-      if (await madeEarlier()) return goOn();
-      throw error;
-    }
-    return (plan.block || plan.needsReview) && (await madeEarlier()) ? goOn() : plan;
-  }
-
   /**
    * Takes a deposit: created -> succeeded or failed (cards, wallets) or pending (bank, crypto). A
    * charge this try did not insert is resumed first (see resume).
@@ -214,34 +165,14 @@ export function createChargeActivities(deps: ActivityDeps) {
     return afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome), known);
   }
 
+  return { load, goOnWith, afterMove, chargeAtProcessor };
+}
+
+/** A charge at the processor after its creation: a deposit taken, a payout sent, a pending charge settled. */
+export function createChargeActivities(deps: ActivityDeps) {
+  const { db } = deps;
+  const { load, afterMove, chargeAtProcessor } = chargeSteps(deps);
   return {
-    async createCharge(input: AttemptCharge & { checkoutId: string; paymentMethodId: string }): Promise<ChargeSnapshot> {
-      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId);
-      return snapshot((await insertCharge(rows, input)).charge, rows.pm.payment_type);
-    },
-
-    /**
-     * An attempt in one activity (one round trip through Temporal), each row loaded once: the
-     * plan (gates, review rule), then, when nothing blocks it or waits for a review, the charge,
-     * and for a deposit the processor's answer. Every step is idempotent (the attempt key, the
-     * charge id at the processor, the move's compare-and-set), so a retry repeats none of them.
-     */
-    async beginAttempt(input: AttemptCharge & CheckoutOwner & { checkoutId: string; paymentMethodId: string }): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
-      const rows = await loadAttempt(input.checkoutId, input.paymentMethodId, input);
-      const plan = await planOnce(rows, input);
-      if (plan.block || plan.needsReview) return { plan, charge: null };
-      crashIfAt(deps.config, 'before_charge_insert');
-      const made = await insertCharge(rows, input);
-      crashIfAt(deps.config, 'after_charge_insert');
-      let charge: ChargeSnapshot;
-      if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, { customer: rows.gateRows.customer });
-      else charge = snapshot(await goOnWith(made), rows.pm.payment_type);
-      crashIfAt(deps.config, 'after_charge_move');
-      // Dies once the answer is on its way to the workflow, before its task completes.
-      if (deps.config.testCrashAt === 'before_task_completes') setImmediate(() => crashIfAt(deps.config, 'before_task_completes'));
-      return { plan, charge };
-    },
-
     async chargeDeposit(input: { chargeId: string }): Promise<ChargeSnapshot> {
       const { charge, pm } = await load(input.chargeId);
       return chargeAtProcessor({ charge, inserted: false }, pm);

@@ -1,8 +1,10 @@
 import type { ActivityDeps } from './deps';
 import { createHealthActivities } from './health';
+import { createAttemptActivities } from './attempts';
 import { createChargeActivities } from './charges';
 import { createCheckoutActivities } from './checkouts';
 import { createHoldActivities } from './holds';
+import { createReviewActivities } from './reviews';
 import { createDeliveryActivities } from './delivery';
 import { createRefundActivities } from './refunds';
 import { createSubscriptionActivities } from './subscriptions';
@@ -11,8 +13,10 @@ import { createSubscriptionActivities } from './subscriptions';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
+    ...createAttemptActivities(deps),
     ...createChargeActivities(deps),
     ...createCheckoutActivities(deps),
+    ...createReviewActivities(deps),
     ...createHoldActivities(deps),
     ...createDeliveryActivities(deps),
     ...createRefundActivities(deps),

@@ -9,30 +9,11 @@ import { findPaymentMethod } from '../src/storage/payment-methods';
 import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded } from '../src/storage/refunds';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../workflows/contract';
 import { refundRefusal } from '../src/charges/refund-rules';
+import type { Db } from '../src/storage/db';
 
+/** A refund: the processor's, then its record. */
 export function createRefundActivities(deps: ActivityDeps) {
   const { db } = deps;
-
-  /**
-   * Claims the charge for this refund in one transaction that checks the refund rules on the
-   * locked row: a pending refund row, which every other move away from `succeeded` respects
-   * (applyChargeMove refuses them), so a refund and a reversal cannot both win. A retry of the
-   * same refund finds its own claim.
-   */
-  async function claim(chargeId: string, source: string) {
-    return db.transaction(async (trx) => {
-      const charge = await lockChargeUnscoped(trx, chargeId);
-      if (!charge) throw ApplicationFailure.nonRetryable('charge not found', FAILURE_TYPES.chargeNotRefundable);
-      const existing = await findRefundOfChargeUnscoped(trx, chargeId);
-      if (existing?.status === 'pending') return charge;
-      const pm = (await findPaymentMethod(trx, charge.merchant_id, charge.payment_method_id))!;
-      const refusal = refundRefusal(charge, pm.payment_type);
-      if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
-      await insertPendingRefund(trx, { id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, source });
-      return charge;
-    });
-  }
-
   return {
     /**
      * Claims the charge, then asks the processor to refund the full amount: refusals are final
@@ -40,7 +21,7 @@ export function createRefundActivities(deps: ActivityDeps) {
      * A refund the processor made on its own (source `processor`) is only recorded.
      */
     async refundAtProcessor(input: { chargeId: string; source?: RefundWorkflowInput['source'] }): Promise<{ processorRefundId: string }> {
-      const charge = await claim(input.chargeId, input.source ?? 'api');
+      const charge = await claim(db, input.chargeId, input.source ?? 'api');
       if (input.source === 'processor') return { processorRefundId: `${charge.processor}_refund_${charge.id}` };
       const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
       const outcome = await getProcessor(charge.processor as ProcessorName).refund({
@@ -70,4 +51,24 @@ export function createRefundActivities(deps: ActivityDeps) {
       deliverAfterCommit(deps, eventIds);
     },
   };
+}
+
+/**
+ * Claims the charge for this refund in one transaction that checks the refund rules on the
+ * locked row: a pending refund row, which every other move away from `succeeded` respects
+ * (applyChargeMove refuses them), so a refund and a reversal cannot both win. A retry of the
+ * same refund finds its own claim.
+ */
+async function claim(db: Db, chargeId: string, source: string) {
+  return db.transaction(async (trx) => {
+    const charge = await lockChargeUnscoped(trx, chargeId);
+    if (!charge) throw ApplicationFailure.nonRetryable('charge not found', FAILURE_TYPES.chargeNotRefundable);
+    const existing = await findRefundOfChargeUnscoped(trx, chargeId);
+    if (existing?.status === 'pending') return charge;
+    const pm = (await findPaymentMethod(trx, charge.merchant_id, charge.payment_method_id))!;
+    const refusal = refundRefusal(charge, pm.payment_type);
+    if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
+    await insertPendingRefund(trx, { id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, source });
+    return charge;
+  });
 }

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
-import { deliverAfterCommit } from '../src/events/first-delivery';
+import { commitWithEvents, type WithEvents } from './commit';
 import { findChargeByIdUnscoped, findFirstChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
 import type { Db } from '../src/storage/db';
 import { findMerchant } from '../src/storage/merchants';
@@ -63,29 +63,9 @@ async function renewalRefusal(trx: Db, merchant: MerchantRow, sub: SubscriptionR
   return decision.admitted ? null : decision.refusal;
 }
 
+/** A subscription's renewals: its plan, each period's charge, its cancellation. */
 export function createSubscriptionActivities(deps: ActivityDeps) {
   const { db } = deps;
-
-  async function load(trx: Db, subscriptionId: string, lock = false): Promise<SubscriptionRow> {
-    const sub = await findSubscriptionByIdUnscoped(trx, subscriptionId, lock);
-    if (!sub) throw ApplicationFailure.nonRetryable(`subscription ${subscriptionId} does not exist`);
-    return sub;
-  }
-
-  /** Runs `work` in a transaction and, after the commit, starts delivery of the events it recorded. */
-  async function withEvents<T>(work: (trx: Db) => Promise<{ result: T; eventIds: string[] }>): Promise<T> {
-    const { result, eventIds } = await db.transaction(work);
-    deliverAfterCommit(deps, eventIds);
-    return result;
-  }
-
-  /** Ends the subscription (cancelled) in the caller's transaction and records subscription.cancelled. */
-  async function end(trx: Db, sub: SubscriptionRow, cancelledAt: Date) {
-    const row = await updateSubscription(trx, sub.id, { status: 'cancelled', next_charge_at: null, cancelled_at: cancelledAt, cancellation_reason: 'requested' });
-    const merchant = (await findMerchant(trx, sub.merchant_id))!;
-    return { row, eventIds: await recordSubscriptionEvent(trx, merchant, ['subscription.cancelled'], row, null) };
-  }
-
   return {
     async loadSubscriptionPlan(input: { subscriptionId: string }): Promise<SubscriptionPlan> {
       const sub = await load(db, input.subscriptionId);
@@ -108,7 +88,7 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
      * subscription is dunned as for any failed renewal.
      */
     async beginRenewal(input: { subscriptionId: string }): Promise<RenewalStep> {
-      return withEvents<RenewalStep>(async (trx) => {
+      return commitWithEvents(deps, async (trx) => {
         const sub = await load(trx, input.subscriptionId, true);
         if (sub.status === 'cancelled' || sub.next_charge_at === null) return { result: { kind: 'ended' }, eventIds: [] };
         const now = subscriptionNow(sub.clock_offset_ms);
@@ -117,38 +97,13 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
           const { eventIds } = await end(trx, sub, sub.next_charge_at);
           return { result: { kind: 'ended' }, eventIds };
         }
-        // The processor that tokenized the method charges it again, whatever the merchant's setting says now.
-        const { processor } = (await findFirstChargeOfMethod(trx, sub.payment_method_id)) ?? (await findChargeByIdUnscoped(trx, sub.first_charge_id))!;
-        const period = sub.period + 1;
-        const charge = await insertChargeOnce(trx, {
-          id: newId('charge'),
-          merchant_id: sub.merchant_id,
-          checkout_id: sub.checkout_id,
-          customer_id: sub.customer_id,
-          payment_method_id: sub.payment_method_id,
-          attempt_key: renewalAttemptKey(sub.id, period, sub.failed_attempts + 1),
-          amount_cents: sub.amount_cents,
-          currency: sub.currency,
-          transaction_type: 'credit',
-          processor,
-          subscription_id: sub.id,
-          subscription_period: period,
-        });
-        const result: RenewalStep = { kind: 'charge', chargeId: charge.id };
-        // A charge a retry finds already past `created` went its way under an earlier decision.
-        if (charge.status !== 'created') return { result, eventIds: [] };
-        const merchant = (await findMerchant(trx, sub.merchant_id))!;
-        const refusal = await renewalRefusal(trx, merchant, sub);
-        if (!refusal) return { result, eventIds: [] };
-        const restricted = refusal.restrictWith ? await restrictCustomer(trx, merchant, { id: sub.customer_id }, refusal.restrictWith) : [];
-        const moved = await applyChargeMove(trx, { chargeId: charge.id, from: 'created', to: 'failed', changes: renewalFailure(refusal) });
-        return { result, eventIds: [...restricted, ...moved.eventIds] };
+        return chargeRenewal(trx, sub);
       });
     },
 
     /** A merchant's cancellation, run by the workflow between renewals: now, or at the end of the period. */
     async cancelSubscription(input: { subscriptionId: string; atPeriodEnd: boolean }): Promise<SubscriptionView> {
-      return withEvents(async (trx) => {
+      return commitWithEvents(deps, async (trx) => {
         const sub = await load(trx, input.subscriptionId, true);
         if (sub.status === 'cancelled') return { result: presentSubscription(sub), eventIds: [] };
         if (!input.atPeriodEnd) {
@@ -162,4 +117,47 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
       });
     },
   };
+}
+
+async function load(trx: Db, subscriptionId: string, lock = false): Promise<SubscriptionRow> {
+  const sub = await findSubscriptionByIdUnscoped(trx, subscriptionId, lock);
+  if (!sub) throw ApplicationFailure.nonRetryable(`subscription ${subscriptionId} does not exist`);
+  return sub;
+}
+
+/** Ends the subscription (cancelled) in the caller's transaction and records subscription.cancelled. */
+async function end(trx: Db, sub: SubscriptionRow, cancelledAt: Date) {
+  const row = await updateSubscription(trx, sub.id, { status: 'cancelled', next_charge_at: null, cancelled_at: cancelledAt, cancellation_reason: 'requested' });
+  const merchant = (await findMerchant(trx, sub.merchant_id))!;
+  return { row, eventIds: await recordSubscriptionEvent(trx, merchant, ['subscription.cancelled'], row, null) };
+}
+
+/** The period's charge at `created`; failed in the same commit when the admission policy refuses it. */
+async function chargeRenewal(trx: Db, sub: SubscriptionRow): Promise<WithEvents<RenewalStep>> {
+  // The processor that tokenized the method charges it again, whatever the merchant's setting says now.
+  const { processor } = (await findFirstChargeOfMethod(trx, sub.payment_method_id)) ?? (await findChargeByIdUnscoped(trx, sub.first_charge_id))!;
+  const period = sub.period + 1;
+  const charge = await insertChargeOnce(trx, {
+    id: newId('charge'),
+    merchant_id: sub.merchant_id,
+    checkout_id: sub.checkout_id,
+    customer_id: sub.customer_id,
+    payment_method_id: sub.payment_method_id,
+    attempt_key: renewalAttemptKey(sub.id, period, sub.failed_attempts + 1),
+    amount_cents: sub.amount_cents,
+    currency: sub.currency,
+    transaction_type: 'credit',
+    processor,
+    subscription_id: sub.id,
+    subscription_period: period,
+  });
+  const result: RenewalStep = { kind: 'charge', chargeId: charge.id };
+  // A charge a retry finds already past `created` went its way under an earlier decision.
+  if (charge.status !== 'created') return { result, eventIds: [] };
+  const merchant = (await findMerchant(trx, sub.merchant_id))!;
+  const refusal = await renewalRefusal(trx, merchant, sub);
+  if (!refusal) return { result, eventIds: [] };
+  const restricted = refusal.restrictWith ? await restrictCustomer(trx, merchant, { id: sub.customer_id }, refusal.restrictWith) : [];
+  const moved = await applyChargeMove(trx, { chargeId: charge.id, from: 'created', to: 'failed', changes: renewalFailure(refusal) });
+  return { result, eventIds: [...restricted, ...moved.eventIds] };
 }

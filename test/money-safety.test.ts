@@ -512,8 +512,8 @@ describe('an approval deadline by the database clock (audit)', () => {
   // charge's insert checks it against the database's; a worker clock a few seconds behind gave a
   // review started near the deadline an approval whose charge could never be created.
   it('sets the resumed deadline by the database clock, whatever the worker clock says', async () => {
-    const { createCheckoutActivities } = await import('../activities/checkouts');
-    const activities = createCheckoutActivities(service.deps);
+    const { createReviewActivities } = await import('../activities/reviews');
+    const activities = createReviewActivities(service.deps);
     const checkout = await withdrawalInReview();
     await service.deps.db('checkouts').where({ id: checkout.id }).update({ expiry_remaining_ms: 5 });
     const realNow = Date.now.bind(Date);
@@ -532,8 +532,8 @@ describe('a retried review decision (audit)', () => {
   // Audit regression: when the decision committed but the activity's answer was lost, its retry
   // answered no deadline, so the workflow kept the one from before the review.
   it('answers the deadline the approval resumed when the activity runs again', async () => {
-    const { createCheckoutActivities } = await import('../activities/checkouts');
-    const activities = createCheckoutActivities(service.deps);
+    const { createReviewActivities } = await import('../activities/reviews');
+    const activities = createReviewActivities(service.deps);
     const checkout = await withdrawalInReview({ checkout_expiry_seconds: 600 });
     // The activity itself, as the workflow would run it once the reviewer approved (the workflow still waits).
     const first = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
@@ -550,12 +550,12 @@ describe('an approval whose worker comes back late (audit)', () => {
   // (no charge held it) or the charge's insert refused it, so an approved withdrawal was never paid,
   // after checkout.review.approved had told the merchant it would be.
   it('creates the approved charge in the approval commit, so neither the sweep nor a late insert loses it', async () => {
-    const { createCheckoutActivities } = await import('../activities/checkouts');
-    const { createChargeActivities } = await import('../activities/charges');
+    const { createReviewActivities } = await import('../activities/reviews');
+    const { createAttemptActivities } = await import('../activities/attempts');
     const { sweepOverdueCheckouts } = await import('../src/checkouts/expiry');
     const checkout = await withdrawalInReview({ checkout_expiry_seconds: 600 });
     // The activity itself, as the workflow runs it once the reviewer approved (the workflow still waits).
-    await createCheckoutActivities(service.deps).recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
+    await createReviewActivities(service.deps).recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
     // The worker is away until past the resumed deadline, and a sweep runs meanwhile.
     await service.deps.db('checkouts').where({ id: checkout.id }).update({ expires_at: new Date(Date.now() - 60_000) });
     await sweepOverdueCheckouts(service.deps, 0);
@@ -565,7 +565,7 @@ describe('an approval whose worker comes back late (audit)', () => {
     expect(charges.map((c) => [c.status, c.amount_cents, c.payment_method_id, c.attempt_key])).toEqual([['created', 900, review.payment_method_id, review.attempt_key]]);
     expect(review.charge_id).toBe(charges[0].id);
     // The workflow's next step, once its worker is back, takes that charge on.
-    const made = await createChargeActivities(service.deps).createCharge({ checkoutId: checkout.id, paymentMethodId: review.payment_method_id, amountCents: 900, attemptKey: review.attempt_key, reviewId: review.id });
+    const made = await createAttemptActivities(service.deps).createCharge({ checkoutId: checkout.id, paymentMethodId: review.payment_method_id, amountCents: 900, attemptKey: review.attempt_key, reviewId: review.id });
     expect(made).toMatchObject({ chargeId: charges[0].id, status: 'created' });
   });
 });
@@ -575,8 +575,8 @@ describe('a review starts only before the deadline (audit)', () => {
   // workflow task ran just after the deadline (before the expiry) opened a review with no time
   // left; the approval then could never create its charge.
   it('refuses to open a review on a checkout past its deadline by the database clock, and keeps nothing', async () => {
-    const { createCheckoutActivities } = await import('../activities/checkouts');
-    const activities = createCheckoutActivities(service.deps);
+    const { createReviewActivities } = await import('../activities/reviews');
+    const activities = createReviewActivities(service.deps);
     const shop = await reviewShop();
     const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 900 });
     const [pm] = await service.deps.db('payment_methods').insert({
@@ -623,9 +623,9 @@ describe('a retried attempt keeps the decisions its charge was made under (audit
   // charge, although the attempt's charge existed: the workflow then blocked the checkout (or
   // opened a review) and left that charge in progress for ever, taken at the processor with no event.
   const retry = async (shop: Shop, checkout: CreatedCheckout, charge: { id: string }) => {
-    const { createChargeActivities } = await import('../activities/charges');
+    const { createAttemptActivities } = await import('../activities/attempts');
     const row = await service.deps.db('charges').where({ id: charge.id }).first();
-    return createChargeActivities(service.deps).beginAttempt({
+    return createAttemptActivities(service.deps).beginAttempt({
       checkoutId: checkout.id, merchantId: shop.merchant.id, customerId: shop.customerId,
       paymentMethodId: row.payment_method_id, amountCents: row.amount_cents, attemptKey: row.attempt_key,
     });

@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import { context as traceContext } from '@opentelemetry/api';
 import type { Activities } from '../activities';
-import type { AttemptPlan } from '../activities/checkouts';
+import type { AttemptPlan } from '../activities/attempt-plan';
 import type { ChargeSnapshot } from '../activities/charges';
 import {
   FAILURE_TYPES,

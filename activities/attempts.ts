@@ -1,0 +1,93 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ActivityDeps } from './deps';
+import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows } from './attempt-plan';
+import { insertAttemptCharge, type AttemptCharge } from './attempt-charge';
+import { chargeSteps, snapshot, type ChargeSnapshot } from './charges';
+import { crashIfAt } from '../src/crash-points';
+import { findChargeByAttemptKeyUnscoped } from '../src/storage/charges';
+import { findCheckoutByIdUnscoped, type CheckoutRow } from '../src/storage/checkouts';
+import type { Db } from '../src/storage/db';
+import { findMerchant, type MerchantRow } from '../src/storage/merchants';
+import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
+import { FAILURE_TYPES } from '../workflows/contract';
+
+type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow; gateRows: GateRows };
+/** The checkout's merchant and customer, as its workflow knows them. */
+type CheckoutOwner = { merchantId?: string; customerId?: string };
+type AttemptRequest = AttemptCharge & { checkoutId: string; paymentMethodId: string };
+
+/** A payment attempt: its plan, its charge and, for a deposit, the processor's answer. */
+export function createAttemptActivities(deps: ActivityDeps) {
+  const { db } = deps;
+  const { goOnWith, chargeAtProcessor } = chargeSteps(deps);
+  return {
+    /** The charge of an approved attempt (its approval usually made it: this finds it by the attempt key). */
+    async createCharge(input: AttemptRequest): Promise<ChargeSnapshot> {
+      const rows = await loadAttempt(db, input.checkoutId, input.paymentMethodId);
+      return snapshot((await insertAttemptCharge(db, rows, input)).charge, rows.pm.payment_type);
+    },
+
+    /**
+     * An attempt in one activity (one round trip through Temporal), each row loaded once: the
+     * plan (gates, review rule), then, when nothing blocks it or waits for a review, the charge,
+     * and for a deposit the processor's answer. Every step is idempotent (the attempt key, the
+     * charge id at the processor, the move's compare-and-set), so a retry repeats none of them.
+     */
+    async beginAttempt(input: AttemptRequest & CheckoutOwner): Promise<{ plan: AttemptPlan; charge: ChargeSnapshot | null }> {
+      const rows = await loadAttempt(db, input.checkoutId, input.paymentMethodId, input);
+      const plan = await planOnce(db, rows, input);
+      if (plan.block || plan.needsReview) return { plan, charge: null };
+      crashIfAt(deps.config, 'before_charge_insert');
+      const made = await insertAttemptCharge(db, rows, input);
+      crashIfAt(deps.config, 'after_charge_insert');
+      let charge: ChargeSnapshot;
+      if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, { customer: rows.gateRows.customer });
+      else charge = snapshot(await goOnWith(made), rows.pm.payment_type);
+      crashIfAt(deps.config, 'after_charge_move');
+      // Dies once the answer is on its way to the workflow, before its task completes.
+      if (deps.config.testCrashAt === 'before_task_completes') setImmediate(() => crashIfAt(deps.config, 'before_task_completes'));
+      return { plan, charge };
+    },
+  };
+}
+
+/**
+ * Every row an attempt reads, each once, and at once when the workflow names the checkout's
+ * merchant and customer (createCharge does not: the checkout is read first, then the rest).
+ */
+async function loadAttempt(db: Db, checkoutId: string, paymentMethodId: string, owner: CheckoutOwner = {}): Promise<AttemptRows> {
+  const load = (merchantId: string, customerId: string) =>
+    Promise.all([findMerchant(db, merchantId), findPaymentMethod(db, merchantId, paymentMethodId), loadGateRows(db, merchantId, customerId)]);
+  const early = owner.merchantId && owner.customerId ? load(owner.merchantId, owner.customerId) : undefined;
+  // Settled at once, so a failed early read is never an unhandled rejection while the checkout loads.
+  early?.catch(() => undefined);
+  const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
+  if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
+  if (early && (checkout.merchant_id !== owner.merchantId || checkout.customer_id !== owner.customerId)) {
+    throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
+  }
+  const [merchant, pm, gateRows] = await (early ?? load(checkout.merchant_id, checkout.customer_id));
+  if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
+  return { checkout, merchant: merchant!, pm, gateRows };
+}
+
+/**
+ * The attempt's plan. A retry whose earlier try already made the charge (a worker that died, a
+ * processor or database error after the insert) keeps the decisions that charge was made under:
+ * the gates and the review rule passed then, so a setting or gate row changed since must neither
+ * block the checkout nor open a review beside a charge in progress (left so for ever). The charge
+ * is looked up only when the plan would stop the attempt, so the common path reads nothing more.
+ */
+async function planOnce(db: Db, rows: AttemptRows, input: AttemptCharge): Promise<AttemptPlan> {
+  const planInput = { ...rows, amountCents: input.amountCents };
+  const madeEarlier = async () => (await findChargeByAttemptKeyUnscoped(db, input.attemptKey))?.checkout_id === rows.checkout.id;
+  const goOn = (): AttemptPlan => ({ block: null, needsReview: false, ...attemptTimings({ ...planInput, paymentType: rows.pm.payment_type }) });
+  let plan: AttemptPlan;
+  try {
+    plan = await planFor(db, planInput);
+  } catch (error) {
+    if (await madeEarlier()) return goOn();
+    throw error;
+  }
+  return (plan.block || plan.needsReview) && (await madeEarlier()) ? goOn() : plan;
+}
