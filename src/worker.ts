@@ -33,7 +33,7 @@ export function workflowsPath(): string {
 /**
  * Modules loaded once per V8 context and shared by every workflow in it, instead of once per
  * workflow (the SDK's default, which keeps one workflow's module-level state from leaking into
- * another). Our workflow modules keep no module-level state (test/workflow-bundles.test.ts checks):
+ * another). Our workflow modules keep no module-level state (test/workflows/workflow-bundles.test.ts checks):
  * their exports are constants, queries, updates and workflow functions, which the SDK deep-freezes.
  * Per workflow this saves instantiating our modules and what they import (@temporalio/workflow's
  * index, OpenTelemetry's API): memory per cached workflow, CPU per replay.

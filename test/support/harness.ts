@@ -83,7 +83,7 @@ export interface ServiceOptions {
  * inside its workflow task, and with a zero cache the SDK evicts a run whose local activity is
  * still running as soon as another checkout's task arrives (many pay at once here), dropping it.
  * Determinism is still checked on every task where runs are one at a time (the workflow tests
- * with fake activities keep 0), and by replaying every recorded history (test/replay.test.ts).
+ * with fake activities keep 0), and by replaying every recorded history (test/workflows/replay.test.ts).
  */
 export const SERVICE_WORKFLOW_CACHE = 20;
 
@@ -119,7 +119,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     EXPIRY_SWEEP_GRACE_MS: '0',
     // Every test sends from 127.0.0.1, so the wrong admin tokens one test sends would throttle the
     // next test's sign-ins; the throttle's own tests set a low limit and their own addresses
-    // (test/admin-token-throttle.test.ts).
+    // (test/http/admin/admin-token-throttle.test.ts).
     ADMIN_TOKEN_MAX_FAILURES: '100000',
     // Errors show: a 500 in a test prints its cause.
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',

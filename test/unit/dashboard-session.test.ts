@@ -10,7 +10,7 @@ function fakeResponse() {
 const requestWith = (cookie: string, method = 'GET', headers: Record<string, string> = {}) =>
   ({ method, headers: { cookie }, header: (name: string) => headers[name.toLowerCase()] }) as unknown as Request;
 
-/** Revocations in memory, as PostgreSQL keeps them for every API process (test/dashboard-auth.test.ts). */
+/** Revocations in memory, as PostgreSQL keeps them for every API process (test/http/admin/dashboard-auth.test.ts). */
 function memoryRevocations(): SessionRevocations & { revoked: Map<string, Date> } {
   const revoked = new Map<string, Date>();
   return { revoked, isRevoked: async (id) => revoked.has(id), revoke: async (id, expiresAt) => void revoked.set(id, expiresAt) };
