@@ -3,7 +3,7 @@ import { evaluateAdmission, reviewRequired, type BlockReason } from '../src/chec
 import { REVIEW_SPENT_MESSAGE } from '../src/checkouts/review-rule';
 import { SANDBOX_AUTO_REFUND_AMOUNT_CENTS, isCardLike } from '../src/processors';
 import type { CheckoutRow } from '../src/storage/checkouts';
-import { findCustomer } from '../src/storage/customers';
+import type { CustomerRow } from '../src/storage/customers';
 import type { Db } from '../src/storage/db';
 import { GEO_CHECK_MAX_AGE_MS, latestGeoCheck } from '../src/storage/geo-checks';
 import { latestKycRecord } from '../src/storage/kyc-records';
@@ -24,14 +24,18 @@ export interface AttemptPlan {
   autoRefund: boolean;
 }
 
-/** The rows the customer gates read: the customer, its latest KYC record and geo check. */
-export async function loadGateRows(db: Db, merchantId: string, customerId: string) {
-  const [customer, latestKyc, latest] = await Promise.all([
-    findCustomer(db, merchantId, customerId),
-    latestKycRecord(db, merchantId, customerId),
-    latestGeoCheck(db, merchantId, customerId),
+/**
+ * The rows the customer gates read: the customer (the restriction gate, and the KYC name match),
+ * and its latest KYC record and geo check, each only when the merchant's settings require that gate
+ * for the checkout's type (a gate not required passes whatever the row says).
+ */
+export async function loadGateRows(db: Db, merchant: MerchantRow, checkout: CheckoutRow, customer: CustomerRow) {
+  const required = (types: readonly string[]) => types.includes(checkout.type);
+  const [latestKyc, latest] = await Promise.all([
+    required(merchant.settings.kyc_required_for) ? latestKycRecord(db, merchant.id, customer.id) : undefined,
+    required(merchant.settings.geo_required_for) ? latestGeoCheck(db, merchant.id, customer.id) : undefined,
   ]);
-  return { customer: customer!, latestKyc, latestGeoCheck: latest };
+  return { customer, latestKyc, latestGeoCheck: latest };
 }
 export type GateRows = Awaited<ReturnType<typeof loadGateRows>>;
 

@@ -6,6 +6,7 @@ import { chargeSteps, snapshot, type ChargeSnapshot } from './charges';
 import { crashIfAt } from '../src/crash-points';
 import { findChargeByAttemptKeyUnscoped } from '../src/storage/charges';
 import { findCheckoutByIdUnscoped, type CheckoutRow } from '../src/storage/checkouts';
+import { findCustomer } from '../src/storage/customers';
 import type { Db } from '../src/storage/db';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
@@ -41,7 +42,7 @@ export function createAttemptActivities(deps: ActivityDeps) {
       const made = await insertAttemptCharge(db, rows, input);
       crashIfAt(deps.config, 'after_charge_insert');
       let charge: ChargeSnapshot;
-      if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, { customer: rows.gateRows.customer });
+      if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, { customer: rows.gateRows.customer, checkout: rows.checkout });
       else charge = snapshot(await goOnWith(made), rows.pm.payment_type);
       crashIfAt(deps.config, 'after_charge_move');
       // Dies once the answer is on its way to the workflow, before its task completes.
@@ -53,11 +54,13 @@ export function createAttemptActivities(deps: ActivityDeps) {
 
 /**
  * Every row an attempt reads, each once, and at once when the workflow names the checkout's
- * merchant and customer (createCharge does not: the checkout is read first, then the rest).
+ * merchant and customer (createCharge does not: the checkout is read first, then the rest). The
+ * KYC record and the geo check follow the merchant and the checkout, whose settings and type say
+ * whether the gates need them.
  */
 async function loadAttempt(db: Db, checkoutId: string, paymentMethodId: string, owner: CheckoutOwner = {}): Promise<AttemptRows> {
   const load = (merchantId: string, customerId: string) =>
-    Promise.all([findMerchant(db, merchantId), findPaymentMethod(db, merchantId, paymentMethodId), loadGateRows(db, merchantId, customerId)]);
+    Promise.all([findMerchant(db, merchantId), findPaymentMethod(db, merchantId, paymentMethodId), findCustomer(db, merchantId, customerId)]);
   const early = owner.merchantId && owner.customerId ? load(owner.merchantId, owner.customerId) : undefined;
   // Settled at once, so a failed early read is never an unhandled rejection while the checkout loads.
   early?.catch(() => undefined);
@@ -66,8 +69,9 @@ async function loadAttempt(db: Db, checkoutId: string, paymentMethodId: string, 
   if (early && (checkout.merchant_id !== owner.merchantId || checkout.customer_id !== owner.customerId)) {
     throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
   }
-  const [merchant, pm, gateRows] = await (early ?? load(checkout.merchant_id, checkout.customer_id));
+  const [merchant, pm, customer] = await (early ?? load(checkout.merchant_id, checkout.customer_id));
   if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
+  const gateRows = await loadGateRows(db, merchant!, checkout, customer!);
   return { checkout, merchant: merchant!, pm, gateRows };
 }
 

@@ -1,7 +1,7 @@
 import type { Db } from '../storage/db';
 import { findCharge, type ChargeRow } from '../storage/charges';
 import { findCustomer, type CustomerRow } from '../storage/customers';
-import { findCheckoutByIdUnscoped } from '../storage/checkouts';
+import { findCheckoutByIdUnscoped, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { NotFoundError } from '../http/errors';
@@ -32,22 +32,27 @@ export function chargeNotFound(chargeId: string): NotFoundError {
   return new NotFoundError('Charge not found.', `No charge ${chargeId} exists for this business.`);
 }
 
-/** The charge's customer when the caller already read it (an attempt reads it once). */
+/**
+ * Rows of the charge the caller already read (an attempt reads each once). A checkout row serves
+ * as read at any time: what its events describe of it (id, type, line items, subscription terms)
+ * is fixed when it is created.
+ */
 export interface KnownChargeRows {
-  customer: CustomerRow;
+  customer?: CustomerRow;
+  checkout?: CheckoutRow;
 }
 
 /**
  * What a charge's events describe and go by: its checkout, customer and merchant. Sequential
- * reads, so it runs inside a transaction (one connection) as well as on the pool. The checkout is
- * always read here (the move may just have completed it), and so is the merchant: its settings
- * decide whether each event is delivered and where, and its secrets sign the first attempt, as
- * they stand when the events are recorded, not as an attempt read them before its processor call
- * (a merchant may enable or disable an event, set its webhook URL or roll its secret meanwhile).
- * The customer only when not `known`.
+ * reads, so it runs inside a transaction (one connection) as well as on the pool. The merchant is
+ * always read here: its settings decide whether each event is delivered and where, and its secrets
+ * sign the first attempt, as they stand when the events are recorded, not as an attempt read them
+ * before its processor call (a merchant may enable or disable an event, set its webhook URL or roll
+ * its secret meanwhile).
+ * The checkout and the customer only when not `known`.
  */
 export async function loadChargeContext(db: Db, charge: Pick<ChargeRow, 'checkout_id' | 'customer_id' | 'merchant_id'>, known?: KnownChargeRows) {
-  const row = (await findCheckoutByIdUnscoped(db, charge.checkout_id))!;
+  const row = known?.checkout ?? (await findCheckoutByIdUnscoped(db, charge.checkout_id))!;
   // Events of a subscription checkout describe the subscription as it is after the move.
   const live = row.subscription ? await findCheckoutSubscription(db, row.id) : undefined;
   const checkout = { ...row, live_subscription: live ? presentSubscription(live) : null };

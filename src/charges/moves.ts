@@ -22,7 +22,7 @@ export interface MoveRequest {
    * answer was lost with a crashed activity): the failure then also releases the hold.
    */
   holdAnswerLost?: boolean;
-  /** The charge's customer and merchant, when the caller already read them: its events need no re-read. */
+  /** The charge's customer and checkout, when the caller already read them: its events need no re-read. */
   known?: KnownChargeRows;
 }
 
@@ -68,14 +68,16 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
     const releasesHold = types.includes('checkout.release_hold');
     const moved = (await moveChargeStatus(trx, charge.id, charge.status, request.to, request.changes ?? {}, releasesHold))!;
     // A checkout is completed once one of its charges has succeeded: the same commit says both.
+    let known = request.known;
     if (request.to === 'succeeded') {
-      await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');
+      const completed = await updateCheckoutState(trx, charge.checkout_id, ['open', 'in_review'], 'completed');
+      if (completed) known = { ...known, checkout: completed };
     }
     // Subscriptions: created by the first success, advanced or dunned by a renewal, in this commit.
-    const sub = await applySubscriptionEffects(trx, charge.status, moved);
+    const sub = await applySubscriptionEffects(trx, charge.status, moved, known?.checkout);
     if (types.length === 0) return { moved: true, charge: moved, eventIds: sub.eventIds, subscriptionIds: sub.created };
 
-    const { checkout, customer, merchant } = await loadChargeContext(trx, charge, request.known);
+    const { checkout, customer, merchant } = await loadChargeContext(trx, charge, known);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
     const events: EventRow[] = [];
     for (const type of types) {

@@ -8,7 +8,7 @@ import { daysAfter, periodBoundary } from '../domain/subscription-calendar';
 import { DEFAULT_RETRY_DAYS, presentSubscription, subscriptionNow } from '../domain/subscriptions';
 import { recordEvent } from '../events/record';
 import { linkChargeToSubscription, type ChargeRow } from '../storage/charges';
-import { findCheckoutByIdUnscoped } from '../storage/checkouts';
+import { findCheckoutByIdUnscoped, type CheckoutRow } from '../storage/checkouts';
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod, saveForRenewals } from '../storage/payment-methods';
@@ -35,7 +35,7 @@ const UNPAID_OUTCOMES: ReadonlySet<ChargeStatus> = new Set<ChargeStatus>(['faile
 const NONE: SubscriptionEffects = Object.freeze({ eventIds: [], created: [] }) as SubscriptionEffects;
 
 /** Called by applyChargeMove after the compare-and-set, before the charge's own event is built. */
-export async function applySubscriptionEffects(trx: Db, from: ChargeStatus, charge: ChargeRow): Promise<SubscriptionEffects> {
+export async function applySubscriptionEffects(trx: Db, from: ChargeStatus, charge: ChargeRow, knownCheckout?: CheckoutRow): Promise<SubscriptionEffects> {
   if (charge.transaction_type !== 'credit') return NONE;
   // Only a renewal's first outcome counts; a later reversal (returned, refunded) leaves the period paid.
   const outcome = from === 'created' || from === 'pending';
@@ -47,12 +47,15 @@ export async function applySubscriptionEffects(trx: Db, from: ChargeStatus, char
     if (outcome && UNPAID_OUTCOMES.has(charge.status)) return renewalFailed(trx, charge);
     return NONE;
   }
-  return charge.status === 'succeeded' ? createFromFirstCharge(trx, charge) : NONE;
+  return charge.status === 'succeeded' ? createFromFirstCharge(trx, charge, knownCheckout) : NONE;
 }
 
-/** The checkout's first successful charge creates its subscription and keeps the method for renewals. */
-async function createFromFirstCharge(trx: Db, charge: ChargeRow): Promise<SubscriptionEffects> {
-  const checkout = await findCheckoutByIdUnscoped(trx, charge.checkout_id);
+/**
+ * The checkout's first successful charge creates its subscription and keeps the method for renewals.
+ * Its subscription terms are fixed when it is created, so a row the caller read serves.
+ */
+async function createFromFirstCharge(trx: Db, charge: ChargeRow, knownCheckout?: CheckoutRow): Promise<SubscriptionEffects> {
+  const checkout = knownCheckout ?? (await findCheckoutByIdUnscoped(trx, charge.checkout_id));
   if (!checkout?.subscription) return NONE;
   // One subscription per checkout (checkout_id is unique): a second success creates nothing.
   if (await findCheckoutSubscription(trx, checkout.id)) return NONE;
