@@ -4,7 +4,6 @@ import type { AppDeps } from '../app-deps';
 import { reviewDetails } from '../admin/service';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
-import { setReviewDecider } from '../storage/evidence';
 import { findReviewUnscoped, listReviewsUnscoped, presentReview, type ReviewRow } from '../storage/reviews';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
 import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type ReviewDecision } from '../../workflows/contract';
@@ -45,9 +44,6 @@ export async function decideReview(deps: AppDeps, reviewId: string, decision: Re
       async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReviewUnscoped(db, review.id))?.status === 'pending',
     );
     if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
-    // The decision wrote its decider; this fills in one the workflow recorded without it (an
-    // update accepted before the decider rode with it). It never overwrites.
-    await setReviewDecider(db, review.id, decidedBy);
     return { ...decided, decided_by: decidedBy };
   } catch (error) {
     // The approval's re-checks refused it (approvalRefusal): the review is still pending.

@@ -17,8 +17,3 @@ export async function setBlockEvidence(db: Db, checkoutId: string, evidence: Evi
 export async function setRestrictionEvidence(db: Db, merchantId: string, customerId: string, evidence: Evidence | null): Promise<void> {
   await db('customers').where({ merchant_id: merchantId, id: customerId }).update({ restriction_evidence: evidence === null ? null : JSON.stringify(evidence) });
 }
-
-/** Who decided a review: the dashboard's signed-in reviewer, or the admin API. */
-export async function setReviewDecider(db: Db, reviewId: string, decidedBy: string): Promise<void> {
-  await db('reviews').where({ id: reviewId }).whereNull('decided_by').update({ decided_by: decidedBy });
-}
