@@ -14,7 +14,8 @@ import type { Db } from '../src/storage/db';
 import { latestKycRecord } from '../src/storage/kyc-records';
 import type { MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
-import { decideReview, findCheckoutReview, insertReview, presentReview, type ReviewRow } from '../src/storage/reviews';
+import { decideReview, findCheckoutReview, insertReview, type ReviewRow } from '../src/storage/reviews';
+import { presentReview } from '../src/reviews/present';
 import { withdrawalDestinationAllowed } from '../src/wallet/withdrawal-destination';
 import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/contract';
 

@@ -4,7 +4,8 @@ import type { AppDeps } from '../app-deps';
 import { reviewDetails } from '../admin/service';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
-import { findReviewUnscoped, listReviewsUnscoped, presentReview, type ReviewRow } from '../storage/reviews';
+import { findReviewUnscoped, listReviewsUnscoped, type ReviewRow } from '../storage/reviews';
+import { presentReview } from './present';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
 import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type ReviewDecision } from '../../workflows/contract';
 
