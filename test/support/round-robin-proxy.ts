@@ -1,10 +1,14 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** Headers up to this size pass through to the API, which answers oversized ones itself (16 kB). */
+const PROXY_MAX_HEADER_BYTES = 64 * 1024;
+
 /**
  * One address in front of several API processes, as a load balancer puts it: each HTTP request
  * (not each connection, since clients keep connections alive) goes to the next backend in turn.
- * Request and response are streamed through untouched, headers included.
+ * Request and response are streamed through untouched, headers included. Headers larger than the
+ * API reads are passed on, so the API's own 431 comes back.
  */
 export class RoundRobinProxy {
   private server!: Server;
@@ -15,7 +19,7 @@ export class RoundRobinProxy {
   url = '';
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => {
+    this.server = createServer({ maxHeaderSize: PROXY_MAX_HEADER_BYTES }, (req, res) => {
       const backend = new URL(this.backends[this.next++ % this.backends.length]!);
       this.served.set(backend.origin, (this.served.get(backend.origin) ?? 0) + 1);
       const upstream = request(

@@ -97,9 +97,12 @@ describe('the wallet page is never served as an asset', () => {
   });
 });
 
-/** Sends raw bytes and reads the whole answer (the server closes the connection after it). */
+/**
+ * Sends raw bytes and reads the whole answer (the server closes the connection after it). Straight
+ * to an API process, past the round-robin proxy of a replicated run: the API's own parser is tested.
+ */
 function raw(bytes: string): Promise<string> {
-  const url = new URL(service.baseUrl);
+  const url = new URL(service.proxy?.backends[0] ?? service.baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname, () => socket.end(bytes));
     const chunks: Buffer[] = [];
