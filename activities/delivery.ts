@@ -25,7 +25,8 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       const result = acceptedBefore ? null : await attemptDelivery(deps, event, merchant, series, input.recordOutcome ? { markDelivered: { dispatched: false } } : {});
       if (result && !result.ok) throw ApplicationFailure.retryable(`delivery failed: ${result.error}`, 'WEBHOOK_NOT_ACCEPTED');
       const outcome = acceptedBefore || result ? 'delivered' : 'no_webhook_url';
-      if (input.recordOutcome) await setDeliveryStatus(db, event.id, outcome);
+      // An accepted attempt wrote `delivered` with itself; only the other outcomes are written here.
+      if (input.recordOutcome && !result?.ok) await setDeliveryStatus(db, event.id, outcome);
       return outcome;
     },
 

@@ -163,7 +163,8 @@ async function placeHold(deps: ActivityDeps, { recordHoldAccepted }: HoldMoves, 
     },
   });
   const accepted = result?.ok ?? false;
-  await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : accepted ? 'delivered' : 'failed');
+  // An accepted hold wrote `delivered` with its attempt.
+  if (!accepted) await setDeliveryStatus(db, event.id, !result ? 'no_webhook_url' : 'failed');
   return { accepted, sent: true, eventId: event.id };
 }
 

@@ -196,8 +196,11 @@ export async function findEventsUnscoped(db: Db, ids: string[]): Promise<EventRo
   return db<EventRow>('events').whereIn('id', ids).orderBy('seq');
 }
 
-/** An event's delivery ended without a workflow (the committing process's first attempt): status and dispatch in one write. */
-export async function recordFirstDeliveryOutcome(db: Db, id: string, status: 'delivered' | 'no_webhook_url'): Promise<void> {
+/**
+ * An event's first attempt found no webhook URL: status and dispatch in one write. (An accepted
+ * first attempt writes `delivered` with the attempt itself: writeAttemptOutcome.)
+ */
+export async function recordFirstDeliveryOutcome(db: Db, id: string, status: 'no_webhook_url'): Promise<void> {
   await db('events').where({ id }).update({ delivery_status: status, dispatched_at: db.fn.now() });
 }
 
