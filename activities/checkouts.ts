@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { commitWithEvents } from './commit';
 import type { BlockReason } from '../src/checkouts/admission';
-import { expireCheckout } from '../src/checkouts/expiry';
+import { expireCheckout, expireDueCheckout } from '../src/checkouts/expiry';
 import { restrictCustomer } from '../src/customers/restrictions';
 import { recordBlockEvidence } from '../src/decisions/evidence';
 import { checkoutEventData } from '../src/domain/event-catalog';
@@ -26,6 +26,11 @@ export function createCheckoutActivities(deps: ActivityDeps) {
     /** Expires an unfinished checkout when its timer fires (src/checkouts/expiry.ts); false if it was no longer open. */
     async expireCheckout(input: { checkoutId: string }): Promise<boolean> {
       return expireCheckout(deps, input.checkoutId);
+    },
+
+    /** The expiry workflow's: expires a checkout that is due and that no charge holds (src/checkouts/expiry.ts); false otherwise. */
+    async expireDueCheckout(input: { checkoutId: string }): Promise<boolean> {
+      return expireDueCheckout(deps, input.checkoutId);
     },
 
     /**

@@ -195,7 +195,12 @@ async function main(): Promise<void> {
     await sleep(state.lastExpiry + TAIL_S * 1000 - Date.now());
     liveDone = true;
     await liveLoop;
-    const recordedBy = await expiriesRecordedBy(env.workerMetricsUrl).catch(() => ({ timer: NaN, sweep: NaN }));
+    // The background work left once every expiry is recorded: the expiry workflows still to run (each finds its checkout expired).
+    const running = `WorkflowType='checkoutExpiryWorkflow' AND ExecutionStatus='Running' AND MerchantId='${env.merchant.id}'`;
+    while ((await env.temporal.workflow.count(running)).count > 0 && Date.now() < state.lastDeadline + EXPIRY_WAIT_MS) await sleep(1_000);
+    const backgroundDone = Date.now();
+    const byWorker = await Promise.all(env.workerMetricsUrls.map((url) => expiriesRecordedBy(url).catch(() => ({ timer: NaN, sweep: NaN }))));
+    const recordedBy = { timer: byWorker.reduce((n, w) => n + w.timer, 0), sweep: byWorker.reduce((n, w) => n + w.sweep, 0) };
     const events = await expiredEvents();
 
     const { rows: lateRows } = (await env.db.raw(
@@ -227,6 +232,7 @@ async function main(): Promise<void> {
       `**Machine:** ${machineLine(machine)}; 1-minute load average before the run ${loadAverage.toFixed(2)}, after it ${(os.loadavg()[0] ?? 0).toFixed(2)}.`,
       `**Temporal:** ${env.temporalDescription}${clusterArgs}.`,
       `**Wave:** merchant A, ${created} checkouts created in ${((creationEnd - creationStart) / 1000).toFixed(1)} s by ${CONCURRENCY} concurrent creators (${creationFailures} failed), each expiring ${EXPIRY_S} s after its creation, none paid, \`checkout.expired\` enabled; deadlines spread over ${sText(state.lastDeadline - state.firstDeadline)}.`,
+      `**Workers:** ${env.workerPids.length} worker process${env.workerPids.length === 1 ? '' : 'es'} on one task queue${env.workerPids.length === 1 ? '' : ' (BENCH_WORKERS)'}; task-queue priority and fairness ${process.env.BENCH_PRIORITIES === '0' ? '**off** (BENCH_PRIORITIES=0)' : 'on'}${temporalKindFromEnv().kind === 'address' ? ' as the server is configured' : ''}.`,
       `**Live payments:** merchant B, ${LIVE} customer${LIVE === 1 ? '' : 's'} in a closed loop, each attempt (\`POST /wallet/v1/checkouts/{id}/attempts\`, card 4242) on a fresh checkout created outside the timing; ${WARMUP_S} s of warm-up not counted, the wave created ${LEAD_S} s into the measured loop, which ran until ${TAIL_S} s after the last expiry.`,
       '',
       '| Live attempts | Window | n | p50 ms | p99 ms | max ms | over 2 s | failed |',
@@ -237,7 +243,8 @@ async function main(): Promise<void> {
       '|---|---:|',
       `| p99 of live attempts, during ÷ before | **${Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '–'}** |`,
       `| checkouts that ended \`expired\` | ${late.length} of ${created}${late.length === created && state.open === 0 ? '' : ` (**${state.open} still open**)`} |`,
-      `| … recorded by their workflow's timer / by the sweep of late timers | ${recordedBy.timer} / ${recordedBy.sweep} |`,
+      `| … recorded by a workflow's timer / by the sweep of late timers | ${recordedBy.timer} / ${recordedBy.sweep}${byWorker.length > 1 ? ` (by worker: ${byWorker.map((w) => `${w.timer} / ${w.sweep}`).join('; ')})` : ''} |`,
+      `| the last expiry workflow ended, after the last deadline | ${sText(backgroundDone - state.lastDeadline)} |`,
       `| expiry lateness (\`updated_at\` − \`expires_at\`) p50 / p99 / max | ${sText(percentile(late, 50))} / **${sText(percentile(late, 99))}** / ${sText(late.at(-1) ?? NaN)} |`,
       `| \`checkout.expired\` delivered | ${expiredWebhooks.size} of ${events} events (${deliveries} deliveries received) |`,
       `| \`checkout.expired\` received after the deadline p50 / p99 / max | ${sText(percentile(receivedLate, 50))} / ${sText(percentile(receivedLate, 99))} / ${sText(receivedLate.at(-1) ?? NaN)} |`,

@@ -26,11 +26,13 @@ if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
     # WAL and synchronous=NORMAL: commits stop waiting for an fsync each (a bare workflow start was
     # fsync-bound near 80/s); state still survives a restart or a crash of the server. Eager
     # activities: an activity a workflow task schedules comes back to the same worker in that
-    # task's completion, without a trip through matching (a checkout's expiry is one).
+    # task's completion, without a trip through matching (a checkout's expiry is one). Priority and
+    # fairness: a customer's attempt goes ahead of expiries and retries (src/temporal/server-config.ts).
     "$TEMPORAL_BIN" server start-dev --ip 127.0.0.1 --port "${TEMPORAL_ADDRESS##*:}" --ui-port "$TEMPORAL_UI_PORT" \
       --db-filename .data/temporal.db --namespace "$TEMPORAL_NAMESPACE" --log-level warn \
       --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
       --dynamic-config-value system.enableActivityEagerExecution=true \
+      --dynamic-config-value matching.useNewMatcher=true --dynamic-config-value matching.enableFairness=true \
       --search-attribute MerchantId=Keyword --search-attribute CustomerId=Keyword --search-attribute CheckoutType=Keyword \
       > .data/temporal.log 2>&1 &
     PIDS+=($!)

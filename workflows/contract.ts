@@ -30,6 +30,13 @@ export interface CheckoutWorkflowInput {
 /** Where a checkout's workflow leaves it. */
 export type CheckoutState = 'open' | 'in_review' | 'completed' | 'expired' | 'blocked';
 
+/** What a checkout's expiry workflow starts from: started with the checkout, delayed until its deadline. */
+export interface CheckoutExpiryWorkflowInput {
+  checkoutId: string;
+  /** ISO timestamp: a start that came early (a clock ahead of the server's) waits out the rest. */
+  expiresAt: string;
+}
+
 export interface RefundWorkflowInput {
   chargeId: string;
   /** `processor`: the processor refunded on its own (the sandbox simulator); only recorded. */
@@ -63,6 +70,7 @@ export interface SubscriptionWorkflowInput {
  */
 export interface WorkflowSignatures {
   checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ state: CheckoutState }>;
+  checkoutExpiryWorkflow(input: CheckoutExpiryWorkflowInput): Promise<{ expired: boolean }>;
   refundWorkflow(input: RefundWorkflowInput): Promise<{ chargeId: string; status: 'refunded' }>;
   deliverEventWorkflow(input: DeliveryWorkflowInput): Promise<'delivered' | 'failed' | 'no_webhook_url'>;
   subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<{ ended: boolean }>;
@@ -79,6 +87,7 @@ const workflowRef = <N extends WorkflowName>(workflowType: N): WorkflowRef<N> =>
 /** The workflows clients start (through startWorkflow in src/temporal/workflows.ts). */
 export const WORKFLOWS = {
   checkout: workflowRef('checkoutWorkflow'),
+  checkoutExpiry: workflowRef('checkoutExpiryWorkflow'),
   refund: workflowRef('refundWorkflow'),
   delivery: workflowRef('deliverEventWorkflow'),
   subscription: workflowRef('subscriptionWorkflow'),
@@ -90,6 +99,8 @@ export const WORKFLOWS = {
 
 /** A checkout's workflow: the checkout id. */
 export const checkoutWorkflowId = (checkoutId: string): string => checkoutId;
+/** A checkout's expiry workflow: `<checkout id>:expiry`. */
+export const checkoutExpiryWorkflowId = (checkoutId: string): string => `${checkoutId}:expiry`;
 /** A charge's refund workflow: the charge id, so a charge is never refunded twice. */
 export const refundWorkflowId = (chargeId: string): string => chargeId;
 /** A subscription's renewal workflow: the subscription id. */
@@ -100,6 +111,35 @@ export const subscriptionWorkflowId = (subscriptionId: string): string => subscr
  */
 export function deliveryWorkflowId(eventId: string, series = 1): string {
   return series === 1 ? eventId : `${eventId}:${series}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Priorities: which work goes first when a task queue has a backlog.
+
+/**
+ * Task-queue priority levels (Temporal's `priorityKey`: 1 goes first, 5 last). A workflow's tasks
+ * and its activities' tasks carry the priority it was started with. A person waiting on an answer
+ * (a customer's attempt and the holds, reviews and settlement of a checkout's payment, a merchant's
+ * refund) goes ahead of retries, which go ahead of work nobody waits for (expiries, renewals).
+ */
+export const PRIORITY_LEVELS = {
+  /** A checkout's workflow: a customer's attempt, its hold, its review, its settlement. */
+  interactive: 1,
+  /** A merchant's request: a refund made through the API or the dashboard. */
+  request: 2,
+  /** Webhook delivery retries, resends and replays (an event's first attempt is made in-process at once). */
+  retry: 4,
+  /** Work nobody waits for: the expiry of checkouts nobody tried, subscription renewals. */
+  background: 5,
+} as const;
+
+/**
+ * A start's priority: its level, and the merchant as fairness key, so within one level a merchant
+ * with thousands of tasks (a campaign's checkouts expiring) takes turns with the others instead of
+ * making them wait behind its backlog (on servers with fairness enabled: docs/deployment.md).
+ */
+export function priorityOf(level: keyof typeof PRIORITY_LEVELS, merchantId: string): { priorityKey: number; fairnessKey: string } {
+  return { priorityKey: PRIORITY_LEVELS[level], fairnessKey: merchantId };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -55,8 +55,11 @@ export interface BenchEnvironment {
   taskQueue: string;
   /** The floor server (bench/floors/server.ts): the unavoidable part of each benchmarked path ('' without floors). */
   floorUrl: string;
-  /** The worker child's own metrics (src/observability/worker-http.ts: payments_* counters). */
+  /** The (first) worker child's own metrics (src/observability/worker-http.ts: payments_* counters). */
   workerMetricsUrl: string;
+  /** Every worker child's metrics and process id, when BENCH_WORKERS starts more than one on the task queue. */
+  workerMetricsUrls: string[];
+  workerPids: number[];
   /** The child processes whose CPU each row reports apart (bench/support/proc-stat.ts, cpuByGroup); the worker's memory is measured by bench/open-checkouts.ts. */
   pids: { api: number; worker: number; floor?: number };
   /** The worker child's workflow cache (`WORKER_MAX_CACHED_WORKFLOWS`), as its configuration reads it. */
@@ -76,6 +79,13 @@ export interface BenchEnvironment {
 export interface StartOptions {
   /** Start the floor server (default true; scenarios without floors can skip its start-up). */
   floors?: boolean;
+}
+
+/** How many worker processes share the task queue (BENCH_WORKERS, default 1). */
+export function benchWorkers(): number {
+  const value = Number(process.env.BENCH_WORKERS ?? 1);
+  if (!Number.isInteger(value) || value < 1 || value > 8) throw new Error(`BENCH_WORKERS must be an integer in 1..8 (got ${process.env.BENCH_WORKERS})`);
+  return value;
 }
 
 const READY_TIMEOUT_MS = 180_000; // the worker bundles the workflows on start
@@ -155,11 +165,13 @@ async function start(
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
   };
-  log('starting the API and the worker (child processes)');
-  const [api, worker] = await Promise.all([
+  const workerCount = benchWorkers();
+  log(`starting the API and ${workerCount === 1 ? 'the worker' : `${workerCount} workers`} (child processes)`);
+  const [api, worker, ...moreWorkers] = await Promise.all([
     startChild('api', childEnv, cleanups),
-    startChild('worker', childEnv, cleanups),
+    ...Array.from({ length: workerCount }, () => startChild('worker', childEnv, cleanups)),
   ]);
+  const workers = [worker!, ...moreWorkers];
   const baseUrl = `http://127.0.0.1:${api.port}`;
   const floorMerchant = randomBytes(4).toString('hex');
   const floor = options.floors === false ? undefined : await startFloorServer({ ...childEnv, FLOOR_MERCHANT_ID: `mer_floor${floorMerchant}` }, cleanups);
@@ -199,7 +211,7 @@ async function start(
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporal: temporalClient, temporalDescription: temporal.describe, taskQueue, floorUrl, workerMetricsUrl: `http://127.0.0.1:${worker.port}/metrics`, pids: { api: api.pid, worker: worker.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporal: temporalClient, temporalDescription: temporal.describe, taskQueue, floorUrl, workerMetricsUrl: `http://127.0.0.1:${worker!.port}/metrics`, workerMetricsUrls: workers.map((w) => `http://127.0.0.1:${w.port}/metrics`), workerPids: workers.map((w) => w.pid), pids: { api: api!.pid, worker: worker!.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
 }
 
 /**

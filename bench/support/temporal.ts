@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { runClosedLoop } from './samples';
+import { priorityDevServerArgs } from '../../src/temporal/server-config';
 
 /**
  * The SQLite pragmas `npm start` gives the file-backed dev server (scripts/start.sh): WAL and
@@ -18,6 +19,9 @@ export const FAST_SQLITE_ARGS = ['--sqlite-pragma', 'journal_mode=wal', '--sqlit
  * matching (the expiry of a checkout is one such activity). BENCH_EAGER_ACTIVITIES=0 leaves it off.
  */
 export const EAGER_ACTIVITY_ARGS = process.env.BENCH_EAGER_ACTIVITIES === '0' ? [] : ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'];
+
+/** Task-queue priority and fairness, as every server the project starts has them; BENCH_PRIORITIES=0 measures without. */
+export const PRIORITY_ARGS = process.env.BENCH_PRIORITIES === '0' ? [] : priorityDevServerArgs();
 
 /** More dev-server arguments for an experiment, e.g. `--dynamic-config-value key=value` (BENCH_DEV_SERVER_ARGS, space-separated). */
 export const EXPERIMENT_ARGS = (process.env.BENCH_DEV_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean);
@@ -61,7 +65,7 @@ export async function startTemporal(kind: TemporalKind, executable: string, data
       searchAttributes: SEARCH_ATTRIBUTES,
       log: { format: 'pretty', level: 'error' },
       ...(dbFilename ? { dbFilename } : {}),
-      extraArgs: [...(kind.kind === 'dev-file' ? FAST_SQLITE_ARGS : []), ...EAGER_ACTIVITY_ARGS, ...EXPERIMENT_ARGS],
+      extraArgs: [...(kind.kind === 'dev-file' ? FAST_SQLITE_ARGS : []), ...EAGER_ACTIVITY_ARGS, ...PRIORITY_ARGS, ...EXPERIMENT_ARGS],
     },
   });
   const describe = {

@@ -5,7 +5,7 @@ import { ApiError, ServiceUnavailableError, ValidationError } from '../http/erro
 import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
-import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, refundWorkflowId, type RefundWorkflowInput } from '../../workflows/contract';
+import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundWorkflowId, type RefundWorkflowInput } from '../../workflows/contract';
 import { executeWorkflow } from '../temporal/workflows';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
@@ -76,6 +76,7 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
       workflowId: refundWorkflowId(charge.id),
       args: [{ chargeId: charge.id, source }],
       typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
+      priority: priorityOf('request', charge.merchant_id),
       // Only a refund the processor refused may be tried again; a done or running one may not.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
       ...(requestRef ? { memo: { [REQUEST_REF_MEMO]: requestRef } } : {}),

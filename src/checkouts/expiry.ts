@@ -8,13 +8,16 @@ import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { everyWithoutOverlap } from '../periodic';
 
 /**
- * Expiry has two writers and one rule. The checkout's workflow holds a durable timer for its
- * deadline and, when it fires, expires the checkout (`expireCheckout`, a local activity). Under a
- * burst of deadlines the worker can fall behind its timers, so each worker also sweeps for checkouts
- * whose timer is more than a grace period late (`startExpirySweeper`) and expires them in batches.
- * Both are compare-and-sets from `open` that record `checkout.expired` in the same commit, so
- * whichever comes first expires the checkout and the other finds it no longer open. The sweep never
- * takes a checkout a charge in progress still holds: that one is its workflow's to finish.
+ * Expiry has several writers and one rule. A checkout nobody has tried has no checkout workflow
+ * yet, only its expiry workflow: a start delayed until the deadline (a durable timer kept by
+ * Temporal), run as background work, which expires it (`expireDueCheckout`). A checkout that was
+ * tried has its checkout workflow, which holds a durable timer of its own and, when it fires,
+ * expires the checkout (`expireCheckout`, a local activity). Under a burst of deadlines the worker
+ * can fall behind its timers, so each worker also sweeps for checkouts whose deadline passed more
+ * than a grace period ago (`startExpirySweeper`) and expires them in batches. All are
+ * compare-and-sets from `open` that record `checkout.expired` in the same commit, so whichever
+ * comes first expires the checkout and the others find it no longer open. Only the checkout
+ * workflow takes a checkout a charge in progress still holds: that one is its to finish.
  */
 
 /** How many overdue checkouts one sweep transaction expires; a full batch is followed by another at once. */
@@ -51,6 +54,23 @@ export async function expireCheckout(deps: FirstDeliveryDeps, checkoutId: string
   const recorded = await deps.db.transaction(async (trx) => {
     const row = await updateCheckoutState(trx, checkoutId, ['open'], 'expired');
     return row ? recordExpiries(trx, [row]) : null;
+  });
+  if (!recorded) return false;
+  recordCheckoutsExpired('timer', 1);
+  deliverExpiries(deps, recorded);
+  return true;
+}
+
+/**
+ * The expiry workflow's expiry of a checkout nobody had tried when it was started: the sweep's rule
+ * for one checkout, with no grace (open, past its deadline, no charge in progress). False when it
+ * was not expired here: no longer open, a charge holds it (its checkout workflow ends it), or its
+ * row is locked by an attempt being admitted (the sweep takes it if it is still due).
+ */
+export async function expireDueCheckout(deps: FirstDeliveryDeps, checkoutId: string): Promise<boolean> {
+  const recorded = await deps.db.transaction(async (trx) => {
+    const rows = await expireOverdueCheckoutsUnscoped(trx, 0, 1, checkoutId);
+    return rows.length > 0 ? recordExpiries(trx, rows) : null;
   });
   if (!recorded) return false;
   recordCheckoutsExpired('timer', 1);

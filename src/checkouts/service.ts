@@ -9,7 +9,7 @@ import type { MerchantRow } from '../storage/merchants';
 import { findCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
 import { CheckoutWriteOutcomeUnknown, insertCheckoutForCustomer, writeMayHaveCommitted } from '../storage/checkout-inserts';
 import { findOrInsertDedupProduct, findProducts, insertProduct, type ProductRow } from '../storage/products';
-import { abandonCheckoutWorkflow, startCheckoutWorkflow } from '../temporal/checkouts';
+import { abandonCheckoutWorkflow, deadlineWorkflowId, startCheckoutWorkflow } from '../temporal/checkouts';
 import { acceptPaymentOptions, detectFlow, flowNotEnabled, isRefusal, lineItemKind, lineItemsTotal } from './flows';
 import type { CheckoutCreateBody, LineItemInput } from './schemas';
 
@@ -170,7 +170,7 @@ async function answerAgain(deps: CheckoutDeps, earlier: CheckoutRow, clientSecre
     await start(); // its workflow, if the first request never got to start it
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    const { status } = await deps.temporal.workflow.getHandle(earlier.id).describe();
+    const { status } = await deps.temporal.workflow.getHandle(deadlineWorkflowId(earlier.id, deps.config.checkoutDelayedStart)).describe();
     if (status.name !== 'RUNNING') throw idempotentCheckoutTaken(earlier.id);
   }
   return { checkout: earlier, clientSecret };

@@ -4,7 +4,7 @@ import type { Db } from '../storage/db';
 import { eventMerchantIds, markDispatched, startDeliverySeries, type DeliverySeriesRow } from '../storage/events';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import { startWorkflow } from '../temporal/workflows';
-import { WORKFLOWS, deliveryWorkflowId, type DeliveryWorkflowInput } from '../../workflows/contract';
+import { PRIORITY_LEVELS, WORKFLOWS, deliveryWorkflowId, priorityOf, type DeliveryWorkflowInput } from '../../workflows/contract';
 
 export interface DispatchDeps {
   db: Db;
@@ -38,6 +38,11 @@ export async function dispatchEvents(
 
 const DISPATCH_CONCURRENCY = 32;
 
+/** Deliveries by workflow (retries, resends, replays) go after interactive work, each merchant in turn. */
+function retryPriority(merchantId: string | undefined) {
+  return merchantId !== undefined ? priorityOf('retry', merchantId) : { priorityKey: PRIORITY_LEVELS.retry };
+}
+
 /**
  * Starts the delivery workflow of one event (workflow id = event id). `attemptsMade` attempts
  * were already made without it (the committing process's first one): the workflow makes the rest,
@@ -52,6 +57,7 @@ export async function startDelivery(deps: DispatchDeps, eventId: string, merchan
       workflowId: deliveryWorkflowId(eventId),
       args: [input],
       typedSearchAttributes: merchantSearchAttributes(merchantId),
+      priority: retryPriority(merchantId),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       ...(attemptsMade > 0 ? { startDelay: retryInitialMs } : {}),
@@ -89,6 +95,7 @@ export async function redeliverEvent(deps: DispatchDeps, eventId: string, reason
     workflowId: deliveryWorkflowId(eventId, series),
     args: [input],
     typedSearchAttributes: merchantSearchAttributes(merchants.get(eventId)),
+    priority: retryPriority(merchants.get(eventId)),
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
   return series;

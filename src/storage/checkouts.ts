@@ -126,15 +126,15 @@ const NO_CHARGE_IN_PROGRESS = 'NOT EXISTS (SELECT 1 FROM charges WHERE charges.c
  * updates the same row) committed before them, and a charge insert after them finds the
  * checkout expired. A checkout with a charge in progress is left to its workflow.
  */
-export async function expireOverdueCheckoutsUnscoped(trx: Db, graceMs: number, limit: number): Promise<CheckoutRow[]> {
+export async function expireOverdueCheckoutsUnscoped(trx: Db, graceMs: number, limit: number, only?: string): Promise<CheckoutRow[]> {
   // The charge test here only keeps checkouts a charge holds (a bank transfer pending for days)
   // from filling every batch; the one that decides is the second statement's.
   const locked = await trx.raw(
     `SELECT id FROM checkouts
       WHERE state = 'open' AND expires_at <= now() - make_interval(secs => ?)
-        AND ${NO_CHARGE_IN_PROGRESS}
+        AND ${NO_CHARGE_IN_PROGRESS}${only === undefined ? '' : ' AND id = ?'}
       ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED`,
-    [graceMs / 1000, IN_PROGRESS_CHARGE_STATUSES, limit],
+    [graceMs / 1000, IN_PROGRESS_CHARGE_STATUSES, ...(only === undefined ? [] : [only]), limit],
   );
   const ids = (locked.rows as Array<{ id: string }>).map((r) => r.id);
   if (ids.length === 0) return [];

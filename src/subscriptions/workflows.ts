@@ -12,7 +12,7 @@ import { ServiceUnavailableError } from '../http/errors';
 import { isRetryableUpdateFailure } from '../temporal/transient-errors';
 import type { Db } from '../storage/db';
 import { findSubscriptionByIdUnscoped, findUnstartedSubscriptionsUnscoped, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
-import { CustomerIdAttribute, MerchantIdAttribute, SUBSCRIPTION_FAILURES, WORKFLOWS, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/contract';
+import { CustomerIdAttribute, MerchantIdAttribute, SUBSCRIPTION_FAILURES, WORKFLOWS, priorityOf, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/contract';
 import { startWorkflow } from '../temporal/workflows';
 
 export interface SubscriptionWorkflowDeps {
@@ -34,6 +34,8 @@ export async function ensureSubscriptionWorkflow(deps: SubscriptionWorkflowDeps,
       args: [input],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      // Renewals are work nobody waits for (a cancellation, rare, waits its turn with them).
+      priority: priorityOf('background', sub.merchant_id),
       typedSearchAttributes: new TypedSearchAttributes([
         { key: MerchantIdAttribute, value: sub.merchant_id },
         { key: CustomerIdAttribute, value: sub.customer_id },

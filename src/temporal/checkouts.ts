@@ -1,35 +1,90 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { WORKFLOWS, checkoutSearchAttributes, checkoutWorkflowId, type CheckoutWorkflowInput } from '../../workflows/contract';
-import { startWorkflow } from './workflows';
+import {
+  WORKFLOWS,
+  checkoutExpiryWorkflowId,
+  checkoutSearchAttributes,
+  checkoutWorkflowId,
+  priorityOf,
+  type CheckoutWorkflowInput,
+} from '../../workflows/contract';
+import type { CheckoutRow } from '../storage/checkouts';
+import { startWorkflow, withStartOf } from './workflows';
 
 /**
- * Starts the checkout's workflow (workflow id = checkout id). A second start with the same id
- * is refused rather than starting the same checkout twice.
+ * Starts what keeps the checkout's deadline, before its row is written (a row nothing would ever
+ * expire cannot exist). A second start for the same checkout is refused rather than run twice.
  *
- * With `delayed` (the default, CHECKOUT_WORKFLOW_DELAYED_START), the start carries a start delay
- * that ends at the checkout's deadline: Temporal stores the workflow and a durable timer of its
- * own, and dispatches the first workflow task when the first attempt's update arrives (an update
- * ends the delay) or when the deadline comes, whichever is first. A checkout nobody pays thus
- * costs one start and one task at its deadline, not a task at creation, a timer and a cached
- * workflow while it waits. The workflow's code is the same either way: woken at its deadline, it
- * finds no time left and expires the checkout. Signals do not end the delay, and nothing signals
- * a checkout before it has a charge; queries are refused until its first task.
+ * With `delayed` (the default, CHECKOUT_WORKFLOW_DELAYED_START) that is the checkout's expiry
+ * workflow (`<checkout id>:expiry`), at background priority, with a start delay that ends at the
+ * deadline: Temporal stores it and a durable timer, and the worker sees it once, at the deadline.
+ * The checkout's own workflow starts with its first attempt (checkoutWorkflowStart), at
+ * interactive priority, so a customer's attempt never queues behind thousands of expiries.
+ * Without, the checkout's own workflow starts now and keeps its deadline itself.
  */
 export async function startCheckoutWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, delayed = true): Promise<void> {
+  const typedSearchAttributes = new TypedSearchAttributes(checkoutSearchAttributes(input));
+  const once = { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE, workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL } as const;
+  if (!delayed) {
+    await startWorkflow(temporal, WORKFLOWS.checkout, {
+      taskQueue,
+      workflowId: deadlineWorkflowId(input.checkoutId, false),
+      args: [input],
+      priority: priorityOf('interactive', input.merchantId),
+      typedSearchAttributes,
+      ...once,
+    });
+    return;
+  }
   const untilDeadline = Date.parse(input.expiresAt) - Date.now();
-  await startWorkflow(temporal, WORKFLOWS.checkout, {
+  await startWorkflow(temporal, WORKFLOWS.checkoutExpiry, {
     taskQueue,
-    workflowId: checkoutWorkflowId(input.checkoutId),
-    args: [input],
-    ...(delayed && untilDeadline > 0 ? { startDelay: untilDeadline } : {}),
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-    typedSearchAttributes: new TypedSearchAttributes(checkoutSearchAttributes(input)),
+    workflowId: deadlineWorkflowId(input.checkoutId),
+    args: [{ checkoutId: input.checkoutId, expiresAt: input.expiresAt }],
+    ...(untilDeadline > 0 ? { startDelay: untilDeadline } : {}),
+    priority: priorityOf('background', input.merchantId),
+    typedSearchAttributes,
+    ...once,
   });
 }
 
-/** Best-effort cleanup when the checkout could not be recorded after its workflow started. */
+/** The id of the workflow startCheckoutWorkflow starts: the expiry workflow's when `delayed`, else the checkout's own. */
+export function deadlineWorkflowId(checkoutId: string, delayed = true): string {
+  return delayed ? checkoutExpiryWorkflowId(checkoutId) : checkoutWorkflowId(checkoutId);
+}
+
+/** The checkout workflow's input, from the checkout as recorded. */
+export function checkoutWorkflowInput(checkout: CheckoutRow): CheckoutWorkflowInput {
+  return {
+    checkoutId: checkout.id,
+    merchantId: checkout.merchant_id,
+    customerId: checkout.customer_id,
+    type: checkout.type,
+    expiresAt: checkout.expires_at.toISOString(),
+    ...(checkout.max_attempts !== null ? { maxAttempts: checkout.max_attempts } : {}),
+  };
+}
+
+/**
+ * The start of the checkout's own workflow, sent with its attempt (update-with-start): the first
+ * attempt starts it, every later one finds it running (USE_EXISTING). Once it has ended, no
+ * attempt starts it again (REJECT_DUPLICATE): the attempt is refused as made on a closed checkout.
+ */
+export function checkoutWorkflowStart(taskQueue: string, checkout: CheckoutRow) {
+  const input = checkoutWorkflowInput(checkout);
+  return withStartOf(WORKFLOWS.checkout, {
+    taskQueue,
+    workflowId: checkoutWorkflowId(checkout.id),
+    args: [input],
+    priority: priorityOf('interactive', checkout.merchant_id),
+    typedSearchAttributes: new TypedSearchAttributes(checkoutSearchAttributes(input)),
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+}
+
+/** Best-effort cleanup when the checkout could not be recorded after its deadline's workflow started. */
 export async function abandonCheckoutWorkflow(temporal: Client, checkoutId: string): Promise<void> {
-  await temporal.workflow.getHandle(checkoutWorkflowId(checkoutId)).terminate('checkout was not recorded').catch(() => undefined);
+  const ids = [checkoutExpiryWorkflowId(checkoutId), checkoutWorkflowId(checkoutId)];
+  await Promise.all(ids.map((id) => temporal.workflow.getHandle(id).terminate('checkout was not recorded').catch(() => undefined)));
 }

@@ -18,15 +18,23 @@ export const UPDATE_RETRY: UpdateRetry = { attempts: 5, delayMs: 200 };
  * completed), so a retry never runs the handler twice. After the last attempt the caller gets ServiceUnavailableError (a 503 with
  * Retry-After); any other error is rethrown as it came.
  */
-export async function executeUpdateRetrying<Ret, Args extends [unknown, ...unknown[]]>(
+export function executeUpdateRetrying<Ret, Args extends [unknown, ...unknown[]]>(
   handle: WorkflowHandle,
   def: UpdateDefinition<Ret, Args>,
   options: { args: Args; updateId: string },
   retry: UpdateRetry = UPDATE_RETRY,
 ): Promise<Ret> {
+  return sendUpdateRetrying(() => handle.executeUpdate(def, options), retry);
+}
+
+/**
+ * The same retries for any way of sending one update under one update id (`send`): an update
+ * sent with the start of its workflow (update-with-start) among them.
+ */
+export async function sendUpdateRetrying<Ret>(send: () => Promise<Ret>, retry: UpdateRetry = UPDATE_RETRY): Promise<Ret> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await handle.executeUpdate(def, options);
+      return await send();
     } catch (error) {
       if (!isRetryableUpdateFailure(error)) throw error;
       if (attempt >= retry.attempts) {

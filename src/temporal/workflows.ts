@@ -1,4 +1,4 @@
-import type { Client, WorkflowStartOptions } from '@temporalio/client';
+import { WithStartWorkflowOperation, type Client, type WorkflowIdConflictPolicy, type WorkflowStartOptions } from '@temporalio/client';
 import type { WorkflowName, WorkflowRef, WorkflowSignatures } from '../../workflows/contract';
 
 /**
@@ -12,4 +12,9 @@ export function startWorkflow<N extends WorkflowName>(client: Client, workflow: 
 /** Starts a workflow by its typed reference and waits for its result. */
 export function executeWorkflow<N extends WorkflowName>(client: Client, workflow: WorkflowRef<N>, options: WorkflowStartOptions<WorkflowSignatures[N]>) {
   return client.workflow.execute<WorkflowSignatures[N]>(workflow.workflowType, options);
+}
+
+/** The start of a workflow by its typed reference, to send with an update (update-with-start); each send needs a new one. */
+export function withStartOf<N extends WorkflowName>(workflow: WorkflowRef<N>, options: WorkflowStartOptions<WorkflowSignatures[N]> & { workflowIdConflictPolicy: WorkflowIdConflictPolicy }) {
+  return new WithStartWorkflowOperation<WorkflowSignatures[N]>(workflow.workflowType, options);
 }

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentCharge, type PresentedCharge } from '../charges/present';
@@ -9,13 +9,14 @@ import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { credentialCacheFor } from '../http/credential-cache';
 import { logAttempt } from '../storage/attempt-log';
-import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
+import { sendOnceCaughtUp, sendUpdateRetrying } from '../temporal/updates';
+import { checkoutWorkflowStart } from '../temporal/checkouts';
 import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
-import { FAILURE_TYPES, checkoutWorkflowId, failureType, submitAttemptUpdate, type AttemptResult } from '../../workflows/contract';
+import { FAILURE_TYPES, checkoutWorkflowId, failureType, submitAttemptUpdate, type AttemptInput, type AttemptResult } from '../../workflows/contract';
 import type { AttemptBody } from './attempt-schemas';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod, type CheckedPaymentMethod } from './attempt-rules';
 import { assertWithdrawalDestination } from './withdrawal-destination';
@@ -72,7 +73,7 @@ export type AttemptAnswer = { kind: 'charge'; charge: PresentedCharge } | { kind
  * as an update.
  */
 export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: AttemptBody, context: AttemptContext): Promise<AttemptAnswer> {
-  const { db, temporal } = deps;
+  const { db } = deps;
   // The update id is the attempt id: a retry after a transient refusal reaches the same update.
   const { keyedAttemptId } = context;
   if (keyedAttemptId) {
@@ -104,7 +105,7 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
     // reads it after that commit), and refuses this one as in flight until then. Such a refusal is
     // sent again under the same update id (a refused update is not kept).
     result = await sendOnceCaughtUp(
-      () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(checkout.id)), submitAttemptUpdate, { args: [{ attemptId, paymentMethodId, amountCents }], updateId: attemptId }),
+      () => sendUpdateRetrying(() => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents })),
       (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
     );
   } catch (error) {
@@ -125,6 +126,25 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
   const customer = await customerRead;
   if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
   return { kind: 'charge', charge: presentCharge(charge, customer, chargedMethod) };
+}
+
+/**
+ * Hands the attempt to the checkout's workflow. The first attempt starts that workflow with its
+ * update (update-with-start); a later one, whose checkout has admitted attempts before, is sent as
+ * a plain update, which costs the server less, and only when the workflow is not there after all
+ * (the earlier attempt never reached Temporal) with its start.
+ */
+async function sendAttempt(deps: AppDeps, checkout: CheckoutRow, input: AttemptInput): Promise<AttemptResult> {
+  const { workflow } = deps.temporal;
+  const withStart = () =>
+    workflow.executeUpdateWithStart(submitAttemptUpdate, { args: [input], updateId: input.attemptId, startWorkflowOperation: checkoutWorkflowStart(deps.config.taskQueue, checkout) });
+  if (checkout.attempts_count === 0) return withStart();
+  try {
+    return await workflow.getHandle(checkoutWorkflowId(checkout.id)).executeUpdate(submitAttemptUpdate, { args: [input], updateId: input.attemptId });
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return withStart();
+    throw error;
+  }
 }
 
 const presentAttemptReview = (review: ReviewRow) => ({ id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() });
@@ -193,7 +213,8 @@ async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: Check
 
 /** The workflow's refusals become the wallet's 422s; anything else stays an internal error. */
 function attemptRefusal(error: unknown, merchant: MerchantRow, checkout: CheckoutRow): unknown {
-  if (error instanceof WorkflowNotFoundError) return new ValidationError('This checkout is no longer open.', NEW_CHECKOUT);
+  // Its workflow has ended (and is never started again), or was never recorded.
+  if (error instanceof WorkflowNotFoundError || error instanceof WorkflowExecutionAlreadyStartedError) return new ValidationError('This checkout is no longer open.', NEW_CHECKOUT);
   if (!(error instanceof WorkflowUpdateFailedError)) return error;
   switch (failureType(error)) {
     case FAILURE_TYPES.attemptInFlight:

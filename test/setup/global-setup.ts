@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createScratchDatabase } from '../../src/storage/db';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { writeWorkflowBundles } from '../../src/worker';
+import { priorityDevServerArgs } from '../../src/temporal/server-config';
 
 /**
  * Once per `npm test`: a migrated template database (createScratchDatabase, as the benchmarks make
@@ -48,7 +49,7 @@ async function startDevServer(): Promise<TestWorkflowEnvironment> {
     server: {
       executable: { type: 'existing-path', path: executablePath },
       searchAttributes: SEARCH_ATTRIBUTES,
-      extraArgs: ['--log-level', 'error', '--dynamic-config-value', `limit.historyCount.suggestContinueAsNew=${TEST_SUGGEST_CONTINUE_AS_NEW_EVENTS}`],
+      extraArgs: ['--log-level', 'error', '--dynamic-config-value', `limit.historyCount.suggestContinueAsNew=${TEST_SUGGEST_CONTINUE_AS_NEW_EVENTS}`, ...priorityDevServerArgs()],
     },
   });
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { freePort } from './free-port';
+import { priorityDevServerArgs } from '../../src/temporal/server-config';
 
 /**
  * A Temporal dev server of the test's own, on a fixed port and a database file, so the test can kill
@@ -31,7 +32,7 @@ export class TemporalDevServer {
     const cli = process.env.TEMPORAL_CLI_PATH;
     if (!cli) throw new Error('TEMPORAL_CLI_PATH is not set');
     const attributes = SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]);
-    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(this.port), '--db-filename', path.join(this.dir, 'temporal.db'), '--log-level', 'error', ...attributes];
+    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(this.port), '--db-filename', path.join(this.dir, 'temporal.db'), '--log-level', 'error', ...priorityDevServerArgs(), ...attributes];
     let output = '';
     const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => void (output += chunk.toString()));

@@ -11,6 +11,7 @@ import { request } from '../support/http';
 import type { WebhookReceiver } from '../support/receiver';
 import { attempt, BANK, CARD, createCheckout, getCharge, openShop, waitFor } from '../support/fixtures';
 import { HOUR, plus, subscriptionHelpers } from '../support/subscriptions';
+import { checkoutExpiryWorkflowId } from '../../workflows/contract';
 
 /**
  * Workflow histories recorded from real runs are replayed against the current workflow code, so a
@@ -29,7 +30,7 @@ describe('recorded workflow histories', () => {
 
   (recording ? it.skip : it)('exist for every workflow type', () => {
     const types = new Set(files.map((f) => f.split('--')[0]));
-    expect([...types].sort()).toEqual(['checkoutWorkflow', 'deliverEventWorkflow', 'refundWorkflow', 'subscriptionWorkflow']);
+    expect([...types].sort()).toEqual(['checkoutExpiryWorkflow', 'checkoutWorkflow', 'deliverEventWorkflow', 'refundWorkflow', 'subscriptionWorkflow']);
   });
 
   // Both production bundles replay every history: a worker restarted with tracing switched on or
@@ -116,6 +117,16 @@ describe('recorded workflow histories', () => {
     expect((await admin(`/reviews/${r.body.review.id}/approve`)).status).toBe(200);
     await save('review-approval-refused', reviewed.id);
   }, 60_000);
+
+  // Only this one: RECORD_HISTORIES=1 npx jest test/workflows/replay.test.ts -t 'untried checkout'
+  it("records an untried checkout's expiry workflow, and one whose checkout was tried", async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url, checkout_expiry_seconds: 3, enabled_events: ['checkout.expired'] });
+    const untried = await createCheckout(service, shop, { type: 'deposit' });
+    await save('expired', checkoutExpiryWorkflowId(untried.id));
+    const tried = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2000 });
+    await attempt(service, tried, { payment_method: CARD() });
+    await save('checkout-closed', checkoutExpiryWorkflowId(tried.id));
+  }, 30_000);
 
   it('records one history per path of each workflow', async () => {
     let calls = 0;

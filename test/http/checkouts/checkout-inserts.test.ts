@@ -15,6 +15,7 @@ import { createDb, type Db } from '../../../src/storage/db';
 import { openShop, walletView, type Shop } from '../../support/fixtures';
 import { request } from '../../support/http';
 import { startService, type Service } from '../../support/harness';
+import { checkoutExpiryWorkflowId } from '../../../workflows/contract';
 
 /**
  * Checkout INSERTs are grouped (src/storage/checkout-inserts.ts): while one statement is on its way,
@@ -248,7 +249,7 @@ describe('creating a checkout whose write answer is lost after the commit', () =
       headers: { 'Idempotency-Key': key },
       body: { customer_id: shop.customerId, type: 'deposit', fixed_amount_cents: 3100 },
     });
-  const workflowStatus = async (id: string) => (await service.deps.temporal.workflow.getHandle(id).describe()).status.name;
+  const workflowStatus = async (id: string) => (await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(id)).describe()).status.name;
 
   it('answers 201 with a checkout whose workflow runs', async () => {
     const statements = losingAnswers();

@@ -9,6 +9,7 @@ import { findMerchant } from '../../../src/storage/merchants';
 import { CHECKOUT_FLOWS } from '../../../src/domain/settings';
 import { startService, type Service } from '../../support/harness';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../../support/http';
+import { checkoutExpiryWorkflowId } from '../../../workflows/contract';
 
 let service: Service;
 let merchant: MerchantCredentials;
@@ -93,8 +94,9 @@ describe('POST /api/v1/checkouts: the six flows', () => {
     const row = (await findCheckoutByIdUnscoped(service.deps.db, res.body.id))!;
     expect(row.expires_at.getTime()).toBeGreaterThanOrEqual(before + 600_000 - 1000);
     expect(row.expires_at.getTime()).toBeLessThanOrEqual(Date.now() + 600_000 + 1000);
-    const described = await service.deps.temporal.workflow.getHandle(res.body.id).describe();
-    expect(described.type).toBe('checkoutWorkflow');
+    // Its deadline's workflow; the checkout's own starts with the first attempt.
+    const described = await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(res.body.id)).describe();
+    expect(described.type).toBe('checkoutExpiryWorkflow');
     expect(described.taskQueue).toBe(service.taskQueue);
   });
 
@@ -103,7 +105,7 @@ describe('POST /api/v1/checkouts: the six flows', () => {
     const m = await onboard(service);
     const res = await create({ customer_id: await newCustomer(m), type: 'deposit', fixed_amount_cents: 100 }, m.api_key);
     expect(res.status).toBe(201);
-    const history = await service.deps.temporal.workflow.getHandle(res.body.id).fetchHistory();
+    const history = await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(res.body.id)).fetchHistory();
     const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
     expect(started.input?.payloads).toHaveLength(1);
     expect(Object.keys(started.header?.fields ?? {})).toEqual([]);
@@ -435,7 +437,7 @@ describe('crash safety and storage helpers', () => {
     const body = { customer_id: customerId, type: 'deposit' as const, line_items: [{ ...inline(), sku, dedup: true }] };
     await expect(createCheckout({ ...service.deps, db: failing }, m, body)).rejects.toThrow('database went away');
     expect(attempted).toMatch(/^chk_/);
-    expect((await service.deps.temporal.workflow.getHandle(attempted!).describe()).status.name).toBe('TERMINATED');
+    expect((await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(attempted!)).describe()).status.name).toBe('TERMINATED');
     expect(await findCheckoutByIdUnscoped(db, attempted!)).toBeUndefined();
     expect(await db('products').where({ sku })).toHaveLength(0);
   });
@@ -457,7 +459,7 @@ describe('crash safety and storage helpers', () => {
       expect(res.body).toMatchObject({ error: 'Customer not found.', hint: `No customer ${customer} exists for this business.` });
       expect(res.status).toBe(422);
       const workflowId = idempotentId({ idempotency: { scope: `merchant:${merchant.id}`, key } } as Request, 'checkout')!;
-      expect((await service.deps.temporal.workflow.getHandle(workflowId).describe()).status.name).toBe('TERMINATED');
+      expect((await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(workflowId)).describe()).status.name).toBe('TERMINATED');
       expect(await findCheckoutByIdUnscoped(db, workflowId)).toBeUndefined();
       // The line's product would have been made in the same transaction: rolled back with it.
       expect(await db('products').where({ sku })).toHaveLength(0);

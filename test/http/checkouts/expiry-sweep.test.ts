@@ -10,6 +10,7 @@ import { sweepOverdueCheckouts } from '../../../src/checkouts/expiry';
 import { workerRegistry } from '../../../src/observability/metrics';
 import { createActivities } from '../../../activities';
 import { FAILURE_TYPES } from '../../../workflows/contract';
+import { checkoutExpiryWorkflowId } from '../../../workflows/contract';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -45,9 +46,9 @@ describe('the sweep of late expiry timers', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.error).toBe('This checkout has expired.');
 
-    // The workflow's own timer (6 s after creation) then finds nothing left to expire.
-    const result = await service.deps.temporal.workflow.getHandle(checkout.id).result();
-    expect(result).toEqual({ state: 'open' });
+    // Its expiry workflow (6 s after creation) then finds nothing left to expire.
+    const result = await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(checkout.id)).result();
+    expect(result).toEqual({ expired: false });
     expect(await expiredEvents(checkout.id)).toHaveLength(1);
     expect(receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.expired')).toHaveLength(1);
     expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);

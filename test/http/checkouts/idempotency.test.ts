@@ -5,6 +5,7 @@ import { WorkflowUpdateStage } from '@temporalio/client';
 import { BANK, CARD, createCheckout, getCharge, openShop, waitFor, type CreatedCheckout, type Shop } from '../../support/fixtures';
 import { startWorkerSweeps } from '../../../src/worker';
 import { deleteExpiredIdempotencyKeys } from '../../../src/storage/idempotency-keys';
+import { checkoutExpiryWorkflowId } from '../../../workflows/contract';
 
 let service: Service;
 beforeAll(async () => {
@@ -75,8 +76,8 @@ describe('Idempotency-Key on POST', () => {
     expect(a.body).toEqual(b.body);
     expect([a.headers.get('idempotent-replayed'), b.headers.get('idempotent-replayed')].sort()).toEqual(['true', null].sort());
     expect(await service.deps.db('checkouts').where({ customer_id: shop.customerId })).toHaveLength(1);
-    const description = await service.deps.temporal.workflow.getHandle(a.body.id).describe();
-    expect(description.workflowId).toBe(a.body.id);
+    const description = await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(a.body.id)).describe();
+    expect(description.workflowId).toBe(checkoutExpiryWorkflowId(a.body.id));
   });
 
   it('never starts a second checkout for a key whose stored answer is gone: answers the same checkout again (the id and secret are derived from the key)', async () => {
@@ -97,7 +98,7 @@ describe('Idempotency-Key on POST', () => {
     const key = randomUUID();
     const body = { customer_id: shop.customerId, type: 'deposit' };
     const first = await post(shop, '/api/v1/checkouts', body, key);
-    await service.deps.temporal.workflow.getHandle(first.body.id).terminate('test');
+    await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(first.body.id)).terminate('test');
     await service.deps.db('idempotency_keys').where({ key }).delete();
     const again = await post(shop, '/api/v1/checkouts', body, key);
     expect(again.status).toBe(422);
@@ -323,8 +324,15 @@ describe('wallet attempt sent again under its key after a 503 whose update was a
         },
       };
     }) as typeof workflow.getHandle;
+    // A first attempt sends its update with the workflow's start: its answer is lost the same way.
+    const realWithStart = workflow.executeUpdateWithStart.bind(workflow);
+    workflow.executeUpdateWithStart = (async (...args: Parameters<typeof realWithStart>) => {
+      await realWithStart(...args).catch(() => undefined);
+      throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
+    }) as typeof workflow.executeUpdateWithStart;
     return () => {
       workflow.getHandle = real;
+      workflow.executeUpdateWithStart = realWithStart;
     };
   }
   const attemptWithKey = (c: CreatedCheckout, body: unknown, key: string, to = service.baseUrl) =>

@@ -44,13 +44,13 @@ describe('OpenTelemetry tracing', () => {
     }, 10_000, 'the whole chain up to the wallet request');
     const names = chain.map((s) => s.name).reverse();
 
-    // Root first: the wallet request, the client's update, the workflow's handler, the (local)
+    // Root first: the wallet request, the client's update (with the workflow's start), the workflow's handler, the (local)
     // activity that charged the card and recorded the event, then the event's first delivery
     // attempt, which that activity's worker makes right after the commit (a delivery workflow
     // only carries the retries of a first attempt that failed).
     const expected = [
       /^POST \/wallet\/v1\/checkouts\/:id\/attempts$/,
-      /^StartWorkflowUpdate:submitAttempt$/,
+      /^(StartWorkflowUpdate|UpdateWithStartWorkflow):submitAttempt$/, // the first attempt starts the workflow with its update
       /^HandleUpdate:submitAttempt$/,
       /^StartActivity:/,
       /^RunActivity:/,

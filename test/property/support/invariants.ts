@@ -11,6 +11,8 @@ import { signatureFromHeaders, verifySignature } from '../../../src/webhooks/sig
 import { DELIVERY_MAX_ATTEMPTS } from '../../../workflows/retry-policies';
 import type { Model } from './model';
 import { admin, IGNORED, wallet, type World } from './world';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { checkoutExpiryWorkflowId, checkoutWorkflowId } from '../../../workflows/contract';
 
 /**
  * The reconciler's lease (RECONCILE_LEASE_SECONDS, as the service under test is given it): a
@@ -354,6 +356,20 @@ async function seriesUnderWay(world: World): Promise<boolean> {
   return rows.some((r) => !r.accepted && Number(r.attempts) < DELIVERY_MAX_ATTEMPTS);
 }
 
+/**
+ * The status of the workflow that keeps the checkout: its own once an attempt started it, else its
+ * expiry workflow (a checkout nobody tried never has a checkout workflow).
+ */
+async function checkoutWorkflowStatus(world: World, checkoutId: string): Promise<string> {
+  const { workflow } = world.service.deps.temporal;
+  try {
+    return (await workflow.getHandle(checkoutWorkflowId(checkoutId)).describe()).status.name;
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    return (await workflow.getHandle(checkoutExpiryWorkflowId(checkoutId)).describe()).status.name;
+  }
+}
+
 /** Every checkout that has ended has a finished workflow: nothing waits on a handler. */
 export async function checkWorkflowsFinished(world: World, model: Model, timeoutMs: number): Promise<void> {
   const db = world.service.deps.db;
@@ -366,7 +382,7 @@ export async function checkWorkflowsFinished(world: World, model: Model, timeout
     for (;;) {
       state = (await db('checkouts').where({ id: checkout.id }).first()).state;
       if (!['completed', 'expired', 'blocked'].includes(state)) break;
-      status = (await world.service.deps.temporal.workflow.getHandle(checkout.id).describe()).status.name;
+      status = await checkoutWorkflowStatus(world, checkout.id);
       if (status !== 'RUNNING' || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 250));
     }
