@@ -1334,10 +1334,10 @@ export interface components {
         };
         DevicePing: {
             /** @description Null when no check could be run (the point is in no country, e.g. open sea). */
-            geo_check: components["schemas"]["GeoCheck"] & ({
+            geo_check: (components["schemas"]["GeoCheck"] & {
                 /** @description True when a check under 30 minutes old was reused instead of evaluating these coordinates. */
                 cached: boolean;
-            } | null);
+            }) | null;
             /**
              * @description The record's identifier.
              * @example dp_3Hx8...
@@ -2560,7 +2560,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GeoCheck"] & (Record<string, never> | null);
+                    "application/json": components["schemas"]["GeoCheck"] | null;
                 };
             };
             /** @description Invalid credential, invalid input or not found. */
