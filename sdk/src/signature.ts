@@ -1,5 +1,7 @@
 // Webhook signatures: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
 // Signing the timestamp with the body lets a receiver refuse replays of an old delivery.
+// One module for both sides: the service signs with it (src/webhooks/signature.ts re-exports it)
+// and merchants verify with it, so the two cannot drift apart. Node built-ins only.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Canonical header first, then the legacy alias; both carry the same value. */
