@@ -5,11 +5,17 @@ import type { paths } from './generated/api';
 
 export type PaymentsClient = Client<paths>;
 
-export interface PaymentsClientOptions extends Omit<ClientOptions, 'baseUrl'> {
+export interface PaymentsClientOptions extends Omit<ClientOptions, 'baseUrl' | 'headers'> {
   /** The merchant's API key (key_...): server-side only. */
   apiKey: string;
   /** The service's address, e.g. https://payments.example.com (no /api/v1). */
   baseUrl: string;
+  /** Headers sent with every call (an X-Request-Id of your own, say); the API key's Authorization wins. */
+  headers?: Record<string, string>;
+}
+
+function withoutAuthorization(headers: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
 }
 
 /**
@@ -22,6 +28,6 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
   return createClient<paths>({
     ...rest,
     baseUrl: baseUrl.replace(/\/+$/, ''),
-    headers: { ...(headers as Record<string, string> | undefined), authorization: `Bearer ${apiKey}` },
+    headers: { ...withoutAuthorization(headers), authorization: `Bearer ${apiKey}` },
   });
 }

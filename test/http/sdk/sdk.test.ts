@@ -41,11 +41,12 @@ describe('the typed client', () => {
     expect(duplicate.error).toMatchObject({ error: expect.any(String), request_id: expect.any(String) });
   });
 
-  it('refuses a wrong API key with the contract\'s 422', async () => {
-    const client = createPaymentsClient({ apiKey: 'key_unknown', baseUrl: `${service.baseUrl}/` });
+  it('refuses a wrong API key with the contract\'s 422; sends the headers given, the API key\'s Authorization first', async () => {
+    const client = createPaymentsClient({ apiKey: 'key_unknown', baseUrl: `${service.baseUrl}/`, headers: { Authorization: 'Bearer key_other', 'X-Request-Id': 'sdk-test-request-1' } });
     const { error, response } = await client.GET('/api/v1/charges/{id}', { params: { path: { id: 'ch_x' } } });
     expect(response.status).toBe(422);
     expect(error?.error).toBe('API key not found.');
+    expect([response.headers.get('x-request-id'), error?.request_id]).toEqual(['sdk-test-request-1', 'sdk-test-request-1']);
   });
 
   it('creates a checkout, which the customer pays by sandbox card in the wallet, and refunds the charge', async () => {
