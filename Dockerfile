@@ -15,6 +15,8 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The SDK is a workspace of the root package; the service signs webhooks with its signature module.
+COPY sdk/package.json ./sdk/
 # `npm ci` refuses this lock file on registries that lack some optional platform packages
 # (@swc/core's); `npm install` honours the lock as it is (same as scripts/lib.sh).
 RUN npm install --no-audit --no-fund --loglevel=error
@@ -22,6 +24,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
+COPY sdk/src ./sdk/src
 RUN npx tsc -p tsconfig.build.json
 # Bundle the workflows once at build time, so the worker starts without webpack
 # (the worker reads WORKFLOW_BUNDLE_PATH, or its .traced.js twin when tracing is on; without it,

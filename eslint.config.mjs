@@ -6,7 +6,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = builtinModules.flatMap((m) => [m, `node:${m}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'src/wallet/static/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'sdk/dist/**', 'sdk/src/generated/**', 'examples/*/node_modules/**', 'src/wallet/static/**', 'coverage/**'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

@@ -6,6 +6,8 @@ module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': 'ts-jest' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // The SDK as merchants import it, from its source (as tsconfig.json's paths).
+  moduleNameMapper: { '^@payments-service/sdk$': '<rootDir>/sdk/src/index.ts' },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: cluster ? 180000 : 60000,

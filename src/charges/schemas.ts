@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiKeyAuth, errorResponses, registry, requestIdField } from '../http/openapi-registry';
+import { ApiKeyAuth, errorResponses, EXAMPLE_REQUEST_ID, jsonContent, registry, requestIdField } from '../http/openapi-registry';
 import { CHARGE_STATUSES } from '../domain/charge-states';
 import { ChargeCustomer } from '../customers/schemas';
 
@@ -41,13 +41,51 @@ export const ChargeResponse = registry.register(
 
 const RefundError = z.object({ error: z.string(), hint: z.string().optional(), responsetext: z.string().optional(), request_id: requestIdField });
 
+// Examples of the contract's charge operations: a sandbox card deposit, as the service answers it.
+const CHARGE_ID = 'ch_tMCs8WoIbciwLb63JPmIxm6i';
+const exampleCharge = {
+  id: CHARGE_ID,
+  amount_cents: 2500,
+  transaction_type: 'credit',
+  currency: 'USD',
+  status: 'succeeded',
+  failure_code: null,
+  failure_message: null,
+  created_at: '2026-11-22T10:15:30.000Z',
+  updated_at: '2026-11-22T10:15:31.000Z',
+  checkout_id: 'chk_VB2zH9UaAjABGV93DR11mGo5',
+  customer: { id: 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw', internal_id: 'user-4711', email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone_number: '2025550143' },
+  payment_method: {
+    id: 'pm_pB03vFvg8afV6Lbu4CEIPwYD',
+    payment_type: 'card',
+    created_at: '2026-11-22T10:15:29.000Z',
+    updated_at: '2026-11-22T10:15:29.000Z',
+    saved: false,
+    fingerprint: 'abbd1b74d9904bfa793afdac4725e9fc',
+    card: { brand: 'visa', last4: '4242', funding: 'credit', exp_year: 2030, exp_month: 12 },
+    bank_account: null,
+    crypto_wallet: null,
+  },
+  avs_result: 'Y',
+  cvv_result: 'M',
+  network_authorization_code: '70DDHE',
+  processor_charge_id: 'sandbox_alpha_ef4daf81fca4faee46d85b74',
+  threeds: null,
+};
+const chargeNotFound = {
+  not_found: { summary: 'No such charge for this merchant (also a charge of another merchant)', value: { error: 'Charge not found.', hint: `No charge ${CHARGE_ID} exists for this business.`, request_id: EXAMPLE_REQUEST_ID } },
+};
+
 registry.registerPath({
   method: 'get',
   path: '/api/v1/charges/{id}',
   summary: 'Retrieve a charge',
   security: [{ [ApiKeyAuth.name]: [] }],
-  request: { params: z.object({ id: z.string() }) },
-  responses: { 200: { description: 'The charge', content: { 'application/json': { schema: ChargeResponse } } }, ...errorResponses() },
+  request: { params: z.object({ id: z.string().openapi({ example: CHARGE_ID }) }) },
+  responses: {
+    200: { description: 'The charge', ...jsonContent(ChargeResponse, { card_deposit: { summary: 'A succeeded card deposit', value: exampleCharge } }) },
+    ...errorResponses({}, { 422: chargeNotFound }),
+  },
 });
 
 registry.registerPath({
@@ -55,9 +93,17 @@ registry.registerPath({
   path: '/api/v1/charges/{id}/refund',
   summary: 'Refund a succeeded card deposit in full (no body)',
   security: [{ [ApiKeyAuth.name]: [] }],
-  request: { params: z.object({ id: z.string() }) },
+  request: { params: z.object({ id: z.string().openapi({ example: CHARGE_ID }) }) },
   responses: {
-    200: { description: 'The refunded charge', content: { 'application/json': { schema: ChargeResponse } } },
-    422: { description: 'Refund refused', content: { 'application/json': { schema: RefundError } } },
+    200: { description: 'The refunded charge', ...jsonContent(ChargeResponse, { refunded: { summary: 'The charge, now refunded', value: { ...exampleCharge, status: 'refunded', updated_at: '2026-11-22T11:02:10.000Z' } } }) },
+    422: {
+      description: 'Refund refused',
+      ...jsonContent(RefundError, {
+        not_succeeded: { summary: 'Not succeeded (a second refund too)', value: { error: 'Unable to refund charge.', hint: `Charge ${CHARGE_ID} is not in status succeeded.`, request_id: EXAMPLE_REQUEST_ID } },
+        not_credit: { summary: 'A withdrawal (debit) charge', value: { error: 'Only credit charges can be refunded.', request_id: EXAMPLE_REQUEST_ID } },
+        unsupported_processor: { summary: 'A processor with no refunds', value: { error: 'Refund through this processor is not possible now.', request_id: EXAMPLE_REQUEST_ID } },
+        declined: { summary: 'Declined by the processor', value: { error: 'Refund failed', responsetext: 'Refund amount exceeds transaction balance', request_id: EXAMPLE_REQUEST_ID } },
+      }),
+    },
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CHECKOUT_TYPES, PAYMENT_METHODS } from '../domain/settings';
 import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from '../domain/subscriptions';
-import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
+import { ApiKeyAuth, errorResponses, EXAMPLE_REQUEST_ID, jsonContent, registry } from '../http/openapi-registry';
 
 /**
  * Limits of checkout creation. The contract fixes the minimum (integers of at least 1) and
@@ -162,14 +162,73 @@ export const CheckoutResponse = registry.register(
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
 export type CheckoutLineItem = z.infer<typeof CheckoutLineItem>;
 
+// Examples of checkout creation, one per flow the contract names, as the service answers them.
+const CUSTOMER_ID = 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw';
+const checkoutAnswer = (id: string, fields: Record<string, unknown>) => ({
+  url: `https://wallet.example.com/checkout/${id}?client_secret=cs_7IOaMbyxkrCdeftykOgn9ssyFzaXaSHDaeHCZvvN`,
+  id,
+  client_secret: 'cs_7IOaMbyxkrCdeftykOgn9ssyFzaXaSHDaeHCZvvN',
+  line_items: [],
+  line_items_total_amount_cents: null,
+  balance_amount_cents: null,
+  fixed_amount_cents: null,
+  experience: null,
+  payment_options: null,
+  ...fields,
+});
+const goldMembership = { product_id: 'prod_6Tq2kQ8sLm3Xa7Pc1Rt5VbNw', name: 'Gold membership', price_cents: 1999, quantity: 1, total_amount_cents: 1999, sku: 'GOLD-1', url: null };
+const incompleteSubscription = {
+  id: null, status: 'incomplete', interval: 'month', interval_count: 1, amount_cents: 1999, current_period_start: null, current_period_end: null,
+  next_charge_at: null, cancel_at_period_end: false, cancelled_at: null, cancellation_reason: null, failed_attempts: 0,
+};
+const CHECKOUT_REQUEST_EXAMPLES = {
+  preset_deposit: {
+    summary: 'Preset deposit: the customer pays 25.00',
+    value: { customer_id: CUSTOMER_ID, type: 'deposit', fixed_amount_cents: 2500, experience: 'web', payment_options: ['credit_card'], return_url: 'https://shop.example.com/thanks' },
+  },
+  deposit: { summary: 'Deposit: the customer picks the amount', value: { customer_id: CUSTOMER_ID, type: 'deposit' } },
+  purchase: { summary: 'Purchase: line items (an inline product, reused by its SKU)', value: { customer_id: CUSTOMER_ID, type: 'deposit', line_items: [{ name: 'Gold membership', price_cents: 1999, quantity: 1, sku: 'GOLD-1', dedup: true }] } },
+  subscription: {
+    summary: 'Subscription: line items charged every month',
+    value: { customer_id: CUSTOMER_ID, type: 'deposit', line_items: [{ product_id: 'prod_6Tq2kQ8sLm3Xa7Pc1Rt5VbNw', quantity: 1 }], subscription_data: { interval: 'month', interval_count: 1 } },
+  },
+  balance_withdrawal: { summary: 'Balance withdrawal: up to the customer\'s balance of 100.00', value: { customer_id: CUSTOMER_ID, type: 'withdrawal', balance_amount_cents: 10000 } },
+  preset_withdrawal: { summary: 'Preset withdrawal of 50.00', value: { customer_id: CUSTOMER_ID, type: 'withdrawal', fixed_amount_cents: 5000 } },
+};
+const CHECKOUT_ANSWER_EXAMPLES = {
+  preset_deposit: {
+    summary: 'A preset deposit',
+    value: checkoutAnswer('chk_VB2zH9UaAjABGV93DR11mGo5', { type: 'deposit', fixed_amount_cents: 2500, experience: 'web', payment_options: ['credit_card'] }),
+  },
+  subscription: {
+    summary: 'A subscription (the only checkout with the subscription key)',
+    value: checkoutAnswer('chk_Ny1ZXZubyZxVnpRS0UqeiSjX', { type: 'deposit', line_items: [goldMembership], line_items_total_amount_cents: 1999, subscription: incompleteSubscription }),
+  },
+  balance_withdrawal: { summary: 'A balance withdrawal', value: checkoutAnswer('chk_o0MDU8ToA1pt2geIzXgdtqAo', { type: 'withdrawal', balance_amount_cents: 10000 }) },
+};
+const CHECKOUT_ERROR_EXAMPLES = {
+  unsupported_combination: {
+    summary: 'Two amount shapes at once',
+    value: {
+      error: 'Unsupported parameter combination: a deposit never takes balance_amount_cents.',
+      hint: 'A checkout is exactly one of these flows: deposit (type deposit with no amount field); preset_deposit (type deposit with fixed_amount_cents); purchase (type deposit with line_items); subscription (type deposit with line_items and subscription_data); balance_withdrawal (type withdrawal with balance_amount_cents); preset_withdrawal (type withdrawal with fixed_amount_cents).',
+      request_id: EXAMPLE_REQUEST_ID,
+    },
+  },
+  unsupported_payment_options: {
+    summary: 'A payment option the account does not offer for this type',
+    value: { error: 'Unsupported payment_options: crypto.', hint: 'Payment methods enabled for deposit checkouts on this account: credit_card, bank_account.', request_id: EXAMPLE_REQUEST_ID },
+  },
+};
+
 registry.registerPath({
   method: 'post',
   path: '/api/v1/checkouts',
   summary: 'Create a checkout session',
   security: [{ [ApiKeyAuth.name]: [] }],
-  request: { body: { content: { 'application/json': { schema: CheckoutCreateBody } } } },
+  request: { body: jsonContent(CheckoutCreateBody, CHECKOUT_REQUEST_EXAMPLES) },
   responses: {
-    201: { description: 'Created', content: { 'application/json': { schema: CheckoutResponse } } },
-    ...errorResponses({ 400: 'Body is not JSON.' }),
+    201: { description: 'Created', ...jsonContent(CheckoutResponse, CHECKOUT_ANSWER_EXAMPLES) },
+    ...errorResponses({ 400: 'Body is not JSON.' }, { 422: CHECKOUT_ERROR_EXAMPLES }),
   },
 });

@@ -1,6 +1,6 @@
 import { dateOfBirthSchema, MAX_TEXT_LENGTH } from '../domain/limits';
 import { z } from 'zod';
-import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
+import { ApiKeyAuth, errorResponses, EXAMPLE_REQUEST_ID, jsonContent, registry } from '../http/openapi-registry';
 
 /** Limits of the contract's Customer resource, named once. */
 export const PHONE_PATTERN = /^\d{10}$/;
@@ -106,13 +106,48 @@ export const CustomerSearchResponse = registry.register(
   z.object({ results: z.array(z.object(CustomerFields)) }),
 );
 
+// Examples of the contract's customer operations, as the service answers them.
+const CUSTOMER_ID = 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw';
+const exampleCustomer = {
+  id: CUSTOMER_ID,
+  internal_id: 'user-4711',
+  email: 'ada@example.com',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  phone_number: '2025550143',
+  date_of_birth: '1990-12-10',
+  created_at: '2026-11-22T10:15:30.000Z',
+};
+const duplicateEmail = {
+  duplicate: {
+    summary: 'Email already taken in this business',
+    value: {
+      error: 'A customer with this email already exists.',
+      hint: 'email must be unique within your business; search for the existing customer with GET /api/v1/customers/search.',
+      request_id: EXAMPLE_REQUEST_ID,
+    },
+  },
+};
+const unknownCustomer = {
+  not_found: { summary: 'No such customer for this business', value: { error: 'Customer not found.', hint: `No customer ${CUSTOMER_ID} exists for this business.`, request_id: EXAMPLE_REQUEST_ID } },
+};
+const { date_of_birth: _omitted, ...exampleSearchResult } = exampleCustomer;
+
 registry.registerPath({
   method: 'post',
   path: '/api/v1/customers',
   summary: 'Create a customer',
   security: [{ [ApiKeyAuth.name]: [] }],
-  request: { body: { content: { 'application/json': { schema: CustomerCreateBody } } } },
-  responses: { 201: { description: 'Created', content: { 'application/json': { schema: CustomerResponse } } }, ...errorResponses({ 400: 'Body is not JSON.' }) },
+  request: {
+    body: jsonContent(CustomerCreateBody, {
+      default_account: { summary: 'Email and names (the default account configuration)', value: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone_number: '2025550143', date_of_birth: '1990-12-10', internal_id: 'user-4711' } },
+      integer_internal_id: { summary: 'internal_id as an integer (answered as a string)', value: { email: 'grace@example.com', first_name: 'Grace', last_name: 'Hopper', internal_id: 4712 } },
+    }),
+  },
+  responses: {
+    201: { description: 'Created', ...jsonContent(CustomerResponse, { created: { summary: 'The new customer', value: exampleCustomer } }) },
+    ...errorResponses({ 400: 'Body is not JSON.' }, { 422: duplicateEmail }),
+  },
 });
 registry.registerPath({
   method: 'patch',
@@ -120,16 +155,64 @@ registry.registerPath({
   summary: 'Update a customer',
   security: [{ [ApiKeyAuth.name]: [] }],
   request: {
-    params: z.object({ id: z.string() }),
-    body: { content: { 'application/json': { schema: CustomerUpdateBody } } },
+    params: z.object({ id: z.string().openapi({ example: CUSTOMER_ID }) }),
+    body: jsonContent(CustomerUpdateBody, { last_name: { summary: 'Change one field; the others keep their values', value: { last_name: 'Byron' } } }),
   },
-  responses: { 200: { description: 'Updated', content: { 'application/json': { schema: CustomerUpdateResponse } } }, ...errorResponses({ 400: 'Body is not JSON.' }) },
+  responses: {
+    200: { description: 'Updated', ...jsonContent(CustomerUpdateResponse, { updated: { summary: 'The customer after the change', value: { ...exampleCustomer, last_name: 'Byron', updated_at: '2026-11-22T10:16:02.000Z' } } }) },
+    ...errorResponses(
+      { 400: 'Body is not JSON.' },
+      {
+        422: {
+          empty: {
+            summary: 'An empty body',
+            value: {
+              error: 'Request body is invalid: at least one of email, first_name, last_name, phone_number, date_of_birth is required.',
+              hint: 'at least one of email, first_name, last_name, phone_number, date_of_birth is required',
+              request_id: EXAMPLE_REQUEST_ID,
+            },
+          },
+          ...duplicateEmail,
+          ...unknownCustomer,
+        },
+      },
+    ),
+  },
 });
 registry.registerPath({
   method: 'get',
   path: '/api/v1/customers/search',
   summary: 'Search customers (AND of the given criteria)',
   security: [{ [ApiKeyAuth.name]: [] }],
-  request: { query: z.object({ email: z.string().optional(), phone_number: z.string().optional(), internal_id: z.string().optional() }) },
-  responses: { 200: { description: 'Matches', content: { 'application/json': { schema: CustomerSearchResponse } } }, ...errorResponses() },
+  request: {
+    query: z.object({
+      email: z.string().optional().openapi({ example: 'ada@example.com' }),
+      phone_number: z.string().optional().openapi({ example: '+1 (202) 555-0143' }),
+      internal_id: z.string().optional().openapi({ example: 'user-4711' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'Matches',
+      ...jsonContent(CustomerSearchResponse, {
+        found: { summary: 'One match', value: { results: [exampleSearchResult] } },
+        none: { summary: 'No match: results is always present', value: { results: [] } },
+      }),
+    },
+    ...errorResponses(
+      {},
+      {
+        422: {
+          no_criteria: {
+            summary: 'No search parameter',
+            value: {
+              error: 'Search query is invalid: at least one of email, phone_number, internal_id is required.',
+              hint: 'at least one of email, phone_number, internal_id is required',
+              request_id: EXAMPLE_REQUEST_ID,
+            },
+          },
+        },
+      },
+    ),
+  },
 });

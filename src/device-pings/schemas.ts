@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiKeyAuth, ClientSecretAuth, errorResponses, registry } from '../http/openapi-registry';
+import { ApiKeyAuth, ClientSecretAuth, errorResponses, EXAMPLE_REQUEST_ID, jsonContent, registry } from '../http/openapi-registry';
 
 /** WGS 84 ranges: anything outside is not a place on Earth. */
 const latitude = z.number().min(-90).max(90);
@@ -15,7 +15,7 @@ export const DevicePingBody = registry.register(
 );
 export type DevicePingBody = z.infer<typeof DevicePingBody>;
 
-export const LatestGeoCheckQuery = z.object({ customer_id: z.string().min(1).max(64) });
+export const LatestGeoCheckQuery = z.object({ customer_id: z.string().min(1).max(64).openapi({ example: 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw' }) });
 
 export const GeoCheckResponse = registry.register(
   'GeoCheck',
@@ -35,24 +35,52 @@ export const DevicePingResponse = registry.register(
   'DevicePing',
   z.object({
     id: z.string().openapi({ example: 'dp_3Hx8...' }),
-    geo_check: GeoCheckResponse.extend({
-      cached: z.boolean().openapi({ description: 'True when a check under 30 minutes old was reused instead of evaluating these coordinates.' }),
-    })
-      .nullable()
+    // A union with null, not .nullable(): on a registered schema that documents an object that is never null.
+    geo_check: z
+      .union([
+        GeoCheckResponse.extend({
+          cached: z.boolean().openapi({ description: 'True when a check under 30 minutes old was reused instead of evaluating these coordinates.' }),
+        }),
+        z.null(),
+      ])
       .openapi({ description: 'Null when no check could be run (the point is in no country, e.g. open sea).' }),
     ip_check: z.object({}).nullable().openapi({ description: 'Currently always null.' }),
   }),
 );
+
+// Examples of the device-ping operations, as the service answers them.
+const CUSTOMER_ID = 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw';
+const exampleGeoCheck = {
+  id: 'gc_AzS1eD1Ue9xsLXiVx9YXHyqt', passed: true, municipality: 'Albany', region: 'NY', country: 'USA', latitude: 42.6526, longitude: -73.7562, checked_at: '2026-11-22T10:15:30.000Z',
+};
 
 registry.registerPath({
   method: 'post',
   path: '/api/v1/device_pings',
   summary: 'Report the customer device\'s location (browser-safe, client secret)',
   security: [{ [ClientSecretAuth.name]: [] }],
-  request: { body: { content: { 'application/json': { schema: DevicePingBody } } } },
+  request: { body: jsonContent(DevicePingBody, { albany: { summary: 'The device is in Albany, NY', value: { latitude: 42.6526, longitude: -73.7562, customer_id: CUSTOMER_ID } } }) },
   responses: {
-    201: { description: 'Recorded', content: { 'application/json': { schema: DevicePingResponse } } },
-    ...errorResponses({ 400: 'Body is not JSON.', 404: 'Device pings are disabled for this account.' }),
+    201: {
+      description: 'Recorded',
+      ...jsonContent(DevicePingResponse, {
+        checked: { summary: 'A new geo check', value: { id: 'dp_jMD8UKppqwoNEQwmSoLcQRbQ', geo_check: { ...exampleGeoCheck, cached: false }, ip_check: null } },
+        cached: { summary: 'A check under 30 minutes old, reused', value: { id: 'dp_CmaiZkcfJEiGH6E1cnRKQNor', geo_check: { ...exampleGeoCheck, cached: true }, ip_check: null } },
+        no_check: { summary: 'No check could be run (open sea)', value: { id: 'dp_Qx1ZXZubyZxVnpRS0UqeiSjX', geo_check: null, ip_check: null } },
+      }),
+    },
+    ...errorResponses(
+      { 400: 'Body is not JSON.', 404: 'Device pings are disabled for this account.' },
+      {
+        404: {
+          disabled: {
+            summary: 'Device pings are off for this account',
+            value: { error: 'Device pings are disabled for this account.', hint: 'Device pings are disabled for this account; contact the service operator to enable them.', request_id: EXAMPLE_REQUEST_ID },
+          },
+        },
+        422: { invalid_client_secret: { summary: 'Unknown client secret', value: { error: 'Client secret not found.', request_id: EXAMPLE_REQUEST_ID } } },
+      },
+    ),
   },
 });
 registry.registerPath({
@@ -62,7 +90,14 @@ registry.registerPath({
   security: [{ [ApiKeyAuth.name]: [] }],
   request: { query: LatestGeoCheckQuery },
   responses: {
-    200: { description: 'The latest geo check, or the JSON literal null', content: { 'application/json': { schema: GeoCheckResponse.nullable() } } },
-    ...errorResponses(),
+    200: {
+      description: 'The latest geo check, or the JSON literal null',
+      ...jsonContent(z.union([GeoCheckResponse, z.null()]), {
+        latest: { summary: 'The latest check', value: exampleGeoCheck },
+        none: { summary: 'No check performed yet', value: null },
+      }),
+    },
+    // This operation's wording for a bad API key differs from the other operations' (the contract allows it).
+    ...errorResponses({}, { 422: { invalid_api_key: { summary: 'Unknown or revoked API key', value: { error: 'Invalid API key.', request_id: EXAMPLE_REQUEST_ID } } } }),
   },
 });

@@ -1,6 +1,6 @@
 import { dateOfBirthSchema, MAX_TEXT_LENGTH } from '../domain/limits';
 import { z } from 'zod';
-import { ApiKeyAuth, errorResponses, registry } from '../http/openapi-registry';
+import { ApiKeyAuth, errorResponses, EXAMPLE_REQUEST_ID, jsonContent, registry } from '../http/openapi-registry';
 
 /**
  * The 13 identity-verification providers a KYC record may name, lowercase as the contract
@@ -80,6 +80,14 @@ export const KycRecordResponse = registry.register(
   }),
 );
 
+// Examples of the KYC upsert, as the service answers it.
+const exampleKycRequest = {
+  customer_id: 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw', first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-12-10', address_line_1: '1 Main St', address_line_2: null,
+  city: 'Albany', state: 'NY', postal_code: '12207', country: 'USA', provider: 'persona', verified: true, email: 'ada@example.com', phone_number: '2025550143', last_four_ssn: '1234',
+};
+const { customer_id: _customer, last_four_ssn: _neverEchoed, ...recordFields } = exampleKycRequest;
+const exampleKycRecord = { id: 'id_KlLfcjUrHbTrb27HGPorXHiU', ...recordFields };
+
 registry.registerPath({
   method: 'post',
   path: '/api/v1/kyc/upsert',
@@ -88,10 +96,21 @@ registry.registerPath({
     'Updates the customer\'s record from the same provider when one exists (200), otherwise creates a new record (201). ' +
     'last_four_ssn is stored encrypted and never returned.',
   security: [{ [ApiKeyAuth.name]: [] }],
-  request: { body: { content: { 'application/json': { schema: KycUpsertBody } } } },
+  request: { body: jsonContent(KycUpsertBody, { verified: { summary: 'A verified identity (last_four_ssn is stored, never echoed)', value: exampleKycRequest } }) },
   responses: {
-    200: { description: 'The existing record from this provider, updated', content: { 'application/json': { schema: KycRecordResponse } } },
-    201: { description: 'A new record', content: { 'application/json': { schema: KycRecordResponse } } },
-    ...errorResponses({ 400: 'Body is not JSON.', 404: 'KYC is disabled for this business.' }),
+    200: { description: 'The existing record from this provider, updated', ...jsonContent(KycRecordResponse, { updated: { summary: 'Now unverified', value: { ...exampleKycRecord, verified: false } } }) },
+    201: { description: 'A new record', ...jsonContent(KycRecordResponse, { created: { summary: 'The new record', value: exampleKycRecord } }) },
+    ...errorResponses(
+      { 400: 'Body is not JSON.', 404: 'KYC is disabled for this business.' },
+      {
+        404: {
+          disabled: {
+            summary: 'KYC is off for this business',
+            value: { error: 'KYC is disabled for this business.', hint: 'KYC is disabled for this business; contact the service operator to enable it.', request_id: EXAMPLE_REQUEST_ID },
+          },
+        },
+        422: { invalid: { summary: 'A field out of its format', value: { error: 'Request body is invalid: state: must be 2 uppercase letters.', hint: 'state: must be 2 uppercase letters', request_id: EXAMPLE_REQUEST_ID } } },
+      },
+    ),
   },
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ChargeResponse } from '../charges/schemas';
 import { CheckoutLineItem } from '../checkouts/schemas';
-import { GeoCheckResponse } from '../device-pings/schemas';
+import { DevicePingResponse } from '../device-pings/schemas';
 import { operation, pathId, TAGS, WalletAuth } from '../http/openapi-operation';
 import { registry } from '../http/openapi-registry';
 import { AttemptBody } from './attempt-schemas';
@@ -60,6 +60,6 @@ operation({
 operation({
   method: 'post', path: '/wallet/v1/checkouts/{id}/device_pings', id: 'walletDevicePing', tag, security, summary: "The customer device's location, from the hosted page",
   params, body: z.object({ latitude: z.number(), longitude: z.number() }).strict(),
-  responses: { 201: ['Recorded', z.object({ id: z.string(), geo_check: GeoCheckResponse.extend({ cached: z.boolean() }).nullable(), ip_check: z.object({}).nullable() })] },
+  responses: { 201: ['Recorded', DevicePingResponse] },
   errors: { 404: 'Device pings are disabled for this account.' },
 });

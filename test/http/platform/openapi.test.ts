@@ -1,4 +1,5 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv2020 from 'ajv/dist/2020';
 import { createApp } from '../../../src/app';
 import { EVENT_TYPES } from '../../../src/domain/event-catalog';
 import { describeFields } from '../../../src/http/openapi-glossary';
@@ -62,6 +63,32 @@ describe('GET /api/v1/openapi.json', () => {
     const customer = doc.components.schemas.CustomerCreate.properties;
     expect([customer.email.example, customer.first_name.example, customer.phone_number.example]).toEqual(['ada@example.com', 'Ada', '2025550143']);
     expect(doc.components.schemas.Charge.properties.amount_cents.example).toBe(2500);
+  });
+
+  it('shows request and response examples for every contract operation, each valid against its schema', async () => {
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
+    // The examples are data, not schemas: formats and the `example` keyword are not checked here.
+    const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+    for (const name of Object.keys(CONTRACT_OPERATIONS)) {
+      const [method, path] = name.split(' ') as [string, string];
+      const op = resolved.paths[path][method.toLowerCase()];
+      const media = [
+        ...(op.requestBody ? [['request', op.requestBody.content['application/json']]] : []),
+        ...Object.entries(op.responses as Record<string, any>).map(([status, response]) => [status, response.content?.['application/json']]),
+      ] as Array<[string, any]>;
+      for (const [where, content] of media) {
+        const examples = Object.entries((content?.examples ?? {}) as Record<string, { value: unknown }>);
+        expect([name, where, examples.length > 0]).toEqual([name, where, true]);
+        const validate = ajv.compile(content.schema);
+        for (const [example, { value }] of examples) {
+          validate(value);
+          expect([name, where, example, validate.errors ?? []]).toEqual([name, where, example, []]);
+        }
+      }
+      for (const parameter of (op.parameters ?? []).filter((p: any) => p.in === 'path' || p.in === 'query')) {
+        expect([name, parameter.name, parameter.schema?.example ?? parameter.example]).toEqual([name, parameter.name, expect.anything()]);
+      }
+    }
   });
 
   it('documents the optional Idempotency-Key on every public and wallet POST', () => {
