@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
 
   // The merchant dashboard's API and the pages its mailed links open: the merchant's own people, signed in as themselves.
   const accounts = createMerchantAccounts(deps);
-  app.use('/merchant/v1', merchantAccountRoutes(accounts.ctx, accounts.throttle, accounts.secureCookies));
+  app.use('/merchant/v1', merchantAccountRoutes(accounts));
   app.use(merchantAccountPageRoutes(accounts.ctx));
   app.use(
     '/admin/v1',

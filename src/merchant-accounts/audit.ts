@@ -13,6 +13,7 @@ export type AuditAction =
   | 'member.removed'
   | 'session.created'
   | 'session.ended'
+  | 'totp.enrolment_started'
   | 'totp.enabled'
   | 'password.reset_requested'
   | 'password.reset';

@@ -13,7 +13,7 @@ export interface AccountsContext {
   config: Pick<Config, 'apiBaseUrl' | 'merchantSignInThrottle'>;
 }
 
-/** Who made a change: a person of the merchant, or the operator through the admin API. */
-export type Actor = { kind: 'user'; id: string } | { kind: 'admin' };
+/** Who made a change: a person of the merchant, the operator through the admin API, or an invited person before their account exists. */
+export type Actor = { kind: 'user'; id: string } | { kind: 'admin' } | { kind: 'invitation'; id: string };
 
-export const actorName = (actor: Actor): string => (actor.kind === 'user' ? actor.id : 'admin');
+export const actorName = (actor: Actor): string => (actor.kind === 'admin' ? 'admin' : actor.id);

@@ -17,8 +17,17 @@ export type { MerchantSession } from './sessions';
 export type { AccountsContext } from './context';
 export { recordAudit, type AuditAction } from './audit';
 
+/** What the merchant dashboard's routes are built from. */
+export interface MerchantAccounts {
+  ctx: AccountsContext;
+  throttle: SignInThrottle;
+  /** The session guard every /merchant/v1 route past the sign-in puts first. */
+  requireSession: ReturnType<typeof requireMerchantSession>;
+  secureCookies: boolean;
+}
+
 /** Built once per app: the services' context, the sign-in throttle and the session guard. */
-export function createMerchantAccounts(deps: AppDeps) {
+export function createMerchantAccounts(deps: AppDeps): MerchantAccounts {
   const ctx: AccountsContext = { db: deps.db, sealer: deps.sealer, logger: deps.logger, mailer: createMailer(deps.config, deps.logger), config: deps.config };
   return {
     ctx,

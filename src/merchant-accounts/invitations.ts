@@ -72,7 +72,10 @@ export async function startInvitationTotp(ctx: AccountsContext, token: string) {
   const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
   if (!invitation) throw INVALID_INVITATION;
   const secret = newTotpSecret();
-  await setInvitationPendingTotp(ctx.db, invitation.id, ctx.sealer.seal(secret));
+  await ctx.db.transaction(async (trx) => {
+    await setInvitationPendingTotp(trx, invitation.id, ctx.sealer.seal(secret));
+    await recordAudit(trx, { merchantId: invitation.merchant_id, actor: { kind: 'invitation', id: invitation.id }, action: 'totp.enrolment_started', target: invitation.id });
+  });
   return { secret, otpauth_uri: totpUri(secret, invitation.email, TOTP_ISSUER) };
 }
 

@@ -3,14 +3,13 @@ import { throttledAddress } from '../http/admin-token-throttle';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import { PageQuery } from '../readback/schemas';
 import { auditLogPage } from './audit';
-import type { AccountsContext } from './context';
+import type { MerchantAccounts } from './index';
 import { acceptInvitation, inviteMember, startInvitationTotp } from './invitations';
-import { allow, clearSessionCookie, merchantSessionOf, requireMerchantSession, setSessionCookie } from './middleware';
+import { allow, clearSessionCookie, merchantSessionOf, setSessionCookie } from './middleware';
 import { requestPasswordReset, resetPassword } from './password-resets';
 import { presentUser } from './present';
 import { AcceptInvitationBody, InvitationBody, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignInBody, TokenBody, TotpConfirmBody } from './schemas';
 import { signIn, signOut } from './sessions';
-import type { SignInThrottle } from './sign-in-throttle';
 import { listTeam, changeRole, removeMember } from './team';
 import { confirmOwnTotp, startResetTotp, startTotp } from './totp';
 
@@ -19,9 +18,8 @@ import { confirmOwnTotp, startResetTotp, startTotp } from './totp';
  * and what a link opens (invitation, password reset) without a session; everything else behind
  * requireMerchantSession and the role guard.
  */
-export function merchantAccountRoutes(ctx: AccountsContext, throttle: SignInThrottle, secureCookies: boolean): Router {
+export function merchantAccountRoutes({ ctx, throttle, requireSession: session, secureCookies }: MerchantAccounts): Router {
   const router = Router();
-  const session = requireMerchantSession(ctx);
 
   router.post('/session', async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body);

@@ -78,7 +78,7 @@ export const TotpEnrolment = z
 export const AuditEntry = z
   .object({
     id: z.string().openapi({ example: 'aud_2Lq2kQ8sLm3Xa7Pc1Rt5VbNw' }),
-    actor: z.string().openapi({ description: 'The person (usr_...) who made the change, or `admin` for the operator.' }),
+    actor: z.string().openapi({ description: 'The person (usr_...) who made the change, `admin` for the operator, or the invitation (inv_...) before its person has an account.' }),
     action: z.string().openapi({ example: 'member.role_changed' }),
     target: z.string().nullable().openapi({ description: 'The id of what was changed.' }),
     details: z.record(z.string(), z.unknown()),

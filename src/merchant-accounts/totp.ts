@@ -15,7 +15,10 @@ import { newTotpSecret, totpCodeMatches, totpUri } from './secrets';
  */
 export async function startTotp(ctx: AccountsContext, user: MerchantUserRow) {
   const secret = newTotpSecret();
-  await updateMerchantUser(ctx.db, user.merchant_id, user.id, { pending_totp_secret_sealed: ctx.sealer.seal(secret) });
+  await ctx.db.transaction(async (trx) => {
+    await updateMerchantUser(trx, user.merchant_id, user.id, { pending_totp_secret_sealed: ctx.sealer.seal(secret) });
+    await recordAudit(trx, { merchantId: user.merchant_id, actor: { kind: 'user', id: user.id }, action: 'totp.enrolment_started', target: user.id });
+  });
   return { secret, otpauth_uri: totpUri(secret, user.email, TOTP_ISSUER) };
 }
 

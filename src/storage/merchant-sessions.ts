@@ -1,7 +1,9 @@
 import type { MerchantUserRow } from './merchant-users';
 import type { Db } from './db';
 
+/** Inserts a session, and deletes the person's sessions that have expired or were revoked since they would have: the table holds live sessions and few others. */
 export async function insertMerchantSession(db: Db, row: { token_hash: Buffer; user_id: string; expires_at: Date }): Promise<void> {
+  await db('merchant_sessions').where({ user_id: row.user_id }).where('expires_at', '<', db.fn.now()).delete();
   await db('merchant_sessions').insert(row);
 }
 

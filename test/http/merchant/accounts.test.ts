@@ -131,14 +131,20 @@ describe('sign-in and sessions', () => {
 });
 
 /** Every session-guarded route: who may call it, and whether it changes something (CSRF). */
-const ROUTES: Array<{ method: string; path: (id: string) => string; body?: (email: string) => unknown; allowed: string[] }> = [
-  { method: 'GET', path: () => '/me', allowed: ['owner', 'developer', 'reviewer', 'viewer'] },
-  { method: 'GET', path: () => '/team', allowed: ['owner'] },
-  { method: 'POST', path: () => '/team/invitations', body: (email) => ({ email, role: 'viewer' }), allowed: ['owner'] },
-  { method: 'PATCH', path: (id) => `/team/${id}`, body: () => ({ role: 'reviewer' }), allowed: ['owner'] },
-  { method: 'DELETE', path: (id) => `/team/${id}`, allowed: ['owner'] },
-  { method: 'GET', path: () => '/audit-log', allowed: ['owner'] },
+const ALL_ROLES = ['owner', 'developer', 'reviewer', 'viewer'];
+const ROUTES: Array<{ method: string; path: (id: string) => string; body?: (email: string) => unknown; allowed: string[]; ok: number[] }> = [
+  { method: 'GET', path: () => '/me', allowed: ALL_ROLES, ok: [200] },
+  { method: 'DELETE', path: () => '/session', allowed: ALL_ROLES, ok: [200] },
+  { method: 'POST', path: () => '/me/totp', allowed: ALL_ROLES, ok: [201] },
+  // No enrolment started: the code is refused, past the guards.
+  { method: 'POST', path: () => '/me/totp/confirm', body: () => ({ code: '123456' }), allowed: ALL_ROLES, ok: [422] },
+  { method: 'GET', path: () => '/team', allowed: ['owner'], ok: [200] },
+  { method: 'POST', path: () => '/team/invitations', body: (email) => ({ email, role: 'viewer' }), allowed: ['owner'], ok: [201] },
+  { method: 'PATCH', path: (id) => `/team/${id}`, body: () => ({ role: 'reviewer' }), allowed: ['owner'], ok: [200] },
+  { method: 'DELETE', path: (id) => `/team/${id}`, allowed: ['owner'], ok: [200] },
+  { method: 'GET', path: () => '/audit-log', allowed: ['owner'], ok: [200] },
 ];
+const PERMISSION_TEXT: Record<string, string> = { '/audit-log': 'reading the audit log' };
 
 describe('the session guard and the role guard', () => {
   let people: Record<string, SignedIn>;
@@ -146,27 +152,39 @@ describe('the session guard and the role guard', () => {
   beforeAll(async () => {
     merchantId = (await onboard(service)).id;
     people = {};
-    for (const role of ['owner', 'developer', 'reviewer', 'viewer']) people[role] = await member(service, merchantId, role);
+    for (const role of ALL_ROLES) people[role] = await member(service, merchantId, role);
   });
 
-  it.each(ROUTES.map((route) => [`${route.method} ${route.path(':id')}`, route] as const))('%s: 401 without a session, 401 without the CSRF header on a change, 403 {error, hint} below the role', async (_name, route) => {
-    const target = await member(service, merchantId, 'viewer');
-    const body = route.body?.(uniqueEmail());
-    const none = await asMember(service, null, route.method, route.path(target.user.id), { body });
-    expect([none.status, none.body]).toEqual([401, errorWithHint]);
-    if (route.method !== 'GET') {
-      const noCsrf = await asMember(service, people.owner!, route.method, route.path(target.user.id), { body, csrf: false });
-      expect([noCsrf.status, noCsrf.body]).toEqual([401, { ...errorWithHint, error: 'Missing or wrong CSRF token.' }]);
-      const wrongCsrf = await asMember(service, { ...people.owner!, csrf: 'x'.repeat(43) }, route.method, route.path(target.user.id), { body });
-      expect(wrongCsrf.status).toBe(401);
-    }
-    for (const role of ['developer', 'reviewer', 'viewer'].filter((r) => !route.allowed.includes(r))) {
-      const res = await asMember(service, people[role]!, route.method, route.path(target.user.id), { body });
-      expect([role, res.status, res.body]).toEqual([role, 403, { error: `Your role (${role}) does not allow ${route.path('x') === '/audit-log' ? 'reading the audit log' : 'managing the team'}.`, hint: expect.stringContaining('owner'), request_id: expect.any(String) }]);
-    }
-    const allowed = await asMember(service, people.owner!, route.method, route.path(target.user.id), { body });
-    expect(allowed.status).toBeLessThan(300);
-  });
+  it.each(ROUTES.map((route) => [`${route.method} ${route.path(':id')}`, route] as const))(
+    '%s: 401 without a session, a CSRF header on a change, or with a removed person\'s session; 403 {error, hint} below the role',
+    async (_name, route) => {
+      const target = await member(service, merchantId, 'viewer');
+      const path = route.path(target.user.id);
+      const body = route.body?.(uniqueEmail());
+      const none = await asMember(service, null, route.method, path, { body });
+      expect([none.status, none.body]).toEqual([401, errorWithHint]);
+      if (route.method !== 'GET') {
+        const noCsrf = await asMember(service, people.owner!, route.method, path, { body, csrf: false });
+        expect([noCsrf.status, noCsrf.body]).toEqual([401, { ...errorWithHint, error: 'Missing or wrong CSRF token.' }]);
+        const wrongCsrf = await asMember(service, { ...people.owner!, csrf: 'x'.repeat(43) }, route.method, path, { body });
+        expect(wrongCsrf.status).toBe(401);
+      }
+      for (const role of ALL_ROLES.filter((r) => !route.allowed.includes(r))) {
+        const res = await asMember(service, people[role]!, route.method, path, { body });
+        const what = PERMISSION_TEXT[route.path('x')] ?? 'managing the team';
+        expect([role, res.status, res.body]).toEqual([role, 403, { error: `Your role (${role}) does not allow ${what}.`, hint: expect.stringContaining('owner'), request_id: expect.any(String) }]);
+      }
+      // A removed owner's session is refused at once.
+      const removed = await member(service, merchantId, 'owner');
+      expect((await asMember(service, people.owner!, 'DELETE', `/team/${removed.user.id}`)).status).toBe(200);
+      const afterRemoval = await asMember(service, removed, route.method, path, { body });
+      expect([afterRemoval.status, afterRemoval.body]).toEqual([401, { ...errorWithHint, error: 'Sign in first.' }]);
+      // A fresh session of an allowed role gets past both guards.
+      const allowed = await signIn(service, people[route.allowed[route.allowed.length - 1]!]!.email);
+      const res = await asMember(service, allowed, route.method, path, { body });
+      expect([route.ok.includes(res.status), res.status, res.text]).toEqual([true, res.status, res.text]);
+    },
+  );
 
   it("answers another merchant's people 404, like missing ones, and lists only the session's merchant", async () => {
     const other = await member(service, (await onboard(service)).id, 'viewer');
