@@ -10,12 +10,12 @@ import { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from './present';
 const TOKEN = /^[0-9A-Za-z]{1,200}$/;
 
 /**
- * Only this answer's inline script runs; never framed; the token in the address is sent to no
- * other page (no Referer), and the page is never cached.
+ * Only this answer's inline script runs, and no string ever becomes markup (Trusted Types); never
+ * framed; the token in the address is sent to no other page (no Referer); never cached.
  */
 function pageHeaders(nonce: string): Record<string, string> {
   return {
-    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`,
+    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'`,
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'no-store',
