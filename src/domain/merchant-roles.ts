@@ -38,6 +38,8 @@ export function rolesWith(permission: MerchantPermission): MerchantRole[] {
 /** An invitation, a reset link and a session live this long. */
 export const INVITATION_DAYS = 7;
 export const PASSWORD_RESET_MINUTES = 60;
+/** Reset mails one person receives per hour at most: asking costs nothing, so this keeps anyone from flooding an inbox. */
+export const MAX_PASSWORD_RESET_MAILS_PER_HOUR = 5;
 export const MERCHANT_SESSION_HOURS = 12;
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 200;

@@ -1,7 +1,7 @@
-import { PASSWORD_RESET_MINUTES } from '../domain/merchant-roles';
+import { MAX_PASSWORD_RESET_MAILS_PER_HOUR, PASSWORD_RESET_MINUTES } from '../domain/merchant-roles';
 import { hashSecret } from '../crypto';
 import { ValidationError } from '../http/errors';
-import { claimPasswordResetUnscoped, findOpenPasswordResetUnscoped, insertPasswordReset } from '../storage/merchant-password-resets';
+import { claimPasswordResetUnscoped, countRecentPasswordResets, findOpenPasswordResetUnscoped, insertPasswordReset } from '../storage/merchant-password-resets';
 import { revokeUserSessions } from '../storage/merchant-sessions';
 import { findMerchantUserByEmailUnscoped, findMerchantUserByIdUnscoped, updateMerchantUser } from '../storage/merchant-users';
 import { recordAudit } from './audit';
@@ -14,12 +14,17 @@ import { confirmTotp } from './totp';
 const INVALID_RESET = new ValidationError('Reset link not valid.', 'The link is used, expired or unknown: ask for a new one with POST /merchant/v1/password-resets.');
 
 /**
- * Mails a one-time reset link when the email has an account. The answer is the same either way,
- * so it tells nobody which emails have accounts.
+ * Mails a one-time reset link when the email has an account, at most
+ * MAX_PASSWORD_RESET_MAILS_PER_HOUR an hour. The answer is the same either way, so it tells nobody
+ * which emails have accounts.
  */
 export async function requestPasswordReset(ctx: AccountsContext, email: string): Promise<void> {
   const user = await findMerchantUserByEmailUnscoped(ctx.db, email);
   if (!user) return;
+  if ((await countRecentPasswordResets(ctx.db, user.id)) >= MAX_PASSWORD_RESET_MAILS_PER_HOUR) {
+    ctx.logger.warn({ user_id: user.id }, 'password reset mail not sent: hourly limit reached');
+    return;
+  }
   const { token, hash } = newOneTimeToken();
   await ctx.db.transaction(async (trx) => {
     await insertPasswordReset(trx, { token_hash: hash, user_id: user.id, expires_at: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });

@@ -22,3 +22,9 @@ export async function claimPasswordResetUnscoped(db: Db, tokenHash: Buffer): Pro
 export async function findOpenPasswordResetUnscoped(db: Db, tokenHash: Buffer): Promise<{ user_id: string } | undefined> {
   return db('merchant_password_resets').where({ token_hash: tokenHash }).whereNull('used_at').where('expires_at', '>', db.fn.now()).first('user_id');
 }
+
+/** How many reset links the person was sent within the last hour (used or not). */
+export async function countRecentPasswordResets(db: Db, userId: string): Promise<number> {
+  const row = await db('merchant_password_resets').where({ user_id: userId }).where('created_at', '>', db.raw("now() - interval '1 hour'")).count<{ count: string }>('token_hash as count').first();
+  return Number(row?.count ?? 0);
+}

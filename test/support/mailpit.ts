@@ -62,6 +62,12 @@ export interface Mail {
   to: string[];
 }
 
+/** How many mails to `email` (with a subject matching `subject`) the run's Mailpit holds. */
+export async function countMailsTo(email: string, subject: RegExp): Promise<number> {
+  const list = (await (await fetch(`${process.env.MAILPIT_URL}/api/v1/messages?limit=500`)).json()) as { messages: Array<{ Subject: string; To: Array<{ Address: string }> }> };
+  return list.messages.filter((m) => subject.test(m.Subject) && m.To.some((to) => to.Address.toLowerCase() === email.toLowerCase())).length;
+}
+
 /** The newest mail to `email` in the run's Mailpit (MAILPIT_URL, set by the global setup), waiting for it to arrive. */
 export async function latestMailTo(email: string, subject?: RegExp, timeoutMs = 10_000): Promise<Mail> {
   const apiUrl = process.env.MAILPIT_URL;

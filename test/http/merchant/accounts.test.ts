@@ -108,6 +108,21 @@ describe('sign-in and sessions', () => {
     expect(cookie).toMatch(/Secure/);
   });
 
+  it('sets the cookie without Secure in development only (local http://localhost has no TLS)', async () => {
+    const development = await startService({ worker: false, replicas: 1, env: { NODE_ENV: 'development' } });
+    try {
+      const merchant = await onboard(development);
+      const invited = await adminInvite(development, merchant.id, uniqueEmail(), 'viewer');
+      await request(development.baseUrl, 'POST', '/merchant/v1/invitations/accept', { body: { token: tokenOf(invited.body.accept_url), password: PASSWORD } });
+      const res = await signInRequest(development, { email: invited.body.email, password: PASSWORD });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('set-cookie')).toMatch(/HttpOnly/);
+      expect(res.headers.get('set-cookie')).not.toMatch(/Secure/);
+    } finally {
+      await development.stop();
+    }
+  });
+
   it('answers a wrong password or an unknown email 401 {error}', async () => {
     const merchant = await onboard(service);
     const someone = await member(service, merchant.id, 'viewer');

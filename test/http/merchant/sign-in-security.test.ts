@@ -1,7 +1,9 @@
 import { currentTotpCode } from '../../../src/merchant-accounts/secrets';
 import { startService, type Service } from '../../support/harness';
+import { waitFor } from '../../support/fixtures';
 import { onboard, request } from '../../support/http';
-import { latestMailTo, linkIn } from '../../support/mailpit';
+import { countMailsTo, latestMailTo, linkIn } from '../../support/mailpit';
+import { MAX_PASSWORD_RESET_MAILS_PER_HOUR } from '../../../src/domain/merchant-roles';
 import { adminInvite, asMember, member, PASSWORD, signIn, signInRequest, tokenOf, uniqueEmail } from '../../support/merchant-accounts';
 
 const PER_ACCOUNT = 3;
@@ -93,6 +95,17 @@ describe('password reset by email', () => {
 
     const again = await request(service.baseUrl, 'POST', '/merchant/v1/password-resets/complete', { body: { token, password: 'yet another passphrase' } });
     expect([again.status, again.body]).toEqual([422, { error: 'Reset link not valid.', hint: expect.any(String), request_id: expect.any(String) }]);
+  });
+
+  it(`mails one person at most ${MAX_PASSWORD_RESET_MAILS_PER_HOUR} links an hour, answering every request the same`, async () => {
+    const someone = await member(service, (await onboard(service)).id, 'viewer');
+    for (let i = 0; i <= MAX_PASSWORD_RESET_MAILS_PER_HOUR; i += 1) {
+      const res = await request(service.baseUrl, 'POST', '/merchant/v1/password-resets', { body: { email: someone.email } });
+      expect([i, res.status, res.body]).toEqual([i, 202, { requested: true }]);
+    }
+    await waitFor(async () => (await countMailsTo(someone.email, /Reset/)) >= MAX_PASSWORD_RESET_MAILS_PER_HOUR, 10_000, 'the reset mails');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await countMailsTo(someone.email, /Reset/)).toBe(MAX_PASSWORD_RESET_MAILS_PER_HOUR);
   });
 
   it('answers an unknown email the same, and mails nothing', async () => {
