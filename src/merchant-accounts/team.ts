@@ -1,6 +1,6 @@
 import type { MerchantRole } from '../domain/merchant-roles';
 import { MerchantNotFoundError, ValidationError } from '../http/errors';
-import { countMerchantOwners, deleteMerchantUser, findMerchantUser, listMerchantUsers, updateMerchantUser } from '../storage/merchant-users';
+import { deleteMerchantUser, findMerchantUser, listMerchantUsers, lockMerchantOwners, updateMerchantUser } from '../storage/merchant-users';
 import { recordAudit } from './audit';
 import type { AccountsContext } from './context';
 import { presentUser } from './present';
@@ -14,37 +14,39 @@ export async function listTeam(ctx: AccountsContext, merchantId: string) {
 }
 
 /**
- * Changes a person's role; their sessions take the new role with their next call. The person
- * is locked, and an account never loses its last owner (someone must be able to manage the team).
+ * Changes a person's role; their sessions take the new role with their next call. The owners and
+ * the person are locked, and an account never loses its last owner (someone must be able to
+ * manage the team), even when two owners demote or remove each other at once.
  */
 export async function changeRole(ctx: AccountsContext, session: MerchantSession, memberId: string, role: MerchantRole) {
   const merchantId = session.merchant.id;
   return ctx.db.transaction(async (trx) => {
+    const owners = await lockMerchantOwners(trx, merchantId);
     const member = await findMerchantUser(trx, merchantId, memberId, true);
     if (!member) throw memberNotFound(memberId);
     if (member.role === role) return presentUser(member);
-    if (member.role === 'owner') await keepAnOwner(ctx, trx, merchantId);
+    if (member.role === 'owner') keepAnOwner(owners);
     const updated = (await updateMerchantUser(trx, merchantId, memberId, { role }))!;
     await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.role_changed', target: memberId, details: { email: member.email, from: member.role, to: role } });
     return presentUser(updated);
   });
 }
 
-/** Removes a person: their row goes, and with it every session of theirs (refused from the next call on). */
+/** Removes a person (the owners locked, as for a role change): their row goes, and with it every session of theirs. */
 export async function removeMember(ctx: AccountsContext, session: MerchantSession, memberId: string) {
   const merchantId = session.merchant.id;
   await ctx.db.transaction(async (trx) => {
+    const owners = await lockMerchantOwners(trx, merchantId);
     const member = await findMerchantUser(trx, merchantId, memberId, true);
     if (!member) throw memberNotFound(memberId);
-    if (member.role === 'owner') await keepAnOwner(ctx, trx, merchantId);
+    if (member.role === 'owner') keepAnOwner(owners);
     await deleteMerchantUser(trx, merchantId, memberId);
     await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.removed', target: memberId, details: { email: member.email, role: member.role } });
   });
   return { id: memberId, removed: true as const };
 }
 
-async function keepAnOwner(_ctx: AccountsContext, trx: AccountsContext['db'], merchantId: string): Promise<void> {
-  if ((await countMerchantOwners(trx, merchantId)) <= 1) {
-    throw new ValidationError('The last owner stays.', 'Make another person an owner first; an account always keeps one owner.');
-  }
+/** Refuses a change that would take away the one owner left (the owners locked by the caller). */
+function keepAnOwner(owners: string[]): void {
+  if (owners.length <= 1) throw new ValidationError('The last owner stays.', 'Make another person an owner first; an account always keeps one owner.');
 }

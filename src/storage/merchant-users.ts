@@ -44,9 +44,13 @@ export async function listMerchantUsers(db: Db, merchantId: string): Promise<Mer
   return db('merchant_users').where({ merchant_id: merchantId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
 }
 
-export async function countMerchantOwners(db: Db, merchantId: string): Promise<number> {
-  const row = await db('merchant_users').where({ merchant_id: merchantId, role: 'owner' }).count<{ count: string }>('id as count').first();
-  return Number(row?.count ?? 0);
+/**
+ * Locks the merchant's owners (in id order, so two changes of the team queue rather than deadlock)
+ * and answers their ids: a change that could leave no owner counts them under the lock.
+ */
+export async function lockMerchantOwners(db: Db, merchantId: string): Promise<string[]> {
+  const rows = await db('merchant_users').where({ merchant_id: merchantId, role: 'owner' }).orderBy('id').forUpdate().select<Array<{ id: string }>>('id');
+  return rows.map((row) => row.id);
 }
 
 export async function updateMerchantUser(

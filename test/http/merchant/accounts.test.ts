@@ -240,6 +240,16 @@ describe('the session guard and the role guard', () => {
     expect((await asMember(service, owner, 'DELETE', `/team/${owner.user.id}`)).status).toBe(422);
   });
 
+  it('keeps an owner when two owners remove each other at once', async () => {
+    const merchant = (await onboard(service)).id;
+    const [a, b] = [await member(service, merchant, 'owner'), await member(service, merchant, 'owner')];
+    const answers = await Promise.all([asMember(service, a, 'DELETE', `/team/${b.user.id}`), asMember(service, b, 'DELETE', `/team/${a.user.id}`)]);
+    expect(answers.map((res) => res.status).sort()).toEqual([200, expect.any(Number)]);
+    expect(answers.map((res) => res.status)).not.toEqual([200, 200]);
+    const owners = await service.deps.db('merchant_users').where({ merchant_id: merchant, role: 'owner' }).select('id');
+    expect(owners).toHaveLength(1);
+  });
+
   it('owners invite too: the invitation is mailed, and the invited person joins this merchant', async () => {
     const email = uniqueEmail('invitee');
     const res = await asMember(service, people.owner!, 'POST', '/team/invitations', { body: { email, role: 'reviewer' } });
