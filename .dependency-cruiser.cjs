@@ -12,6 +12,7 @@ const REQUEST_LAYER = [
   '^src/app\\.ts$',
   '^src/wallet/auth\\.ts$',
   '^src/dashboard/session\\.ts$',
+  '^src/merchant-accounts/middleware\\.ts$',
   '^src/observability/(metrics|tracing|worker-http)\\.ts$',
 ];
 

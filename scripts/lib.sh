@@ -3,6 +3,7 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TEMPORAL_CLI_VERSION="1.5.1"
+MAILPIT_VERSION="1.33.1"   # test/support/mailpit.ts names the same version
 CACHE_DIR="${PAYMENTS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}"
 
 log() { printf '\033[1m[payments]\033[0m %s\n' "$*" >&2; }
@@ -33,16 +34,35 @@ find_or_build_temporal() {
   if [ -x "$cached" ]; then echo "$cached"; return; fi
   if command -v temporal >/dev/null 2>&1; then command -v temporal; return; fi
   command -v go >/dev/null 2>&1 || die "no Temporal CLI found and Go is not installed to build one (set TEMPORAL_CLI_PATH or TEMPORAL_ADDRESS)"
+  go_install_once "$cached" "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION" "the Temporal CLI v$TEMPORAL_CLI_VERSION"
+  echo "$cached"
+}
+
+# go install <module@version> into the directory of <cached binary>, unless it is there: one build
+# at a time, even when start and test run together on a fresh machine.
+go_install_once() {
+  local cached="$1" module="$2" label="$3"
   mkdir -p "$(dirname "$cached")"
-  # One build at a time, even when start and test run together on a fresh machine.
   (
     flock 9
     if [ ! -x "$cached" ]; then
-      log "building the Temporal CLI v$TEMPORAL_CLI_VERSION with Go (once per machine; takes a few minutes)"
-      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION" >&2 \
-        || die "go install github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION failed"
+      log "building $label with Go (once per machine; takes a few minutes)"
+      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "$module" >&2 || die "go install $module failed"
     fi
-  ) 9>"$CACHE_DIR/temporal-build.lock"
+  ) 9>"$cached.build.lock" || exit 1
+}
+
+# Prints the path of Mailpit (the SMTP server that catches the merchant dashboard's mails in
+# development and tests): MAILPIT_PATH, the cache, or a fresh build with Go into the cache.
+find_or_build_mailpit() {
+  if [ -n "${MAILPIT_PATH:-}" ]; then
+    [ -x "$MAILPIT_PATH" ] || die "MAILPIT_PATH=$MAILPIT_PATH is not executable"
+    echo "$MAILPIT_PATH"; return
+  fi
+  local cached="$CACHE_DIR/mailpit-$MAILPIT_VERSION/mailpit"
+  if [ -x "$cached" ]; then echo "$cached"; return; fi
+  command -v go >/dev/null 2>&1 || die "no Mailpit found and Go is not installed to build one (set MAILPIT_PATH, or SMTP_URL for npm start)"
+  go_install_once "$cached" "github.com/axllent/mailpit@v$MAILPIT_VERSION" "Mailpit v$MAILPIT_VERSION"
   echo "$cached"
 }
 
@@ -57,11 +77,13 @@ ensure_chromium() {
   fi
 }
 
-# What every test run needs: node_modules, the Temporal CLI, chromium, the admin database URL.
+# What every test run needs: node_modules, the Temporal CLI, Mailpit, chromium, the admin database URL.
 prepare_test_run() {
   ensure_node_modules
   TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
   export TEMPORAL_CLI_PATH
+  MAILPIT_PATH="$(find_or_build_mailpit)"
+  export MAILPIT_PATH
   ensure_chromium
   export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
   export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"

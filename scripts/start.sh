@@ -41,6 +41,28 @@ if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
   fi
 fi
 
+# Mailpit catches the merchant dashboard's mails (invitations, password resets) unless SMTP_URL
+# names a real server; its inbox is a web page.
+if [ -z "${SMTP_URL:-}" ]; then
+  MAILPIT_SMTP_PORT="${MAILPIT_SMTP_PORT:-1025}" MAILPIT_UI_PORT="${MAILPIT_UI_PORT:-8025}"
+  export SMTP_URL="smtp://127.0.0.1:$MAILPIT_SMTP_PORT"
+  if port_open 127.0.0.1 "$MAILPIT_SMTP_PORT"; then
+    log "using the SMTP server already listening on 127.0.0.1:$MAILPIT_SMTP_PORT"
+  else
+    MAILPIT_BIN="$(find_or_build_mailpit)"
+    mkdir -p .data
+    log "starting Mailpit (SMTP :$MAILPIT_SMTP_PORT, inbox http://localhost:$MAILPIT_UI_PORT)"
+    "$MAILPIT_BIN" --smtp "127.0.0.1:$MAILPIT_SMTP_PORT" --listen "127.0.0.1:$MAILPIT_UI_PORT" \
+      --database .data/mailpit.db --disable-version-check --quiet > .data/mailpit.log 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 40); do port_open 127.0.0.1 "$MAILPIT_SMTP_PORT" && break; sleep 0.25; done
+    port_open 127.0.0.1 "$MAILPIT_SMTP_PORT" || die "Mailpit did not start; see .data/mailpit.log"
+  fi
+  INBOX="http://localhost:$MAILPIT_UI_PORT"
+else
+  INBOX="mails go to \$SMTP_URL"
+fi
+
 log "compiling TypeScript"
 npx tsc -p tsconfig.build.json
 log "bundling workflows"
@@ -60,6 +82,7 @@ cat >&2 <<INFO
   Wallet       ${WALLET_BASE_URL:-http://localhost:$PORT}/checkout/{checkout_id}?client_secret=...
   Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer $ADMIN_SHOWN)
   Temporal UI  http://localhost:$TEMPORAL_UI_PORT  (Temporal gRPC at $TEMPORAL_ADDRESS)
+  Mail inbox   $INBOX   (invitations and password resets)
 
 INFO
 # Stop everything if any one part stops.

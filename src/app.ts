@@ -31,6 +31,10 @@ import { storedRevocations } from './dashboard/revocations';
 import { AdminTokenThrottle } from './http/admin-token-throttle';
 import { requireAdmin } from './http/auth';
 import { docsRoutes } from './docs/routes';
+import { createMerchantAccounts } from './merchant-accounts';
+import { merchantAccountRoutes } from './merchant-accounts/routes';
+import { merchantAccountPageRoutes } from './merchant-accounts/page-routes';
+import { merchantInvitationAdminRoutes } from './merchant-accounts/admin-routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
 export function createApp(deps: AppDeps): Express {
@@ -72,6 +76,11 @@ export function createApp(deps: AppDeps): Express {
   const throttle = new AdminTokenThrottle(deps.db, deps.config.adminTokenThrottle);
   const sessions = new DashboardSessions(deps.config.adminToken, deps.config.nodeEnv === 'production', storedRevocations(deps.db));
   app.use('/dashboard', dashboardRoutes(sessions, throttle));
+
+  // The merchant dashboard's API and the pages its mailed links open: the merchant's own people, signed in as themselves.
+  const accounts = createMerchantAccounts(deps);
+  app.use('/merchant/v1', merchantAccountRoutes(accounts));
+  app.use(merchantAccountPageRoutes(accounts.ctx));
   app.use(
     '/admin/v1',
     sessions.requireAdminOrSession(requireAdmin(deps.config.adminToken, throttle)),
@@ -83,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
     customerAdminRoutes(deps),
     subscriptionAdminRoutes(deps),
     adminDataRoutes(deps),
+    merchantInvitationAdminRoutes(accounts.ctx),
   );
 
   app.use(notFoundHandler);

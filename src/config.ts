@@ -67,6 +67,17 @@ const EnvSchema = z.object({
   ADMIN_TOKEN_MAX_FAILURES: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(100),
   ADMIN_TOKEN_FAILURE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
   DATA_ENCRYPTION_KEY: z.string().min(16).optional(),
+  /**
+   * Where invitation and password-reset mails go (src/merchant-accounts/mailer.ts): smtp:// or
+   * smtps://, user and password in the URL. Required in production; unset elsewhere, mails are logged.
+   */
+  SMTP_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
+  /** The From of those mails. */
+  MAIL_FROM: z.string().min(3).default('Payments <no-reply@localhost>'),
+  /** Failed merchant sign-ins allowed per account, and per client address, within a window before further attempts are answered 429. */
+  MERCHANT_SIGN_IN_MAX_FAILURES_PER_ACCOUNT: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(10),
+  MERCHANT_SIGN_IN_MAX_FAILURES_PER_ADDRESS: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(50),
+  MERCHANT_SIGN_IN_FAILURE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
   API_BASE_URL: httpUrl().optional(),
   WALLET_BASE_URL: httpUrl().optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: boolFromEnv.default(false),
@@ -160,6 +171,10 @@ export interface Config {
   /** Failed admin-token attempts allowed per client address and window (ADMIN_TOKEN_MAX_FAILURES, ADMIN_TOKEN_FAILURE_WINDOW_SECONDS). */
   adminTokenThrottle: AdminTokenThrottleSettings;
   dataEncryptionKey: string;
+  /** SMTP_URL: null outside production means mails are only logged. */
+  smtpUrl: string | null;
+  mailFrom: string;
+  merchantSignInThrottle: MerchantSignInThrottleSettings;
   apiBaseUrl: string;
   walletBaseUrl: string;
   allowPrivateWebhookUrls: boolean;
@@ -185,6 +200,12 @@ export interface Config {
   databasePoolMax: number;
   databaseAcquireTimeoutMs: number;
   worker: WorkerTuning;
+}
+
+export interface MerchantSignInThrottleSettings {
+  maxFailuresPerAccount: number;
+  maxFailuresPerAddress: number;
+  windowSeconds: number;
 }
 
 export interface AdminTokenThrottleSettings {
@@ -221,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       !e.DATA_ENCRYPTION_KEY && `  DATA_ENCRYPTION_KEY: required when NODE_ENV=${e.NODE_ENV} (seals webhook signing secrets; e.g. openssl rand -hex 32; keep it stable)`,
       e.DATA_ENCRYPTION_KEY === DEV_ENCRYPTION_KEY && `  DATA_ENCRYPTION_KEY: the development key (it is in the source) is refused when NODE_ENV=${e.NODE_ENV}; e.g. openssl rand -hex 32`,
     ].filter(Boolean);
+    if (e.NODE_ENV === 'production' && !e.SMTP_URL) missing.push('  SMTP_URL: required when NODE_ENV=production (invitations and password resets are mailed; e.g. smtp://user:password@mail.example.com:587)');
     if (e.NODE_ENV === 'production' && e.PAYMENTS_TEST_CRASH_AT) missing.push('  PAYMENTS_TEST_CRASH_AT: a crash-test hook, refused when NODE_ENV=production (unset it)');
     if (missing.length > 0) {
       throw new ConfigError(`Refusing to start:\n${missing.join('\n')}\n  (development defaults apply only with NODE_ENV=development)`);
@@ -241,6 +263,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminTokenIsDefault: !e.ADMIN_TOKEN,
     adminTokenThrottle: { maxFailures: e.ADMIN_TOKEN_MAX_FAILURES, windowSeconds: e.ADMIN_TOKEN_FAILURE_WINDOW_SECONDS },
     dataEncryptionKey: e.DATA_ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM,
+    merchantSignInThrottle: {
+      maxFailuresPerAccount: e.MERCHANT_SIGN_IN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerAddress: e.MERCHANT_SIGN_IN_MAX_FAILURES_PER_ADDRESS,
+      windowSeconds: e.MERCHANT_SIGN_IN_FAILURE_WINDOW_SECONDS,
+    },
     apiBaseUrl: stripSlash(e.API_BASE_URL ?? local),
     walletBaseUrl: stripSlash(e.WALLET_BASE_URL ?? local),
     allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS,

@@ -161,6 +161,8 @@ async function start(
     TEMPORAL_TASK_QUEUE: taskQueue,
     ADMIN_TOKEN: adminToken,
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // Production requires a mail server; no scenario invites anyone or resets a password, so none listens there.
+    SMTP_URL: process.env.SMTP_URL ?? 'smtp://127.0.0.1:25',
     // Scenarios that receive webhooks listen on 127.0.0.1.
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',

@@ -18,6 +18,9 @@ export const ID_PREFIX = {
   apiKey: 'key_',
   clientSecret: 'secret_',
   signingSecret: 'wss_',
+  merchantUser: 'usr_',
+  invitation: 'inv_',
+  auditEntry: 'aud_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 
 /** The JSON APIs: the merchant API, the admin API (also called by the dashboard with its cookie) and the wallet API. */
-export const API_PREFIXES = ['/api/v1', '/admin/v1', '/wallet/v1'];
+export const API_PREFIXES = ['/api/v1', '/admin/v1', '/wallet/v1', '/merchant/v1'];
 
 /** Every answer is what its Content-Type says: no browser reads a JSON error that echoes a path as HTML or script. */
 export const noSniff: RequestHandler = (_req, res, next) => {

@@ -19,7 +19,10 @@ export type ErrorKind =
   | 'refund'
   | 'rate_limited'
   | 'unavailable'
-  | 'route_not_found';
+  | 'route_not_found'
+  | 'merchant_session'
+  | 'merchant_forbidden'
+  | 'merchant_not_found';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   // The contract answers unparseable JSON with 400.
@@ -43,6 +46,12 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   // A dependency (Temporal, PostgreSQL) refused or could not be reached for a moment: nothing was decided, try again.
   unavailable: 503,
   route_not_found: 404,
+  // The merchant dashboard's API (operator spec, section 7): no session, a wrong password, a missing CSRF header.
+  merchant_session: 401,
+  // A person's call beyond their role.
+  merchant_forbidden: 403,
+  // Under /merchant/v1 another merchant's object is a 404, like a missing one.
+  merchant_not_found: 404,
 };
 
 export class ApiError extends Error {
@@ -212,4 +221,25 @@ export function isTransientDependencyFailure(error: unknown): boolean {
     current = e.cause;
   }
   return false;
+}
+
+/** Raised under /merchant/v1 without a live session (or a change without its CSRF header), and for a wrong email or password. */
+export class MerchantSessionError extends ApiError {
+  constructor(message = 'Sign in first.', hint?: string) {
+    super('merchant_session', message, hint);
+  }
+}
+
+/** Raised when a merchant's person calls beyond their role. */
+export class MerchantForbiddenError extends ApiError {
+  constructor(message: string, hint: string) {
+    super('merchant_forbidden', message, hint);
+  }
+}
+
+/** Raised under /merchant/v1 when the record is missing or another merchant's (the two are indistinguishable). */
+export class MerchantNotFoundError extends ApiError {
+  constructor(message: string, hint?: string) {
+    super('merchant_not_found', message, hint);
+  }
 }

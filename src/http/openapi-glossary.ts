@@ -6,6 +6,7 @@
 export const GLOSSARY: Record<string, string> = {
   account_number: "Bank account number (only the last four are kept).",
   account_type: "checking or savings.",
+  action: "What was done (invitation.created, member.role_changed, member.removed, session.created, ...).",
   address: "Crypto wallet address.",
   address_line_1: "First address line.",
   address_line_2: "Second address line, or null.",
@@ -136,8 +137,10 @@ export const GLOSSARY: Record<string, string> = {
   review: "The review, or null.",
   revoked: "True: the key no longer works.",
   revoked_at: "When the key was revoked, or null.",
+  role: "The person's role: owner, developer, reviewer or viewer.",
   routing_number: "Bank routing number.",
   sandbox_hold_seconds: "Sandbox: how long an accepted hold stays held before its payout.",
+  user: "The person signed in (usr_).",
   withdrawal_destinations: "any, or previously_deposited: withdrawals only to a card or account the customer already deposited from successfully.",
   previous_webhook_secret_expires_at: "Until when deliveries also carry a signature for the previous signing secret; null when there is none.",
   overlap_seconds: "How long the previous signing secret stays valid beside the new one (0 to 7 days, default 1 day).",

@@ -28,6 +28,7 @@ export const TAGS = {
   admin: 'Extensions: admin API',
   wallet: 'Extensions: wallet API',
   dashboard: 'Extensions: dashboard',
+  merchantDashboard: 'Extensions: merchant dashboard',
   operations: 'Extensions: operations',
 } as const;
 

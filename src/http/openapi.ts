@@ -14,6 +14,7 @@ import '../subscriptions/openapi';
 import '../wallet/openapi';
 import '../dashboard/openapi';
 import '../events/openapi';
+import '../merchant-accounts/openapi';
 
 export const API_VERSION = '1.4.0';
 
@@ -40,6 +41,7 @@ const TAG_DESCRIPTIONS: Array<{ name: string; description: string }> = [
   { name: TAGS.admin, description: 'Not in the contract: the operator\'s API behind the dashboard.' },
   { name: TAGS.wallet, description: 'Not in the contract: the hosted checkout page and its API (X-Client-Secret).' },
   { name: TAGS.dashboard, description: 'Not in the contract: the dashboard\'s pages and session.' },
+  { name: TAGS.merchantDashboard, description: 'Not in the contract: the merchant\'s own people, signed in with a session cookie (X-CSRF-Token on every change).' },
   { name: TAGS.operations, description: 'Not in the contract: health, readiness and this description.' },
   { name: 'Webhooks', description: 'Events sent to the merchant\'s webhook_url, signed with the wss_ secret.' },
 ];

@@ -3,6 +3,7 @@ import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
 import type { EventRow } from './events';
+import type { MerchantAuditRow } from './merchant-audit-log';
 import type { RefundRow } from './refunds';
 
 /** One page of a newest-first list: `limit` rows after the `startingAfter` row (exclusive). */
@@ -63,3 +64,6 @@ export const pageSucceededRefunds = (db: Db, merchantId: string, page: PageReque
 /** `enabledOnly`: only the events the merchant was sent. */
 export const pageEvents = (db: Db, merchantId: string, filters: { type?: string; checkout_id?: string }, enabledOnly: boolean, page: PageRequest) =>
   pageOf<EventRow>(db, 'events', merchantScope(merchantId, { ...filters, enabled: enabledOnly ? true : undefined }), page, { kind: 'seq' });
+
+export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageRequest) =>
+  pageOf<MerchantAuditRow>(db, 'merchant_audit_log', merchantScope(merchantId, {}), page);

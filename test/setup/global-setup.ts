@@ -6,6 +6,7 @@ import { createScratchDatabase } from '../../src/storage/db';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { writeWorkflowBundles } from '../../src/worker';
 import { priorityDevServerArgs } from '../../src/temporal/server-config';
+import { startMailpit } from '../support/mailpit';
 
 /**
  * Once per `npm test`: a migrated template database (createScratchDatabase, as the benchmarks make
@@ -13,6 +14,8 @@ import { priorityDevServerArgs } from '../../src/temporal/server-config';
  * that no file's sweepers see another file's rows; an ephemeral Temporal dev server on free ports,
  * so two runs never collide; and the workflow bundle, built once for every file.
  * With TEST_TEMPORAL=cluster (`npm run test:cluster`), Temporal's server on PostgreSQL instead.
+ * And a Mailpit on free ports: every service sends its mails there (SMTP_URL), and tests read them
+ * through its HTTP API (MAILPIT_URL, test/support/mailpit.ts).
  */
 export default async function globalSetup(): Promise<void> {
   // payments_test_<pid>_tpl_<random>; its copies are payments_test_<pid>_<random>.
@@ -20,6 +23,7 @@ export default async function globalSetup(): Promise<void> {
   const templateUrl = await createScratchDatabase(`${prefix}_tpl`);
 
   const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
+  const mailpit = await startMailpit();
 
   const bundleDir = mkdtempSync(path.join(tmpdir(), 'payments-bundle-'));
   // The production bundles (src/entry/bundle-workflows.ts): plain, and traced for workers with tracing on.
@@ -32,8 +36,10 @@ export default async function globalSetup(): Promise<void> {
     TEST_TEMPLATE_DATABASE_URL: templateUrl,
     TEMPORAL_ADDRESS: address,
     WORKFLOW_BUNDLE_PATH: bundlePath,
+    SMTP_URL: mailpit.smtpUrl,
+    MAILPIT_URL: mailpit.apiUrl,
   });
-  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databasePrefix: `${prefix}_` };
+  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databasePrefix: `${prefix}_`, mailpit };
 }
 
 /**

@@ -21,6 +21,8 @@ describe('configuration', () => {
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
     [{ NODE_ENV: 'production' }, 'ADMIN_TOKEN'],
     [{ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123' }, 'DATA_ENCRYPTION_KEY'],
+    [{ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' }, 'SMTP_URL'],
+    [{ SMTP_URL: 'mail.example.com:25' }, 'SMTP_URL'],
     [{ NODE_ENV: 'test', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' }, 'ADMIN_TOKEN'],
     // The development key, set explicitly: it is in our source, so it seals nothing outside development.
     [{ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'dev-only-data-encryption-key-change-me' }, 'DATA_ENCRYPTION_KEY'],
@@ -64,7 +66,7 @@ describe('configuration', () => {
   });
 
   it('listens on loopback in development and on every interface elsewhere, unless HOST is set', () => {
-    const secrets = { ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' };
+    const secrets = { ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345', SMTP_URL: 'smtp://mail.example.com:587' };
     expect(loadConfig({}).host).toBe('127.0.0.1');
     expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
     expect(loadConfig({ NODE_ENV: 'production', ...secrets }).host).toBe('0.0.0.0');
@@ -112,7 +114,7 @@ describe('configuration', () => {
   it('takes the crash-test hook PAYMENTS_TEST_CRASH_AT only outside production, and only a known step', () => {
     expect(loadConfig({ NODE_ENV: 'test', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345', PAYMENTS_TEST_CRASH_AT: 'after_charge_insert' }).testCrashAt).toBe('after_charge_insert');
     expect(() => loadConfig({ PAYMENTS_TEST_CRASH_AT: 'somewhere' })).toThrow(/PAYMENTS_TEST_CRASH_AT/);
-    const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345' };
+    const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'a-long-data-key-12345', SMTP_URL: 'smtp://mail.example.com:587' };
     expect(loadConfig(production).testCrashAt).toBeNull();
     expect(() => loadConfig({ ...production, PAYMENTS_TEST_CRASH_AT: 'after_charge_insert' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...production, PAYMENTS_TEST_CRASH_AT: 'after_charge_insert' })).toThrow(/PAYMENTS_TEST_CRASH_AT/);

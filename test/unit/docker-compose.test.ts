@@ -14,7 +14,7 @@ import { WEBHOOK_TIMEOUT_MS } from '../../src/webhooks/send';
 const ROOT = path.resolve(__dirname, '../..');
 const FILE = path.join(ROOT, 'docker-compose.yml');
 const SCHEMA = JSON.parse(readFileSync(path.join(path.dirname(require.resolve('dclint/package.json')), 'schemas/compose.schema.json'), 'utf8'));
-const REQUIRED = { ADMIN_TOKEN: 'a'.repeat(24), DATA_ENCRYPTION_KEY: 'k'.repeat(32) };
+const REQUIRED = { ADMIN_TOKEN: 'a'.repeat(24), DATA_ENCRYPTION_KEY: 'k'.repeat(32), SMTP_URL: 'smtp://mail.example.com:587' };
 const OPTIONAL = {
   POSTGRES_PASSWORD: 'secret-pw',
   API_PORT: '8080',
@@ -149,8 +149,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('refuses to start without the required secrets', () => {
-    expect(() => load({ DATA_ENCRYPTION_KEY: REQUIRED.DATA_ENCRYPTION_KEY })).toThrow(/ADMIN_TOKEN/);
-    expect(() => load({ ADMIN_TOKEN: REQUIRED.ADMIN_TOKEN, DATA_ENCRYPTION_KEY: '' })).toThrow(/DATA_ENCRYPTION_KEY/);
+    expect(() => load({ DATA_ENCRYPTION_KEY: REQUIRED.DATA_ENCRYPTION_KEY, SMTP_URL: REQUIRED.SMTP_URL })).toThrow(/ADMIN_TOKEN/);
+    expect(() => load({ ADMIN_TOKEN: REQUIRED.ADMIN_TOKEN, DATA_ENCRYPTION_KEY: '', SMTP_URL: REQUIRED.SMTP_URL })).toThrow(/DATA_ENCRYPTION_KEY/);
+    expect(() => load({ ADMIN_TOKEN: REQUIRED.ADMIN_TOKEN, DATA_ENCRYPTION_KEY: REQUIRED.DATA_ENCRYPTION_KEY })).toThrow(/SMTP_URL/);
   });
 
   it('names only services that exist, mounts only files that exist, and documents every variable', () => {

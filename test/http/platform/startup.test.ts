@@ -72,7 +72,7 @@ describe('safe defaults at start-up', () => {
   });
 
   it.each([
-    [{}, ['ADMIN_TOKEN', 'DATA_ENCRYPTION_KEY']],
+    [{}, ['ADMIN_TOKEN', 'DATA_ENCRYPTION_KEY', 'SMTP_URL']],
     [{ ADMIN_TOKEN: 'an-operator-admin-token-0001' }, ['DATA_ENCRYPTION_KEY']],
     [{ DATA_ENCRYPTION_KEY: 'an-operator-data-key-00000001' }, ['ADMIN_TOKEN']],
   ])('refuses to start in production with %j and names %j', async (env, missing) => {
@@ -94,7 +94,7 @@ describe('safe defaults at start-up', () => {
   });
 
   it('starts in production with both secrets, listening on every interface, without printing them', async () => {
-    const secrets = { ADMIN_TOKEN: 'an-operator-admin-token-0002', DATA_ENCRYPTION_KEY: 'an-operator-data-key-00000002' };
+    const secrets = { ADMIN_TOKEN: 'an-operator-admin-token-0002', DATA_ENCRYPTION_KEY: 'an-operator-data-key-00000002', SMTP_URL: 'smtp://127.0.0.1:2525' };
     const run = await runApi({ NODE_ENV: 'production', ...secrets });
     expect(run.listening?.address).toBe('0.0.0.0');
     expect(run.output).not.toContain(secrets.ADMIN_TOKEN);

@@ -1,0 +1,15 @@
+import { Router } from 'express';
+import { parseOrThrow } from '../http/validate';
+import type { AccountsContext } from './context';
+import { inviteToMerchant } from './invitations';
+import { InvitationBody } from './schemas';
+
+/** The operator invites a merchant's people; mounted under /admin/v1 behind the admin token. */
+export function merchantInvitationAdminRoutes(ctx: AccountsContext): Router {
+  const router = Router();
+  router.post('/merchants/:id/invitations', async (req, res) => {
+    const body = parseOrThrow(InvitationBody, req.body);
+    res.status(201).json(await inviteToMerchant(ctx, req.params.id as string, body));
+  });
+  return router;
+}

@@ -1,0 +1,39 @@
+import { newId } from '../domain/ids';
+import type { Db } from '../storage/db';
+import { insertAuditEntry, type MerchantAuditRow } from '../storage/merchant-audit-log';
+import { pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
+import { MerchantNotFoundError } from '../http/errors';
+import { actorName, type Actor } from './context';
+
+/** The audit log's actions: every change made through /merchant/v1 and the admin API's invitations. */
+export type AuditAction =
+  | 'invitation.created'
+  | 'invitation.accepted'
+  | 'member.role_changed'
+  | 'member.removed'
+  | 'session.created'
+  | 'session.ended'
+  | 'totp.enrolment_started'
+  | 'totp.enabled'
+  | 'password.reset_requested'
+  | 'password.reset';
+
+/** Writes one audit row; callers pass their transaction so the change and its row commit together. */
+export async function recordAudit(db: Db, entry: { merchantId: string; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {
+  await insertAuditEntry(db, { id: newId('auditEntry'), merchant_id: entry.merchantId, actor: actorName(entry.actor), action: entry.action, target: entry.target, details: entry.details ?? {} });
+}
+
+export function presentAuditEntry(row: MerchantAuditRow) {
+  return { id: row.id, actor: row.actor, action: row.action, target: row.target, details: row.details, at: row.created_at.toISOString() };
+}
+
+/** One page of the merchant's audit log, newest first. */
+export async function auditLogPage(db: Db, merchantId: string, page: { limit: number; starting_after?: string }) {
+  try {
+    const { rows, hasMore } = await pageMerchantAuditLog(db, merchantId, { limit: page.limit, startingAfter: page.starting_after });
+    return { results: rows.map(presentAuditEntry), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
+  } catch (error) {
+    if (error instanceof UnknownCursorError) throw new MerchantNotFoundError('Audit entry not found.', `starting_after ${error.cursor} is not an entry of this account's audit log.`);
+    throw error;
+  }
+}

@@ -1,0 +1,19 @@
+import type { Config } from '../config';
+import type { Sealer } from '../crypto';
+import type { Logger } from '../logger';
+import type { Db } from '../storage/db';
+import type { Mailer } from './mailer';
+
+/** What the merchant accounts services are built from (one per app). */
+export interface AccountsContext {
+  db: Db;
+  sealer: Sealer;
+  mailer: Mailer;
+  logger: Logger;
+  config: Pick<Config, 'apiBaseUrl' | 'merchantSignInThrottle'>;
+}
+
+/** Who made a change: a person of the merchant, the operator through the admin API, or an invited person before their account exists. */
+export type Actor = { kind: 'user'; id: string } | { kind: 'admin' } | { kind: 'invitation'; id: string };
+
+export const actorName = (actor: Actor): string => (actor.kind === 'admin' ? 'admin' : actor.id);

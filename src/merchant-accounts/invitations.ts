@@ -1,0 +1,125 @@
+import { INVITATION_DAYS } from '../domain/merchant-roles';
+import { newId } from '../domain/ids';
+import { AdminNotFoundError, ConflictError, ValidationError } from '../http/errors';
+import { findMerchant } from '../storage/merchants';
+import { hashSecret } from '../crypto';
+import { findOpenInvitationByTokenHashUnscoped, insertMerchantInvitation, markInvitationAccepted, setInvitationPendingTotp, type MerchantInvitationRow } from '../storage/merchant-invitations';
+import { EmailTakenError, findMerchantUserByEmailUnscoped, insertMerchantUser } from '../storage/merchant-users';
+import { recordAudit } from './audit';
+import { actorName, type AccountsContext, type Actor } from './context';
+import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentUser } from './present';
+import type { AcceptInvitationBody, InvitationBody } from './schemas';
+import { hashPassword, newOneTimeToken, newTotpSecret, totpCodeMatches, totpUri } from './secrets';
+
+export const TOTP_ISSUER = 'Payments dashboard';
+
+export const INVALID_INVITATION = new ValidationError(
+  'Invitation not valid.',
+  'The link is used, expired or unknown: ask an owner of the account (or the operator) for a new invitation.',
+);
+
+const EMAIL_TAKEN_HINT = 'One email address holds one account: the person signs in with it, or uses another address.';
+
+/** The admin API's invitation: the merchant named in the path must exist (404 otherwise). */
+export async function inviteToMerchant(ctx: AccountsContext, merchantId: string, body: InvitationBody) {
+  if (!(await findMerchant(ctx.db, merchantId))) throw new AdminNotFoundError('Merchant not found.', `No merchant ${merchantId} exists.`);
+  return inviteMember(ctx, merchantId, { kind: 'admin' }, body);
+}
+
+/**
+ * Invites a person to a merchant (the merchant must exist; the caller checked): the invitation and
+ * its audit row commit together, then the link is mailed. The token is in the answer and the mail
+ * only; the table keeps its hash.
+ */
+export async function inviteMember(ctx: AccountsContext, merchantId: string, actor: Actor, body: InvitationBody) {
+  if (await findMerchantUserByEmailUnscoped(ctx.db, body.email)) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
+  const { token, hash } = newOneTimeToken();
+  const invitation = await ctx.db.transaction(async (trx) => {
+    const row = await insertMerchantInvitation(trx, {
+      id: newId('invitation'),
+      merchant_id: merchantId,
+      email: body.email,
+      role: body.role,
+      token_hash: hash,
+      expires_at: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+      invited_by: actorName(actor),
+    });
+    await recordAudit(trx, { merchantId, actor, action: 'invitation.created', target: row.id, details: { email: row.email, role: row.role } });
+    return row;
+  });
+  const acceptUrl = linkWithToken(ctx.config.apiBaseUrl, ACCEPT_INVITATION_PATH, token);
+  await mailInvitation(ctx, invitation, acceptUrl);
+  return presentInvitation(invitation, acceptUrl);
+}
+
+/** A mail that fails is logged, not answered: the invitation stands and its link is in the answer. */
+async function mailInvitation(ctx: AccountsContext, invitation: MerchantInvitationRow, acceptUrl: string): Promise<void> {
+  const text = [
+    `You are invited to the payments dashboard as ${invitation.role}.`,
+    '',
+    `Choose your password here (the link works once, until ${invitation.expires_at.toISOString()}):`,
+    acceptUrl,
+  ].join('\n');
+  try {
+    await ctx.mailer.send({ to: invitation.email, subject: 'Your invitation to the payments dashboard', text });
+  } catch (error) {
+    ctx.logger.error({ err: error, invitation_id: invitation.id }, 'invitation mail not sent');
+  }
+}
+
+/** Starts authenticator enrolment on the invitation page: a new secret, confirmed by the code sent with the acceptance. */
+export async function startInvitationTotp(ctx: AccountsContext, token: string) {
+  const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
+  if (!invitation) throw INVALID_INVITATION;
+  const secret = newTotpSecret();
+  await ctx.db.transaction(async (trx) => {
+    await setInvitationPendingTotp(trx, invitation.id, ctx.sealer.seal(secret));
+    await recordAudit(trx, { merchantId: invitation.merchant_id, actor: { kind: 'invitation', id: invitation.id }, action: 'totp.enrolment_started', target: invitation.id });
+  });
+  return { secret, otpauth_uri: totpUri(secret, invitation.email, TOTP_ISSUER) };
+}
+
+/**
+ * Accepts an invitation: the person's account, the invitation's use and the audit row in one
+ * transaction, the invitation locked so a link sent twice at once makes one account. A code sent
+ * with it confirms the authenticator enrolled on the page.
+ */
+export async function acceptInvitation(ctx: AccountsContext, body: AcceptInvitationBody) {
+  const passwordHash = await hashPassword(body.password);
+  return ctx.db.transaction(async (trx) => {
+    const invitation = await findOpenInvitationByTokenHashUnscoped(trx, hashSecret(body.token), true);
+    if (!invitation) throw INVALID_INVITATION;
+    const totp = await confirmedTotp(ctx, invitation, body.totp_code);
+    const id = newId('merchantUser');
+    const user = await insertMerchantUser(trx, {
+      id,
+      merchant_id: invitation.merchant_id,
+      email: invitation.email,
+      role: invitation.role,
+      password_hash: passwordHash,
+      totp_secret_sealed: totp,
+      totp_enabled_at: totp ? new Date() : null,
+    }).catch((error: unknown) => {
+      if (error instanceof EmailTakenError) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
+      throw error;
+    });
+    await markInvitationAccepted(trx, invitation.id);
+    await recordAudit(trx, { merchantId: invitation.merchant_id, actor: { kind: 'user', id }, action: 'invitation.accepted', target: invitation.id, details: { role: user.role, totp_enabled: totp !== null } });
+    return { user: presentUser(user) };
+  });
+}
+
+/** The sealed secret to enable, when a code came with the acceptance; a wrong code is refused rather than ignored. */
+async function confirmedTotp(ctx: AccountsContext, invitation: MerchantInvitationRow, code: string | undefined): Promise<string | null> {
+  if (code === undefined) return null;
+  const sealed = invitation.pending_totp_secret_sealed;
+  if (!sealed) throw new ValidationError('No authenticator enrolment was started.', 'Start it with POST /merchant/v1/invitations/totp, or accept without totp_code.');
+  if (!(await totpCodeMatches(ctx.sealer.open(sealed), code))) throw new ValidationError('Authenticator code is wrong.', 'Enter the current six-digit code of the app you enrolled.');
+  return sealed;
+}
+
+/** What the invitation page shows: the open invitation's email and role, or null when the link is not valid. */
+export async function describeInvitation(ctx: AccountsContext, token: string): Promise<{ email: string; role: string } | null> {
+  const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
+  return invitation ? { email: invitation.email, role: invitation.role } : null;
+}

@@ -1,0 +1,63 @@
+// The merchant dashboard's API (operator spec, section 7) and the pages its mails link to, in the OpenAPI document.
+import { z } from 'zod';
+import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { registry } from '../http/openapi-registry';
+import { PageQuery } from '../readback/schemas';
+import {
+  AcceptInvitationBody, AuditEntry, Invitation, InvitationBody, MerchantUser, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignedIn, SignInBody, TokenBody, TotpConfirmBody, TotpEnrolment,
+} from './schemas';
+
+export const MerchantSessionAuth = registry.registerComponent('securitySchemes', 'merchantSession', {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'merchant_session',
+  description: 'The merchant dashboard session cookie (HttpOnly, SameSite=Strict, Secure outside development), set by POST /merchant/v1/session; every change also sends X-CSRF-Token.',
+});
+
+const tag = TAGS.merchantDashboard;
+const session = [{ [MerchantSessionAuth.name]: [] }];
+const signedIn = { 401: 'No session, a revoked one (signed out, person removed, password reset), or a change without X-CSRF-Token.' };
+const owners = { ...signedIn, 403: 'Beyond the role: only owners manage the team and read the audit log.' };
+const link = { 422: 'Invalid input, or a link that is used, expired or unknown.' };
+const memberParams = pathId('usr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw');
+const page = (item: z.ZodType) =>
+  z.object({ results: z.array(item), has_more: z.boolean(), next_starting_after: z.string().nullable().openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }) });
+
+operation({
+  method: 'post', path: '/admin/v1/merchants/{id}/invitations', id: 'adminInviteMerchantUser', tag: TAGS.admin, security: [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }],
+  summary: 'Invite a person to a merchant: the link is mailed, valid 7 days, used once', params: pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw'), body: InvitationBody,
+  responses: { 201: ['The invitation', Invitation] }, errors: { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such merchant.', 422: 'Invalid input, or the email already has an account.' },
+});
+operation({
+  method: 'post', path: '/merchant/v1/session', id: 'merchantSignIn', tag, summary: 'Sign in: sets the session cookie', body: SignInBody,
+  responses: { 200: ['Signed in (Set-Cookie: merchant_session)', SignedIn] },
+  errors: { 401: 'Wrong email, password or authenticator code (or the code is missing).', 403: 'An owner of a production account without an authenticator app.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
+});
+operation({ method: 'delete', path: '/merchant/v1/session', id: 'merchantSignOut', tag, security: session, summary: 'Sign out: the session is revoked on the server', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: signedIn });
+operation({ method: 'post', path: '/merchant/v1/invitations/accept', id: 'merchantAcceptInvitation', tag, summary: "Accept an invitation: the person's account", body: AcceptInvitationBody, responses: { 201: ['The account', z.object({ user: MerchantUser })] }, errors: link });
+operation({ method: 'post', path: '/merchant/v1/invitations/totp', id: 'merchantInvitationTotp', tag, summary: 'Start enrolling an authenticator app on the invitation page (confirmed by totp_code on acceptance)', body: TokenBody, responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: link });
+operation({ method: 'post', path: '/merchant/v1/password-resets', id: 'merchantRequestPasswordReset', tag, summary: 'Mail a one-time password reset link (answered the same whether the email has an account or not)', body: PasswordResetRequestBody, responses: { 202: ['Requested', z.object({ requested: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { 422: 'Invalid input.' } });
+operation({ method: 'post', path: '/merchant/v1/password-resets/totp', id: 'merchantPasswordResetTotp', tag, summary: 'Start enrolling an authenticator app on the reset page (confirmed by totp_code with the new password)', body: TokenBody, responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: link });
+operation({
+  method: 'post', path: '/merchant/v1/password-resets/complete', id: 'merchantResetPassword', tag, summary: "Set a new password from the reset link: every session of the person is revoked", body: PasswordResetBody,
+  responses: { 200: ['Changed', z.object({ password_reset: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: link,
+});
+operation({ method: 'get', path: '/merchant/v1/me', id: 'merchantMe', tag, security: session, summary: 'The signed-in person, their merchant and the CSRF token', responses: { 200: ['The session', SignedIn] }, errors: signedIn });
+operation({ method: 'post', path: '/merchant/v1/me/totp', id: 'merchantStartTotp', tag, security: session, summary: 'Start enrolling an authenticator app', responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: signedIn });
+operation({ method: 'post', path: '/merchant/v1/me/totp/confirm', id: 'merchantConfirmTotp', tag, security: session, summary: 'Confirm the enrolment with a code: from then on sign-in needs a code', body: TotpConfirmBody, responses: { 200: ['The person', MerchantUser] }, errors: { ...signedIn, 422: 'No enrolment started, or a wrong code.' } });
+operation({ method: 'get', path: '/merchant/v1/team', id: 'merchantListTeam', tag, security: session, summary: "The account's people (owners)", responses: { 200: ['The team', z.object({ results: z.array(MerchantUser) })] }, errors: owners });
+operation({ method: 'post', path: '/merchant/v1/team/invitations', id: 'merchantInvite', tag, security: session, summary: 'Invite a person (owners): the link is mailed', body: InvitationBody, responses: { 201: ['The invitation', Invitation] }, errors: { ...owners, 422: 'Invalid input, or the email already has an account.' } });
+operation({
+  method: 'patch', path: '/merchant/v1/team/{id}', id: 'merchantChangeRole', tag, security: session, summary: "Change a person's role (owners); the account keeps at least one owner", params: memberParams, body: RoleChangeBody,
+  responses: { 200: ['The person', MerchantUser] }, errors: { ...owners, 404: "No such person in this account's team.", 422: 'Invalid input, or the last owner.' },
+});
+operation({
+  method: 'delete', path: '/merchant/v1/team/{id}', id: 'merchantRemoveMember', tag, security: session, summary: 'Remove a person (owners): their sessions end at once', params: memberParams,
+  responses: { 200: ['Removed', z.object({ id: z.string(), removed: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { ...owners, 404: "No such person in this account's team.", 422: 'The last owner.' },
+});
+operation({ method: 'get', path: '/merchant/v1/audit-log', id: 'merchantAuditLog', tag, security: session, summary: 'Every change made in the account, newest first (owners)', query: PageQuery, responses: { 200: ['A page of entries', page(AuditEntry)] }, errors: { ...owners, 404: 'starting_after is not an entry of this log.' } });
+const linkPage = (path: string, id: string, summary: string) =>
+  operation({ method: 'get', path, id, tag, summary, query: z.object({ token: z.string().openapi({ description: 'The one-time token the mail carries.' }) }), responses: { 200: ['HTML'] }, htmlResponse: true });
+linkPage('/merchant/accept-invitation', 'merchantAcceptInvitationPage', "The invitation link's page: choose a password, optionally enrol an authenticator app");
+linkPage('/merchant/reset-password', 'merchantResetPasswordPage', "The reset link's page: choose a new password, optionally enrol an authenticator app");
+

@@ -1,0 +1,98 @@
+import { Router } from 'express';
+import { throttledAddress } from '../http/admin-token-throttle';
+import { parseEmptyBody, parseOrThrow } from '../http/validate';
+import { PageQuery } from '../readback/schemas';
+import { auditLogPage } from './audit';
+import type { MerchantAccounts } from './index';
+import { acceptInvitation, inviteMember, startInvitationTotp } from './invitations';
+import { allow, clearSessionCookie, merchantSessionOf, setSessionCookie } from './middleware';
+import { requestPasswordReset, resetPassword } from './password-resets';
+import { presentUser } from './present';
+import { AcceptInvitationBody, InvitationBody, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignInBody, TokenBody, TotpConfirmBody } from './schemas';
+import { signIn, signOut } from './sessions';
+import { listTeam, changeRole, removeMember } from './team';
+import { confirmOwnTotp, startResetTotp, startTotp } from './totp';
+
+/**
+ * The merchant dashboard's API (operator spec, section 7), mounted at /merchant/v1: the sign-in
+ * and what a link opens (invitation, password reset) without a session; everything else behind
+ * requireMerchantSession and the role guard.
+ */
+export function merchantAccountRoutes({ ctx, throttle, requireSession: session, secureCookies }: MerchantAccounts): Router {
+  const router = Router();
+
+  router.post('/session', async (req, res) => {
+    const body = parseOrThrow(SignInBody, req.body);
+    const signedIn = await signIn(ctx, throttle, throttledAddress(req.ip), body);
+    setSessionCookie(res, signedIn.token, secureCookies);
+    res.json(signedIn.body);
+  });
+
+  router.delete('/session', session, async (req, res) => {
+    parseEmptyBody(req.body);
+    await signOut(ctx, merchantSessionOf(req));
+    clearSessionCookie(res, secureCookies);
+    res.json({ signed_out: true });
+  });
+
+  router.post('/invitations/accept', async (req, res) => {
+    res.status(201).json(await acceptInvitation(ctx, parseOrThrow(AcceptInvitationBody, req.body)));
+  });
+
+  router.post('/invitations/totp', async (req, res) => {
+    res.status(201).json(await startInvitationTotp(ctx, parseOrThrow(TokenBody, req.body).token));
+  });
+
+  router.post('/password-resets', async (req, res) => {
+    await requestPasswordReset(ctx, parseOrThrow(PasswordResetRequestBody, req.body).email);
+    res.status(202).json({ requested: true });
+  });
+
+  router.post('/password-resets/totp', async (req, res) => {
+    res.status(201).json(await startResetTotp(ctx, parseOrThrow(TokenBody, req.body).token));
+  });
+
+  router.post('/password-resets/complete', async (req, res) => {
+    res.json(await resetPassword(ctx, parseOrThrow(PasswordResetBody, req.body)));
+  });
+
+  router.get('/me', session, (req, res) => {
+    const { user, merchant } = merchantSessionOf(req);
+    res.json({ user: presentUser(user), merchant, csrf_token: merchantSessionOf(req).csrfToken });
+  });
+
+  router.post('/me/totp', session, async (req, res) => {
+    parseEmptyBody(req.body);
+    res.status(201).json(await startTotp(ctx, merchantSessionOf(req).user));
+  });
+
+  router.post('/me/totp/confirm', session, async (req, res) => {
+    const { code } = parseOrThrow(TotpConfirmBody, req.body);
+    res.json(await confirmOwnTotp(ctx, merchantSessionOf(req).user.id, code));
+  });
+
+  router.get('/team', session, allow('team'), async (req, res) => {
+    res.json(await listTeam(ctx, merchantSessionOf(req).merchant.id));
+  });
+
+  router.post('/team/invitations', session, allow('team'), async (req, res) => {
+    const { merchant, user } = merchantSessionOf(req);
+    res.status(201).json(await inviteMember(ctx, merchant.id, { kind: 'user', id: user.id }, parseOrThrow(InvitationBody, req.body)));
+  });
+
+  router.patch('/team/:id', session, allow('team'), async (req, res) => {
+    const { role } = parseOrThrow(RoleChangeBody, req.body);
+    res.json(await changeRole(ctx, merchantSessionOf(req), req.params.id as string, role));
+  });
+
+  router.delete('/team/:id', session, allow('team'), async (req, res) => {
+    parseEmptyBody(req.body);
+    res.json(await removeMember(ctx, merchantSessionOf(req), req.params.id as string));
+  });
+
+  router.get('/audit-log', session, allow('audit_log'), async (req, res) => {
+    res.json(await auditLogPage(ctx.db, merchantSessionOf(req).merchant.id, parseOrThrow(PageQuery, req.query, 'Query')));
+  });
+
+  return router;
+}
