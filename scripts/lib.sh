@@ -23,27 +23,43 @@ ensure_node_modules() {
   fi
 }
 
-# Prints the path of a Temporal CLI: TEMPORAL_CLI_PATH, the cache, PATH, or a fresh build into the cache.
-find_or_build_temporal() {
-  if [ -n "${TEMPORAL_CLI_PATH:-}" ]; then
-    [ -x "$TEMPORAL_CLI_PATH" ] || die "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not executable"
-    echo "$TEMPORAL_CLI_PATH"; return
+# Prints the path of a Go-built tool: the variable that names one, the cache, PATH, or a fresh
+# `go install` into the cache (one build at a time, even when start and test run together on a
+# fresh machine). Arguments: binary name, version, Go package, the variable, what to say when Go is missing.
+find_or_build_go_tool() {
+  local name="$1" version="$2" package="$3" variable="$4" hint="$5"
+  local given="${!variable:-}"
+  if [ -n "$given" ]; then
+    [ -x "$given" ] || die "$variable=$given is not executable"
+    echo "$given"; return
   fi
-  local cached="$CACHE_DIR/temporal-$TEMPORAL_CLI_VERSION/temporal"
+  local cached="$CACHE_DIR/$name-$version/$name"
   if [ -x "$cached" ]; then echo "$cached"; return; fi
-  if command -v temporal >/dev/null 2>&1; then command -v temporal; return; fi
-  command -v go >/dev/null 2>&1 || die "no Temporal CLI found and Go is not installed to build one (set TEMPORAL_CLI_PATH or TEMPORAL_ADDRESS)"
+  if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+  command -v go >/dev/null 2>&1 || die "no $name found and Go is not installed to build one ($hint)"
   mkdir -p "$(dirname "$cached")"
-  # One build at a time, even when start and test run together on a fresh machine.
   (
     flock 9
     if [ ! -x "$cached" ]; then
-      log "building the Temporal CLI v$TEMPORAL_CLI_VERSION with Go (once per machine; takes a few minutes)"
-      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION" >&2 \
-        || die "go install github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION failed"
+      log "building $name v$version with Go (once per machine; takes a few minutes)"
+      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "$package@v$version" >&2 \
+        || die "go install $package@v$version failed"
     fi
-  ) 9>"$CACHE_DIR/temporal-build.lock"
+  ) 9>"$CACHE_DIR/$name-build.lock"
   echo "$cached"
+}
+
+# Prints the path of a Temporal CLI: TEMPORAL_CLI_PATH, the cache, PATH, or a fresh build into the cache.
+find_or_build_temporal() {
+  find_or_build_go_tool temporal "$TEMPORAL_CLI_VERSION" github.com/temporalio/cli/cmd/temporal TEMPORAL_CLI_PATH "set TEMPORAL_CLI_PATH or TEMPORAL_ADDRESS"
+}
+
+STRIPE_MOCK_VERSION="0.203.0"
+
+# Prints the path of stripe-mock (Stripe's official mock API server, for the Stripe connector's
+# tests): STRIPE_MOCK_PATH, the cache, PATH, or a fresh build into the cache.
+find_or_build_stripe_mock() {
+  find_or_build_go_tool stripe-mock "$STRIPE_MOCK_VERSION" github.com/stripe/stripe-mock STRIPE_MOCK_PATH "set STRIPE_MOCK_PATH"
 }
 
 # Debian's chromium for the browser tests (playwright cannot download its own browser here).
@@ -62,6 +78,8 @@ prepare_test_run() {
   ensure_node_modules
   TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
   export TEMPORAL_CLI_PATH
+  STRIPE_MOCK_PATH="$(find_or_build_stripe_mock)"
+  export STRIPE_MOCK_PATH
   ensure_chromium
   export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
   export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"

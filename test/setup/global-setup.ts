@@ -6,12 +6,14 @@ import { createScratchDatabase } from '../../src/storage/db';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { writeWorkflowBundles } from '../../src/worker';
 import { priorityDevServerArgs } from '../../src/temporal/server-config';
+import { startStripeMock } from '../support/stripe-mock';
 
 /**
  * Once per `npm test`: a migrated template database (createScratchDatabase, as the benchmarks make
  * theirs), which every service copies into a database of its own (test/support/test-database.ts) so
  * that no file's sweepers see another file's rows; an ephemeral Temporal dev server on free ports,
- * so two runs never collide; and the workflow bundle, built once for every file.
+ * so two runs never collide; stripe-mock on a free port, for the Stripe connector (STRIPE_MOCK_HOST,
+ * STRIPE_MOCK_PORT); and the workflow bundle, built once for every file.
  * With TEST_TEMPORAL=cluster (`npm run test:cluster`), Temporal's server on PostgreSQL instead.
  */
 export default async function globalSetup(): Promise<void> {
@@ -20,6 +22,7 @@ export default async function globalSetup(): Promise<void> {
   const templateUrl = await createScratchDatabase(`${prefix}_tpl`);
 
   const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
+  const stripeMock = await startStripeMock();
 
   const bundleDir = mkdtempSync(path.join(tmpdir(), 'payments-bundle-'));
   // The production bundles (src/entry/bundle-workflows.ts): plain, and traced for workers with tracing on.
@@ -32,8 +35,10 @@ export default async function globalSetup(): Promise<void> {
     TEST_TEMPLATE_DATABASE_URL: templateUrl,
     TEMPORAL_ADDRESS: address,
     WORKFLOW_BUNDLE_PATH: bundlePath,
+    STRIPE_MOCK_HOST: stripeMock.host,
+    STRIPE_MOCK_PORT: String(stripeMock.port),
   });
-  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databasePrefix: `${prefix}_` };
+  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, stripeMock, databasePrefix: `${prefix}_` };
 }
 
 /**
