@@ -15,6 +15,7 @@ import * as m013 from './013_admin_token_failures';
 import * as m014 from './014_velocity_by_number';
 import * as m015 from './015_delivery_series_and_lease';
 import * as m016 from './016_reconciler';
+import * as m017 from './017_stripe';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -39,6 +40,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['014_velocity_by_number', m014],
   ['015_delivery_series_and_lease', m015],
   ['016_reconciler', m016],
+  ['017_stripe', m017],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
