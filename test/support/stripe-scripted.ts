@@ -3,6 +3,8 @@
 // a request it refuses is recorded in `rejected`, so a test can prove every call well formed.
 // stripe-mock never declines and keeps no state, so an outcome a test relies on is scripted here,
 // as a documented Stripe object or error, and never read from the fixture as if it were real.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import type { StripeApiAddress } from '../../src/processors/stripe';
 
@@ -25,39 +27,72 @@ export function stripeMockAddress(): StripeApiAddress {
   return { host, port, protocol: 'http' };
 }
 
-export class ScriptedStripe {
+/** The requests sent, those stripe-mock refused, and the script: shared by the in-process client and the proxy. */
+class StripeExchange {
   readonly sent: SentRequest[] = [];
   readonly rejected: { path: string; body: unknown }[] = [];
   readonly address = stripeMockAddress();
-  readonly httpClient: Stripe.HttpClient = Stripe.createFetchHttpClient((input, init) => this.fetch(input, init));
 
-  constructor(private readonly script: StripeScript = {}) {}
+  constructor(public script: StripeScript = {}) {}
 
   idempotencyKeys(pathPrefix: string): string[] {
     return this.sent.filter((r) => r.path.startsWith(pathPrefix) && r.idempotencyKey).map((r) => r.idempotencyKey!);
   }
 
-  private async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    const headers = new Headers(init?.headers);
-    const sent: SentRequest = {
-      method: init?.method ?? 'GET',
-      path: url.pathname,
-      idempotencyKey: headers.get('idempotency-key'),
-      body: new URLSearchParams(typeof init?.body === 'string' ? init.body : ''),
-    };
+  /** Sends the request to stripe-mock, then answers as the script says (stripe-mock's answer when it says nothing). */
+  async exchange(method: string, path: string, headers: Headers, body: string): Promise<StripeAnswer> {
+    const sent: SentRequest = { method, path, idempotencyKey: headers.get('idempotency-key'), body: new URLSearchParams(body) };
     this.sent.push(sent);
-    const response = await fetch(url, init);
+    const { host, port } = this.address;
+    const response = await fetch(`http://${host}:${port}${path}`, { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : body });
     const fixture = (await response.json()) as Record<string, unknown>;
     if (!response.ok) {
-      this.rejected.push({ path: `${sent.method} ${sent.path}`, body: fixture });
-      return json(response.status, fixture);
+      this.rejected.push({ path: `${method} ${path}`, body: fixture });
+      return { status: response.status, body: fixture };
     }
-    const rule = Object.entries(this.script).find(([prefix]) => `${sent.method} ${sent.path}`.startsWith(prefix));
-    if (!rule) return json(200, fixture);
-    const answer = rule[1](fixture, sent);
+    const rule = Object.entries(this.script).find(([prefix]) => `${method} ${path.split('?')[0]}`.startsWith(prefix));
+    return rule ? rule[1](fixture, sent) : { status: 200, body: fixture };
+  }
+}
+
+/** stripe-node's HTTP client, in this process, answering through the exchange. */
+export class ScriptedStripe extends StripeExchange {
+  readonly httpClient: Stripe.HttpClient = Stripe.createFetchHttpClient(async (input, init) => {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    const answer = await this.exchange(init?.method ?? 'GET', url.pathname + url.search, new Headers(init?.headers), typeof init?.body === 'string' ? init.body : '');
     if (answer === 'connection_lost') throw new TypeError('fetch failed: socket hang up');
     return json(answer.status, answer.body);
+  });
+}
+
+/**
+ * The same as an HTTP server, for the service's own processes (STRIPE_API_BASE_URL): a script
+ * can be changed between requests; a lost connection is a destroyed socket.
+ */
+export class StripeProxy extends StripeExchange {
+  private server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers.set(name, value);
+      this.exchange(req.method ?? 'GET', req.url ?? '/', headers, body).then(
+        (answer) => {
+          if (answer === 'connection_lost') return void req.socket.destroy();
+          res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': 'req_scripted' }).end(JSON.stringify(answer.body));
+        },
+        (error: unknown) => res.writeHead(502).end(String(error)),
+      );
+    });
+  });
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
 
