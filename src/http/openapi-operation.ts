@@ -29,6 +29,7 @@ export const TAGS = {
   wallet: 'Extensions: wallet API',
   dashboard: 'Extensions: dashboard',
   operations: 'Extensions: operations',
+  processorEvents: 'Extensions: processor events',
 } as const;
 
 export const pathId = (example: string) => z.object({ id: z.string().openapi({ description: 'The identifier in the path.', example }) });

@@ -14,6 +14,7 @@ import '../subscriptions/openapi';
 import '../wallet/openapi';
 import '../dashboard/openapi';
 import '../events/openapi';
+import '../processor-events/openapi';
 
 export const API_VERSION = '1.4.0';
 
@@ -41,6 +42,7 @@ const TAG_DESCRIPTIONS: Array<{ name: string; description: string }> = [
   { name: TAGS.wallet, description: 'Not in the contract: the hosted checkout page and its API (X-Client-Secret).' },
   { name: TAGS.dashboard, description: 'Not in the contract: the dashboard\'s pages and session.' },
   { name: TAGS.operations, description: 'Not in the contract: health, readiness and this description.' },
+  { name: TAGS.processorEvents, description: 'Not in the contract: events from the processors\' own accounts (Stripe\'s webhooks), verified by their signatures.' },
   { name: 'Webhooks', description: 'Events sent to the merchant\'s webhook_url, signed with the wss_ secret.' },
 ];
 

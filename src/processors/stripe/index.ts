@@ -6,7 +6,7 @@ import { checkInstrument } from '../instruments';
 import { InvalidPaymentMethod, ProcessorUnavailable, type CardBrand, type Processor, type RefundOutcome, type SettlementOutcome } from '../types';
 import { failure, failureCodeFor, isStripeError, outcomeOfError, outcomeOfPaymentIntent } from './outcomes';
 
-export { STRIPE_FAILURE_MESSAGES } from './outcomes';
+export { STRIPE_FAILURE_MESSAGES, isStripeError, outcomeOfPaymentIntent } from './outcomes';
 
 /** Where stripe-node sends its requests: Stripe's API unless set (stripe-mock in tests). */
 export interface StripeApiAddress {
