@@ -1,5 +1,5 @@
 import { createStripeProcessor } from '../../src/processors/stripe';
-import { ScriptedStripe, approvedCharge, cardDeclined } from '../support/stripe-scripted';
+import { STRIPE_ERRORS, ScriptedStripe, approvedCharge, cardDeclined, succeededIntent } from '../support/stripe-scripted';
 
 // What the Stripe connector sends and how it reads Stripe's Charge; the shared rules are in stripe.kit.test.ts.
 const card = { number: '4000000000003220', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' };
@@ -67,4 +67,25 @@ test('cards only: other payment types are refused at tokenize time', async () =>
   await expect(processor.tokenize({ type: 'bank_account', bank_account: { routing_number: '110000000', account_number: '000123456789', account_type: 'checking' } }, 'key', 'sandbox')).rejects.toMatchObject({
     code: 'unsupported_payment_type',
   });
+});
+
+test('a refund refused for good (a revoked key) fails with Stripe\'s reason; a rate limit is left to the retry preset', async () => {
+  const revoked = connector(new ScriptedStripe({ 'POST /v1/refunds': () => STRIPE_ERRORS.badKey }));
+  expect(await revoked.refund({ processor_charge_id: 'ch_3Abc', amount_cents: 500, token: 'pm_card', idempotency_key: 'ch_five' })).toEqual({ ok: false, responsetext: expect.stringContaining('Invalid API Key') });
+  const limited = connector(new ScriptedStripe({ 'POST /v1/refunds': () => STRIPE_ERRORS.rateLimited }));
+  await expect(limited.refund({ processor_charge_id: 'ch_3Abc', amount_cents: 500, token: 'pm_card', idempotency_key: 'ch_five' })).rejects.toMatchObject({ name: 'ProcessorUnavailable', retryable: true });
+});
+
+test('lookupCharge finds the PaymentIntent made with the charge id, without making one', async () => {
+  const found = new ScriptedStripe({
+    'GET /v1/payment_intents/search': (list) => {
+      const [intent] = list.data as Record<string, unknown>[];
+      return { status: 200, body: { ...list, data: [{ ...succeededIntent(intent!).body, metadata: { charge_id: 'ch_six' } }] } };
+    },
+  });
+  expect(await connector(found).lookupCharge('ch_six')).toEqual({ seen: true, outcome: expect.objectContaining({ kind: 'succeeded' }) });
+  expect(found.rejected).toEqual([]);
+  expect(found.sent.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['GET /v1/payment_intents/search']);
+  // stripe-mock's fixture names no charge of ours: not seen.
+  expect(await connector(new ScriptedStripe()).lookupCharge('ch_seven')).toEqual({ seen: false });
 });

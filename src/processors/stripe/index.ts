@@ -4,7 +4,7 @@
 import Stripe from 'stripe';
 import { checkInstrument } from '../instruments';
 import { InvalidPaymentMethod, ProcessorUnavailable, type CardBrand, type Processor, type RefundOutcome, type SettlementOutcome } from '../types';
-import { failure, failureCodeFor, isStripeError, outcomeOfError, outcomeOfPaymentIntent } from './outcomes';
+import { failure, failureCodeFor, isStripeError, outcomeOfError, outcomeOfPaymentIntent, RETRYABLE_STRIPE_ERRORS } from './outcomes';
 
 export { STRIPE_FAILURE_MESSAGES, isStripeError, outcomeOfPaymentIntent } from './outcomes';
 
@@ -44,8 +44,7 @@ export function stripeClient(options: StripeConnectorOptions): Stripe {
 /** A Stripe error from a call that is not a charge: retryable ones become ProcessorUnavailable. */
 function unavailable(error: unknown): never {
   if (isStripeError(error)) {
-    const retryable = ['StripeRateLimitError', 'StripeConnectionError', 'StripeAPIError'].includes(error.type);
-    throw new ProcessorUnavailable('stripe', error.type, error.message, retryable);
+    throw new ProcessorUnavailable('stripe', error.type, error.message, RETRYABLE_STRIPE_ERRORS.has(error.type));
   }
   throw error;
 }
@@ -162,7 +161,8 @@ export function createStripeProcessor(options: StripeConnectorOptions): Processo
         if (refund.status === 'failed' || refund.status === 'canceled') return { ok: false, responsetext: refund.failure_reason ?? `Stripe answered the refund ${refund.status}.` };
         return { ok: true, processor_refund_id: refund.id };
       } catch (error) {
-        if (isStripeError(error) && (error.type === 'StripeInvalidRequestError' || error.type === 'StripeCardError')) return { ok: false, responsetext: error.message };
+        // Refused for good (already refunded, a refused key, a key conflict): the refund fails with Stripe's reason.
+        if (isStripeError(error) && !RETRYABLE_STRIPE_ERRORS.has(error.type)) return { ok: false, responsetext: error.message };
         return unavailable(error);
       }
     },

@@ -111,8 +111,8 @@ export function outcomeOfPaymentIntent(intent: Stripe.PaymentIntent): ChargeOutc
   }
 }
 
-/** Stripe's error classes by the `type` its errors carry (stripe-node's error names). */
-const RETRYABLE_ERRORS = new Set(['StripeRateLimitError', 'StripeConnectionError', 'StripeAPIError']);
+/** The Stripe errors a retry with the same idempotency key may cure, by stripe-node's error type. */
+export const RETRYABLE_STRIPE_ERRORS: ReadonlySet<string> = new Set(['StripeRateLimitError', 'StripeConnectionError', 'StripeAPIError']);
 
 export function isStripeError(error: unknown): error is Stripe.errors.StripeError {
   const type: unknown = error instanceof Error ? (error as unknown as { type?: unknown }).type : undefined;
@@ -127,7 +127,7 @@ export function isStripeError(error: unknown): error is Stripe.errors.StripeErro
  */
 export function outcomeOfError(error: unknown, fallbackId: string): ChargeOutcome {
   if (!isStripeError(error)) throw error;
-  if (RETRYABLE_ERRORS.has(error.type)) throw new ProcessorUnavailable('stripe', error.type, error.message, true);
+  if (RETRYABLE_STRIPE_ERRORS.has(error.type)) throw new ProcessorUnavailable('stripe', error.type, error.message, true);
   const raw = error.raw as { payment_intent?: Stripe.PaymentIntent; charge?: string } | undefined;
   const base = {
     processor_charge_id: raw?.charge ?? raw?.payment_intent?.id ?? fallbackId,
