@@ -10,6 +10,8 @@ import type { StripeApiAddress } from '../../src/processors/stripe';
 
 export interface SentRequest {
   method: string;
+  /** The key the request was made with (Bearer ...). */
+  authorization: string | null;
   path: string;
   idempotencyKey: string | null;
   body: URLSearchParams;
@@ -41,9 +43,12 @@ class StripeExchange {
 
   /** Sends the request to stripe-mock, then answers as the script says (stripe-mock's answer when it says nothing). */
   async exchange(method: string, path: string, headers: Headers, body: string): Promise<StripeAnswer> {
-    const sent: SentRequest = { method, path, idempotencyKey: headers.get('idempotency-key'), body: new URLSearchParams(body) };
+    const sent: SentRequest = { method, path, authorization: headers.get('authorization'), idempotencyKey: headers.get('idempotency-key'), body: new URLSearchParams(body) };
     this.sent.push(sent);
     const { host, port } = this.address;
+    // stripe-mock takes test-mode keys only: a production merchant's live key is sent (and recorded) as it is, and stands in as a test key there.
+    const authorization = headers.get('authorization') ?? '';
+    if (authorization.startsWith('Bearer sk_live_')) headers.set('authorization', authorization.replace('sk_live_', 'sk_test_'));
     const response = await fetch(`http://${host}:${port}${path}`, { method, headers, body: method === 'GET' || method === 'DELETE' ? undefined : body });
     const fixture = (await response.json()) as Record<string, unknown>;
     if (!response.ok) {
