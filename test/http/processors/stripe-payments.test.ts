@@ -88,4 +88,22 @@ describe('A Stripe merchant on stripe-mock', () => {
     expect(calls).toBe(2);
     await waitFor(async () => (await service.deps.db('charges').where({ checkout_id: charge.checkout_id })).length === 1);
   });
+
+  it('Stripe unreachable or refusing the key while the card is tokenized: 503 or 422 with a hint, never a 500, and the checkout can be paid after', async () => {
+    const shop = await stripeShop();
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 });
+    stripe.script = { ...APPROVE, 'POST /v1/payment_methods': () => STRIPE_ERRORS.rateLimited };
+    const limited = await attempt(service, checkout, { payment_method: CARD() });
+    expect(limited.status).toBe(503);
+    expect(limited.body.hint).toEqual(expect.any(String));
+    stripe.script = { ...APPROVE, 'POST /v1/payment_methods': () => STRIPE_ERRORS.badKey };
+    const refused = await attempt(service, checkout, { payment_method: CARD() });
+    expect(refused.status).toBe(422);
+    expect(refused.body.hint).toMatch(/credentials/);
+    stripe.script = APPROVE;
+    const paid = await attempt(service, checkout, { payment_method: CARD() });
+    expect(paid.status).toBe(201);
+    expect(paid.body.charge.status).toBe('succeeded');
+    expect(await service.deps.db('charges').where({ checkout_id: checkout.id })).toHaveLength(1);
+  });
 });

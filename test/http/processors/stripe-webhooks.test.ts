@@ -131,4 +131,19 @@ describe('POST /processors/stripe/webhooks/{merchant_id}', () => {
     const unsigned = await request(service.baseUrl, 'POST', `/processors/stripe/webhooks/${shop.merchant.id}`, { body: { id: 'evt_1' } });
     expect(unsigned.status).toBe(422);
   });
+
+  it('answers 503 while Stripe cannot be read again, and handles the same event when Stripe delivers it again', async () => {
+    const shop = await stripeShop();
+    const charge = await paidCharge(shop);
+    const id = `evt_retry_${charge.id}`;
+    stripe.script = { 'GET /v1/charges/': () => 'connection_lost' };
+    const lost = await deliver(shop, 'charge.dispute.created', { id: 'dp_1Retry', object: 'dispute' }, { id });
+    expect(lost.status).toBe(503);
+    stripe.script = {
+      'GET /v1/disputes/': (dispute) => ({ status: 200, body: { ...dispute, charge: charge.processor_charge_id } }),
+      'GET /v1/charges/': stripeChargeOf(charge.id, { disputed: true }),
+    };
+    const again = await deliver(shop, 'charge.dispute.created', { id: 'dp_1Retry', object: 'dispute' }, { id });
+    expect(again.body).toEqual({ received: true, outcome: 'moved: returned' });
+  });
 });
