@@ -5,7 +5,9 @@ import { chargeAnswer, type ChargeAnswer } from '../src/charges/present';
 import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
-import { getProcessor, type ChargeOutcome, type Processor, type ProcessorName } from '../src/processors';
+import { getProcessor, isProcessorName, ProcessorUnavailable, type ChargeOutcome, type Processor } from '../src/processors';
+import { merchantProcessor } from '../src/merchants/processor';
+import { findMerchant } from '../src/storage/merchants';
 import { findChargeByIdUnscoped, type ChargeRow } from '../src/storage/charges';
 import { findCheckoutByIdUnscoped } from '../src/storage/checkouts';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
@@ -66,20 +68,39 @@ export function outcomeChanges(outcome: ChargeOutcome) {
   };
 }
 
-/** The sandbox answers at once; a configured latency makes it behave like a remote processor. */
-function withLatency(processor: Processor, latencyMs: number): Processor {
-  if (latencyMs <= 0) return processor;
-  const wait = () => new Promise((resolve) => setTimeout(resolve, latencyMs));
+/** The processor with every remote call made through `call`. */
+function around(processor: Processor, call: <T>(remote: () => Promise<T>) => Promise<T>): Processor {
   return {
     name: processor.name,
     supportsRefunds: processor.supportsRefunds,
     tokenize: processor.tokenize.bind(processor),
-    charge: async (r) => (await wait(), processor.charge(r)),
-    payout: async (r) => (await wait(), processor.payout(r)),
-    settle: async (r) => (await wait(), processor.settle(r)),
-    refund: async (r) => (await wait(), processor.refund(r)),
-    lookupCharge: async (key) => (await wait(), processor.lookupCharge(key)),
+    charge: (r) => call(() => processor.charge(r)),
+    payout: (r) => call(() => processor.payout(r)),
+    settle: (r) => call(() => processor.settle(r)),
+    refund: (r) => call(() => processor.refund(r)),
+    lookupCharge: (key) => call(() => processor.lookupCharge(key)),
   };
+}
+
+/** The sandbox answers at once; a configured latency makes it behave like a remote processor. */
+function withLatency(processor: Processor, latencyMs: number): Processor {
+  if (latencyMs <= 0) return processor;
+  const wait = () => new Promise((resolve) => setTimeout(resolve, latencyMs));
+  return around(processor, async (remote) => (await wait(), remote()));
+}
+
+/**
+ * A processor that could not answer (ProcessorUnavailable) as the activity's failure: retryable
+ * ones are retried by the activity's preset (the call carries its idempotency key), the others
+ * are not, since no retry cures them.
+ */
+export function processorFailures(processor: Processor): Processor {
+  return around(processor, (remote) =>
+    remote().catch((error: unknown) => {
+      if (!(error instanceof ProcessorUnavailable)) throw error;
+      throw error.retryable ? ApplicationFailure.retryable(error.message, 'PROCESSOR_UNAVAILABLE') : ApplicationFailure.nonRetryable(error.message, 'PROCESSOR_REFUSED');
+    }),
+  );
 }
 
 export const TO_STATUS = { succeeded: 'succeeded', failed: 'failed', pending: 'pending' } as const;
@@ -92,8 +113,12 @@ export const TO_STATUS = { succeeded: 'succeeded', failed: 'failed', pending: 'p
 export function chargeMoves(deps: ActivityDeps) {
   const { db } = deps;
   return {
-    processorFor(charge: Pick<ChargeRow, 'processor'>): Processor {
-      return withLatency(getProcessor(charge.processor as ProcessorName, db), deps.config.sandboxLatencyMs);
+    async processorFor(charge: Pick<ChargeRow, 'processor' | 'merchant_id'>): Promise<Processor> {
+      // A sandbox needs no credentials, so the merchant is read only for a real connector.
+      if (isProcessorName(charge.processor)) return withLatency(getProcessor(charge.processor, db), deps.config.sandboxLatencyMs);
+      const merchant = await findMerchant(db, charge.merchant_id);
+      if (!merchant) throw ApplicationFailure.nonRetryable(`merchant ${charge.merchant_id} does not exist`);
+      return processorFailures(merchantProcessor(merchant, deps, charge.processor));
     },
 
     /** Moves the charge and, after the commit, starts delivery of the events the move recorded. */
@@ -118,7 +143,7 @@ export function chargeSteps(deps: ActivityDeps) {
     const charge = await findChargeByIdUnscoped(db, chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable(`charge ${chargeId} does not exist`);
     const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
-    return { charge, pm, processor: processorFor(charge) };
+    return { charge, pm, processor: await processorFor(charge) };
   }
 
   /**
@@ -153,7 +178,7 @@ export function chargeSteps(deps: ActivityDeps) {
   async function chargeAtProcessor(made: AttemptChargeRow, pm: PaymentMethodRow, known?: KnownChargeRows): Promise<ChargeSnapshot> {
     const charge = await goOnWith(made);
     if (charge.status !== 'created') return snapshotMovedByOther(db, charge, pm.payment_type);
-    const outcome = await processorFor(charge).charge({
+    const outcome = await (await processorFor(charge)).charge({
       token: pm.processor_token,
       payment_type: pm.payment_type,
       amount_cents: charge.amount_cents,

@@ -35,7 +35,7 @@ export function createChargeReconciler(deps: ActivityDeps) {
 
   /** A charge's processor call answered by the processor's record: the charge moves as the answer says. */
   async function byProcessorRecord(charge: ChargeRow, from: 'created' | 'held'): Promise<ChargeStatus> {
-    const lookup = await processorFor(charge).lookupCharge(charge.id);
+    const lookup = await (await processorFor(charge)).lookupCharge(charge.id);
     const result = lookup.seen ? await move(charge.id, from, TO_STATUS[lookup.outcome.kind], outcomeChanges(lookup.outcome)) : await move(charge.id, from, 'failed', ATTEMPT_INTERRUPTED);
     return next(result);
   }
@@ -47,7 +47,7 @@ export function createChargeReconciler(deps: ActivityDeps) {
 
   async function settlePending(charge: ChargeRow): Promise<ChargeStatus> {
     const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
-    const outcome = await processorFor(charge).settle({ processor_charge_id: charge.processor_charge_id ?? charge.id, token: pm.processor_token, payment_type: pm.payment_type as PaymentType });
+    const outcome = await (await processorFor(charge)).settle({ processor_charge_id: charge.processor_charge_id ?? charge.id, token: pm.processor_token, payment_type: pm.payment_type as PaymentType });
     const changes = { failure_code: outcome.failure_code ?? null, failure_message: outcome.failure_message ?? null };
     return (await move(charge.id, 'pending', outcome.kind, changes)).charge.status;
   }

@@ -3,9 +3,9 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { applyChargeMove } from '../src/charges/moves';
 import { deliverAfterCommit } from '../src/events/first-delivery';
-import { getProcessor, type ProcessorName } from '../src/processors';
 import { findChargeByIdUnscoped, lockChargeUnscoped } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
+import { chargeMoves } from './charges';
 import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded } from '../src/storage/refunds';
 import { FAILURE_TYPES, type RefundWorkflowInput } from '../workflows/contract';
 import { refundRefusal } from '../src/charges/refund-rules';
@@ -14,6 +14,7 @@ import type { Db } from '../src/storage/db';
 /** A refund: the processor's, then its record. */
 export function createRefundActivities(deps: ActivityDeps) {
   const { db } = deps;
+  const { processorFor } = chargeMoves(deps);
   return {
     /**
      * Claims the charge, then asks the processor to refund the full amount: refusals are final
@@ -24,7 +25,7 @@ export function createRefundActivities(deps: ActivityDeps) {
       const charge = await claim(db, input.chargeId, input.source ?? 'api');
       if (input.source === 'processor') return { processorRefundId: `${charge.processor}_refund_${charge.id}` };
       const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
-      const outcome = await getProcessor(charge.processor as ProcessorName).refund({
+      const outcome = await (await processorFor(charge)).refund({
         processor_charge_id: charge.processor_charge_id ?? charge.id,
         amount_cents: charge.amount_cents,
         token: pm.processor_token,

@@ -3,7 +3,6 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TEMPORAL_CLI_VERSION="1.5.1"
-MAILPIT_VERSION="1.33.1"   # test/support/mailpit.ts names the same version
 CACHE_DIR="${PAYMENTS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/payments-service}"
 
 log() { printf '\033[1m[payments]\033[0m %s\n' "$*" >&2; }
@@ -24,46 +23,51 @@ ensure_node_modules() {
   fi
 }
 
-# Prints the path of a Temporal CLI: TEMPORAL_CLI_PATH, the cache, PATH, or a fresh build into the cache.
-find_or_build_temporal() {
-  if [ -n "${TEMPORAL_CLI_PATH:-}" ]; then
-    [ -x "$TEMPORAL_CLI_PATH" ] || die "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not executable"
-    echo "$TEMPORAL_CLI_PATH"; return
+# Prints the path of a Go-built tool: the variable that names one, the cache, PATH, or a fresh
+# `go install` into the cache (one build at a time, even when start and test run together on a
+# fresh machine). Arguments: binary name, version, Go package, the variable, what to say when Go is missing.
+find_or_build_go_tool() {
+  local name="$1" version="$2" package="$3" variable="$4" hint="$5"
+  local given="${!variable:-}"
+  if [ -n "$given" ]; then
+    [ -x "$given" ] || die "$variable=$given is not executable"
+    echo "$given"; return
   fi
-  local cached="$CACHE_DIR/temporal-$TEMPORAL_CLI_VERSION/temporal"
+  local cached="$CACHE_DIR/$name-$version/$name"
   if [ -x "$cached" ]; then echo "$cached"; return; fi
-  if command -v temporal >/dev/null 2>&1; then command -v temporal; return; fi
-  command -v go >/dev/null 2>&1 || die "no Temporal CLI found and Go is not installed to build one (set TEMPORAL_CLI_PATH or TEMPORAL_ADDRESS)"
-  go_install_once "$cached" "github.com/temporalio/cli/cmd/temporal@v$TEMPORAL_CLI_VERSION" "the Temporal CLI v$TEMPORAL_CLI_VERSION"
-  echo "$cached"
-}
-
-# go install <module@version> into the directory of <cached binary>, unless it is there: one build
-# at a time, even when start and test run together on a fresh machine.
-go_install_once() {
-  local cached="$1" module="$2" label="$3"
+  if command -v "$name" >/dev/null 2>&1; then command -v "$name"; return; fi
+  command -v go >/dev/null 2>&1 || die "no $name found and Go is not installed to build one ($hint)"
   mkdir -p "$(dirname "$cached")"
   (
     flock 9
     if [ ! -x "$cached" ]; then
-      log "building $label with Go (once per machine; takes a few minutes)"
-      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "$module" >&2 || die "go install $module failed"
+      log "building $name v$version with Go (once per machine; takes a few minutes)"
+      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "$package@v$version" >&2 \
+        || die "go install $package@v$version failed"
     fi
-  ) 9>"$cached.build.lock" || exit 1
+  ) 9>"$CACHE_DIR/$name-build.lock"
+  echo "$cached"
 }
 
+# Prints the path of a Temporal CLI: TEMPORAL_CLI_PATH, the cache, PATH, or a fresh build into the cache.
+find_or_build_temporal() {
+  find_or_build_go_tool temporal "$TEMPORAL_CLI_VERSION" github.com/temporalio/cli/cmd/temporal TEMPORAL_CLI_PATH "set TEMPORAL_CLI_PATH or TEMPORAL_ADDRESS"
+}
+
+MAILPIT_VERSION="1.33.1"   # test/support/mailpit.ts names the same version
+
 # Prints the path of Mailpit (the SMTP server that catches the merchant dashboard's mails in
-# development and tests): MAILPIT_PATH, the cache, or a fresh build with Go into the cache.
+# development and tests): MAILPIT_PATH, the cache, PATH, or a fresh build into the cache.
 find_or_build_mailpit() {
-  if [ -n "${MAILPIT_PATH:-}" ]; then
-    [ -x "$MAILPIT_PATH" ] || die "MAILPIT_PATH=$MAILPIT_PATH is not executable"
-    echo "$MAILPIT_PATH"; return
-  fi
-  local cached="$CACHE_DIR/mailpit-$MAILPIT_VERSION/mailpit"
-  if [ -x "$cached" ]; then echo "$cached"; return; fi
-  command -v go >/dev/null 2>&1 || die "no Mailpit found and Go is not installed to build one (set MAILPIT_PATH, or SMTP_URL for npm start)"
-  go_install_once "$cached" "github.com/axllent/mailpit@v$MAILPIT_VERSION" "Mailpit v$MAILPIT_VERSION"
-  echo "$cached"
+  find_or_build_go_tool mailpit "$MAILPIT_VERSION" github.com/axllent/mailpit MAILPIT_PATH "set MAILPIT_PATH, or SMTP_URL for npm start"
+}
+
+STRIPE_MOCK_VERSION="0.203.0"
+
+# Prints the path of stripe-mock (Stripe's official mock API server, for the Stripe connector's
+# tests): STRIPE_MOCK_PATH, the cache, PATH, or a fresh build into the cache.
+find_or_build_stripe_mock() {
+  find_or_build_go_tool stripe-mock "$STRIPE_MOCK_VERSION" github.com/stripe/stripe-mock STRIPE_MOCK_PATH "set STRIPE_MOCK_PATH"
 }
 
 # Debian's chromium for the browser tests (playwright cannot download its own browser here).
@@ -77,13 +81,15 @@ ensure_chromium() {
   fi
 }
 
-# What every test run needs: node_modules, the Temporal CLI, Mailpit, chromium, the admin database URL.
+# What every test run needs: node_modules, the Temporal CLI, Mailpit, stripe-mock, chromium, the admin database URL.
 prepare_test_run() {
   ensure_node_modules
   TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
   export TEMPORAL_CLI_PATH
   MAILPIT_PATH="$(find_or_build_mailpit)"
   export MAILPIT_PATH
+  STRIPE_MOCK_PATH="$(find_or_build_stripe_mock)"
+  export STRIPE_MOCK_PATH
   ensure_chromium
   export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
   export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"

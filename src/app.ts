@@ -20,6 +20,7 @@ import { chargeAdminRoutes } from './charges/admin-routes';
 import { eventAdminRoutes } from './events/routes';
 import { reviewAdminRoutes } from './reviews/routes';
 import { sandboxAdminRoutes } from './sandbox/routes';
+import { processorEventRoutes } from './processor-events/routes';
 import { subscriptionAdminRoutes } from './subscriptions/admin-routes';
 import { walletPageRoutes } from './wallet/page-routes';
 import { walletRoutes } from './wallet/routes';
@@ -50,6 +51,8 @@ export function createApp(deps: AppDeps): Express {
   // Before anything can answer (a refused credential, bad JSON, a 404), so every answer has them.
   app.use(noSniff);
   app.use(API_PREFIXES, noStore);
+  // Before the JSON parser: a processor's signature covers the raw body.
+  app.use(processorEventRoutes(deps));
   app.use(jsonBody({ limit: '100kb' }));
   app.use(rejectNulCharacters);
 

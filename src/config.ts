@@ -96,6 +96,8 @@ const EnvSchema = z.object({
    * it runs no task until its first attempt or its expiry. `false` runs its first task at creation.
    */
   CHECKOUT_WORKFLOW_DELAYED_START: boolFromEnv.default(true),
+  /** Where the Stripe connector sends its API requests: Stripe's API unless set (stripe-mock in tests). */
+  STRIPE_API_BASE_URL: httpUrl().optional(),
   /** Sandbox only: simulated processor latency, for crash tests and realistic benchmarks. */
   SANDBOX_LATENCY_MS: envNumber(z.coerce.number().int().min(0).max(60_000)).default(0),
   /**
@@ -186,6 +188,8 @@ export interface Config {
   /** A checkout's workflow starts delayed until its deadline or first attempt (src/temporal/checkouts.ts). */
   checkoutDelayedStart: boolean;
   sandboxLatencyMs: number;
+  /** STRIPE_API_BASE_URL as stripe-node takes it; null: Stripe's API. */
+  stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
   /** RECONCILE_LEASE_SECONDS, in ms. */
   reconcileLeaseMs: number;
   reconcileSweepMs: number;
@@ -280,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencySweepMs: e.IDEMPOTENCY_SWEEP_MS,
     checkoutDelayedStart: e.CHECKOUT_WORKFLOW_DELAYED_START,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
+    stripeApi: e.STRIPE_API_BASE_URL ? stripeAddress(e.STRIPE_API_BASE_URL) : null,
     reconcileLeaseMs: e.RECONCILE_LEASE_SECONDS * 1000,
     reconcileSweepMs: e.RECONCILE_SWEEP_MS,
     testCrashAt: e.PAYMENTS_TEST_CRASH_AT ?? null,
@@ -305,4 +310,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function stripSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+function stripeAddress(baseUrl: string): { host: string; port: number; protocol: 'http' | 'https' } {
+  const url = new URL(baseUrl);
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { host: url.hostname, port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443, protocol };
 }

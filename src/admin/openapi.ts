@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { CHARGE_STATUSES } from '../domain/charge-states';
 import { EVENT_TYPES } from '../domain/event-catalog';
-import { MerchantSettingsSchema } from '../domain/settings';
+import { MerchantSettingsSchema, StripeCredentialsViewSchema } from '../domain/settings';
 import { ChargeResponse } from '../charges/schemas';
 import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
 import { registry } from '../http/openapi-registry';
@@ -17,7 +17,12 @@ const timestamp = z.string().datetime();
 const evidence = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The inputs the decision was made on: KYC record, geo check, rule and thresholds.' });
 
 // clone(): the settings schema may predate the zod OpenAPI extension (its module need not load the registry first).
-const Settings = registry.register('MerchantSettings', MerchantSettingsSchema.clone());
+const Settings = registry.register(
+  'MerchantSettings',
+  MerchantSettingsSchema.extend({
+    stripe: StripeCredentialsViewSchema.optional().openapi({ description: 'Present once Stripe credentials were given: the secret key\'s last four and whether the webhook endpoint secret is set, never the secrets.' }),
+  }),
+);
 const Merchant = registry.register('Merchant', z.object({ id: z.string(), name: z.string(), environment: z.enum(['sandbox', 'production']), settings: Settings, created_at: timestamp }));
 const Credentials = registry.register(
   'IssuedCredentials',

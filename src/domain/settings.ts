@@ -23,10 +23,41 @@ export const CHECKOUT_FLOWS = [
 export type CheckoutFlow = (typeof CHECKOUT_FLOWS)[number];
 
 export const CUSTOMER_FIELD_MODES = ['names_and_email', 'names_and_email_or_phone', 'email_only'] as const;
-export const CARD_PROCESSORS = ['sandbox_alpha', 'sandbox_beta', 'sandbox_gamma'] as const;
+export const SANDBOX_PROCESSORS = ['sandbox_alpha', 'sandbox_beta', 'sandbox_gamma'] as const;
+/** The sandboxes and the real connectors (src/processors/<name>/), selected by the merchant's card_processor. */
+export const CARD_PROCESSORS = [...SANDBOX_PROCESSORS, 'stripe'] as const;
+export type CardProcessorName = (typeof CARD_PROCESSORS)[number];
 
 /** The card processors with a refund path (the operator spec): sandbox_gamma cannot refund. */
-export const REFUND_CAPABLE_PROCESSORS: ReadonlySet<string> = new Set<(typeof CARD_PROCESSORS)[number]>(['sandbox_alpha', 'sandbox_beta']);
+export const REFUND_CAPABLE_PROCESSORS: ReadonlySet<string> = new Set<CardProcessorName>(['sandbox_alpha', 'sandbox_beta', 'stripe']);
+
+/**
+ * The payment methods a real connector can take, by checkout type; a sandbox takes them all.
+ * Stripe takes card deposits only: paying out to a card needs Stripe Connect, and its bank,
+ * crypto and wallet rails are not built here.
+ */
+export const CONNECTOR_METHODS: Partial<Record<CardProcessorName, Record<CheckoutType, readonly PaymentMethodId[]>>> = {
+  stripe: { deposit: ['credit_card'], withdrawal: [] },
+};
+
+/**
+ * The merchant's Stripe secret key and webhook endpoint secret: written here, sealed at rest, and
+ * never answered again (the settings show the key's last four and whether each is set).
+ */
+export const StripeCredentialsPatchSchema = z
+  .object({
+    secret_key: z.string().regex(/^sk_(test|live)_[A-Za-z0-9]{4,}$/, 'must be a Stripe secret key (sk_test_... or sk_live_...)'),
+    webhook_secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]{4,}$/, 'must be a Stripe webhook endpoint secret (whsec_...)'),
+  })
+  .partial()
+  .strict();
+export type StripeCredentialsPatch = z.infer<typeof StripeCredentialsPatchSchema>;
+
+/** How the settings show the Stripe credentials: never the secrets. */
+export const StripeCredentialsViewSchema = z.object({
+  secret_key_last4: z.string().nullable(),
+  webhook_secret_set: z.boolean(),
+});
 
 export const US_REGIONS = [
   'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS',
@@ -127,6 +158,7 @@ export const MerchantSettingsPatchSchema = z
     payment_methods: OBJECT_SETTINGS.payment_methods.partial(),
     review: OBJECT_SETTINGS.review.partial(),
     velocity_limits: OBJECT_SETTINGS.velocity_limits.partial(),
+    stripe: StripeCredentialsPatchSchema,
   })
   .partial()
   .strict();
@@ -134,14 +166,42 @@ export type MerchantSettingsPatch = z.infer<typeof MerchantSettingsPatchSchema>;
 
 /** The patch over the current settings; an object setting's fields not given keep their values. */
 export function applySettingsPatch(current: MerchantSettings, patch: MerchantSettingsPatch): MerchantSettings {
-  const merged: Record<string, unknown> = { ...current, ...patch };
+  // The Stripe credentials are not settings at rest: they are sealed apart (merchant service).
+  const { stripe: _credentials, ...settings } = patch;
+  const merged: Record<string, unknown> = { ...current, ...settings };
   for (const name of OBJECT_SETTING_NAMES) {
-    if (patch[name]) merged[name] = { ...current[name], ...patch[name] };
+    if (settings[name]) merged[name] = { ...current[name], ...settings[name] };
   }
   return MerchantSettingsSchema.parse(merged);
 }
 
 export type Environment = 'sandbox' | 'production';
+
+/**
+ * Why the settings cannot go with their card processor, or null: a payment method the connector
+ * cannot take, a Stripe merchant without a secret key.
+ */
+export function processorRefusal(settings: MerchantSettings, hasStripeKey: boolean): { message: string; hint: string } | null {
+  const supported = CONNECTOR_METHODS[settings.card_processor];
+  if (supported) {
+    for (const type of CHECKOUT_TYPES) {
+      const unsupported = settings.payment_methods[type].filter((method) => !supported[type].includes(method));
+      if (unsupported.length === 0) continue;
+      const allowed = supported[type].length ? supported[type].join(', ') : 'none';
+      return {
+        message: `${settings.card_processor} cannot take ${unsupported.join(', ')} ${type}s.`,
+        hint:
+          type === 'withdrawal' && unsupported.includes('credit_card')
+            ? `Card withdrawals (payouts to a customer's card) are not possible through ${settings.card_processor}: they need Stripe Connect. Set payment_methods.${type} to methods among: ${allowed}.`
+            : `Set payment_methods.${type} to methods ${settings.card_processor} supports (${allowed}), in the same request, or keep a sandbox card_processor.`,
+      };
+    }
+  }
+  if (settings.card_processor === 'stripe' && !hasStripeKey) {
+    return { message: 'Stripe needs the merchant\'s Stripe secret key.', hint: 'Send stripe: {secret_key, webhook_secret} with card_processor "stripe".' };
+  }
+  return null;
+}
 
 /**
  * The defaults for a new merchant. Velocity limits are on for production accounts; sandbox

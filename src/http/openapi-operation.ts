@@ -30,6 +30,7 @@ export const TAGS = {
   dashboard: 'Extensions: dashboard',
   merchantDashboard: 'Extensions: merchant dashboard',
   operations: 'Extensions: operations',
+  processorEvents: 'Extensions: processor events',
 } as const;
 
 export const pathId = (example: string) => z.object({ id: z.string().openapi({ description: 'The identifier in the path.', example }) });

@@ -15,6 +15,7 @@ import '../wallet/openapi';
 import '../dashboard/openapi';
 import '../events/openapi';
 import '../merchant-accounts/openapi';
+import '../processor-events/openapi';
 
 export const API_VERSION = '1.4.0';
 
@@ -43,6 +44,7 @@ const TAG_DESCRIPTIONS: Array<{ name: string; description: string }> = [
   { name: TAGS.dashboard, description: 'Not in the contract: the dashboard\'s pages and session.' },
   { name: TAGS.merchantDashboard, description: 'Not in the contract: the merchant\'s own people, signed in with a session cookie (X-CSRF-Token on every change).' },
   { name: TAGS.operations, description: 'Not in the contract: health, readiness and this description.' },
+  { name: TAGS.processorEvents, description: 'Not in the contract: events from the processors\' own accounts (Stripe\'s webhooks), verified by their signatures.' },
   { name: 'Webhooks', description: 'Events sent to the merchant\'s webhook_url, signed with the wss_ secret.' },
 ];
 

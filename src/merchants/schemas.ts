@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MerchantSettingsPatchSchema, MerchantSettingsSchema } from '../domain/settings';
+import { MerchantSettingsPatchSchema, MerchantSettingsSchema, StripeCredentialsViewSchema } from '../domain/settings';
 
 export const MerchantCreateBody = z
   .object({
@@ -32,7 +32,7 @@ export const MerchantResponse = z.object({
   id: z.string(),
   name: z.string(),
   environment: z.enum(['sandbox', 'production']),
-  settings: MerchantSettingsSchema,
+  settings: MerchantSettingsSchema.extend({ stripe: StripeCredentialsViewSchema.optional() }),
   previous_webhook_secret_expires_at: z.string().nullable(),
   created_at: z.string(),
 });

@@ -2,10 +2,10 @@ import type { Db } from '../storage/db';
 import type { Sealer } from '../crypto';
 import { hashSecret } from '../crypto';
 import { newId, newSecret } from '../domain/ids';
-import { applySettingsPatch, defaultSettings, type MerchantSettings, type MerchantSettingsPatch } from '../domain/settings';
+import { applySettingsPatch, defaultSettings, processorRefusal, type Environment, type MerchantSettings, type MerchantSettingsPatch, type StripeCredentialsPatch } from '../domain/settings';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../storage/api-keys';
-import { findMerchant, insertMerchant, rotateSigningSecret, updateMerchantSettings, type MerchantRow } from '../storage/merchants';
+import { findMerchant, insertMerchant, rotateSigningSecret, updateMerchantSettings, type MerchantRow, type StripeCredentialColumns } from '../storage/merchants';
 import type { MerchantCreateBody, RollSigningSecretBody } from './schemas';
 import { assertWebhookUrlAllowed } from './webhook-url';
 import type { HostResolver, TargetPolicy } from '../webhooks/target';
@@ -25,8 +25,35 @@ export interface MerchantServiceOptions {
   resolveHost?: HostResolver;
 }
 
+/** The mode a Stripe key must have for a merchant's environment. */
+const STRIPE_KEY_MODE = { sandbox: { prefix: 'sk_test_', name: 'test-mode' }, production: { prefix: 'sk_live_', name: 'live' } } as const;
+
+/** The given Stripe credentials, checked against the merchant's environment and sealed; nothing for what was not given. */
+function sealStripeCredentials(sealer: Sealer, environment: Environment, given: StripeCredentialsPatch | undefined): Partial<StripeCredentialColumns> {
+  if (!given) return {};
+  const columns: Partial<StripeCredentialColumns> = {};
+  if (given.secret_key !== undefined) {
+    const mode = STRIPE_KEY_MODE[environment];
+    if (!given.secret_key.startsWith(mode.prefix)) {
+      throw new ValidationError(`A ${environment} merchant takes a ${mode.name} Stripe key only.`, `Send stripe.secret_key starting ${mode.prefix}: sandbox merchants use Stripe's test mode, production merchants its live mode.`);
+    }
+    columns.stripe_secret_key_sealed = sealer.seal(given.secret_key);
+    columns.stripe_secret_key_last4 = given.secret_key.slice(-4);
+  }
+  if (given.webhook_secret !== undefined) columns.stripe_webhook_secret_sealed = sealer.seal(given.webhook_secret);
+  return columns;
+}
+
+/** Refuses settings their card processor cannot serve (422 with the refusal's hint). */
+function assertProcessorServes(settings: MerchantSettings, hasStripeKey: boolean): void {
+  const refusal = processorRefusal(settings, hasStripeKey);
+  if (refusal) throw new ValidationError(refusal.message, refusal.hint);
+}
+
 export async function onboardMerchant(db: Db, options: MerchantServiceOptions, body: MerchantCreateBody) {
   const settings = applySettingsPatch(defaultSettings(body.environment), body.settings ?? {});
+  const stripe = sealStripeCredentials(options.sealer, body.environment, body.settings?.stripe);
+  assertProcessorServes(settings, Boolean(stripe.stripe_secret_key_sealed));
   await assertWebhookUrlAllowed(settings.webhook_url, options.webhookPolicy, options.resolveHost);
   const signingSecret = newSecret('signingSecret');
   return db.transaction(async (trx) => {
@@ -36,6 +63,7 @@ export async function onboardMerchant(db: Db, options: MerchantServiceOptions, b
       environment: body.environment,
       settings,
       webhook_signing_secret_sealed: options.sealer.seal(signingSecret),
+      ...stripe,
     });
     const credentials = await issueCredentials(trx, merchant.id);
     // Secrets are answered once, here; only their hashes (or the sealed signing secret) remain.
@@ -74,14 +102,25 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
  * two patches at once (of different settings, say) both take effect instead of the later write
  * putting back what the earlier one changed.
  */
-export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch): Promise<MerchantSettings> {
+export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch): Promise<PresentedSettings> {
   await getMerchant(db, id);
   if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options.webhookPolicy, options.resolveHost);
   return db.transaction(async (trx) => {
     const merchant = (await findMerchant(trx, id, true))!;
-    const updated = await updateMerchantSettings(trx, id, applySettingsPatch(merchant.settings, patch));
-    return updated!.settings;
+    const settings = applySettingsPatch(merchant.settings, patch);
+    const stripe = sealStripeCredentials(options.sealer, merchant.environment, patch.stripe);
+    assertProcessorServes(settings, Boolean(stripe.stripe_secret_key_sealed ?? merchant.stripe_secret_key_sealed));
+    const updated = await updateMerchantSettings(trx, id, settings, stripe);
+    return presentSettings(updated!);
   });
+}
+
+export type PresentedSettings = ReturnType<typeof presentSettings>;
+
+/** The settings as answered: with the Stripe credentials shown as set or not (the key's last four), never the secrets. */
+export function presentSettings(m: MerchantRow) {
+  if (!m.stripe_secret_key_sealed && !m.stripe_webhook_secret_sealed) return m.settings;
+  return { ...m.settings, stripe: { secret_key_last4: m.stripe_secret_key_last4, webhook_secret_set: Boolean(m.stripe_webhook_secret_sealed) } };
 }
 
 /**
@@ -135,7 +174,7 @@ export function presentMerchant(m: MerchantRow) {
     id: m.id,
     name: m.name,
     environment: m.environment,
-    settings: m.settings,
+    settings: presentSettings(m),
     // When a rolled secret still signs beside the current one (never the secrets themselves).
     previous_webhook_secret_expires_at: previousUntil && previousUntil.getTime() > Date.now() ? previousUntil.toISOString() : null,
     created_at: m.created_at.toISOString(),

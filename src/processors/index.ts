@@ -12,3 +12,5 @@ export {
   type ProcessorName,
   type SandboxOptions,
 } from './sandbox';
+export { ConnectorNotConfigured, connectorFor, type ConnectorCredentials, type ConnectorOptions } from './connectors';
+export { ProcessorUnavailable } from './types';

@@ -2,7 +2,7 @@
 // tokenize time, and written into the opaque token (`sbx_<behaviour>_<random>`), so charges,
 // payouts and refunds never need, and nothing ever stores, a full card or account number.
 import { createHash, randomBytes } from 'node:crypto';
-import { CARD_PROCESSORS, REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
+import { REFUND_CAPABLE_PROCESSORS, SANDBOX_PROCESSORS } from '../domain/settings';
 import type { Db } from '../storage/db';
 import { findSandboxCall, recordSandboxCall } from '../storage/sandbox-processor-calls';
 import { checkInstrument } from './instruments';
@@ -15,8 +15,8 @@ import {
   type TokenizeInput,
 } from './types';
 
-// The names are the values of a merchant's card_processor setting.
-export type ProcessorName = (typeof CARD_PROCESSORS)[number];
+// The sandboxes' names, among the values of a merchant's card_processor setting.
+export type ProcessorName = (typeof SANDBOX_PROCESSORS)[number];
 
 /** A sandbox deposit of exactly this amount succeeds and is then refunded (the contract's 1.08 USD). */
 export const SANDBOX_AUTO_REFUND_AMOUNT_CENTS = 108;
@@ -254,7 +254,7 @@ const processors = new Map<ProcessorName, Processor>();
 const recording = new WeakMap<Db, Map<ProcessorName, Processor>>();
 
 export function isProcessorName(value: string): value is ProcessorName {
-  return (CARD_PROCESSORS as readonly string[]).includes(value);
+  return (SANDBOX_PROCESSORS as readonly string[]).includes(value);
 }
 
 /**

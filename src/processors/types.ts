@@ -178,3 +178,22 @@ export class InvalidPaymentMethod extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The processor could not be reached or asked us to slow down (a rate limit, a lost connection,
+ * its own server error). `retryable` says whether the same call, with the same idempotency key,
+ * may be made again: a retryable one is left to the activity's retry preset.
+ */
+export class ProcessorUnavailable extends Error {
+  readonly processor: string;
+  readonly code: string;
+  readonly retryable: boolean;
+
+  constructor(processor: string, code: string, message: string, retryable: boolean) {
+    super(`${processor}: ${message}`);
+    this.name = 'ProcessorUnavailable';
+    this.processor = processor;
+    this.code = code;
+    this.retryable = retryable;
+  }
+}

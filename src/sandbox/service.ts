@@ -1,14 +1,11 @@
 import type { AppDeps } from '../app-deps';
 import { ChargeRefundInProgress, IllegalChargeMove, allowedMovesFor, assertMoveFor, type ChargeStatus, type TransactionType } from '../domain/charge-states';
 import { AdminNotFoundError, ApiError, ValidationError } from '../http/errors';
-import { applyChargeMove } from '../charges/moves';
 import { presentLoaded } from '../charges/load';
 import { refundCharge } from '../charges/refund';
-import { dispatchCommitted } from '../events/dispatch';
-import { startSubscriptionWorkflows } from '../subscriptions/workflows';
+import { moveChargeAsProcessor } from '../charges/processor-moves';
 import { findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
-import { chargeMovedSignal, checkoutWorkflowId, renewalMovedSignal, subscriptionWorkflowId } from '../../workflows/contract';
 
 export interface SimulatedMove {
   to: ChargeStatus;
@@ -58,16 +55,8 @@ export async function simulateChargeMove(deps: AppDeps, chargeId: string, body: 
 async function moveAsProcessor(deps: AppDeps, charge: ChargeRow, body: SimulatedMove) {
   if (body.to === 'refunded') return refundCharge(deps, charge.id, {}, 'processor');
   if (body.to === 'held') return holdAsProcessor(deps, charge);
-  const changes =
-    body.to === 'failed' || body.to === 'cancelled'
-      ? { failure_code: body.failure_code ?? 'processor_declined', failure_message: body.failure_message ?? 'The processor reported a failure.' }
-      : {};
-  const result = await applyChargeMove(deps.db, { chargeId: charge.id, from: charge.status, to: body.to, changes });
+  const result = await moveChargeAsProcessor(deps, charge, body);
   if (!result.moved) throw new ValidationError('The charge moved meanwhile.', `It is now ${result.charge.status}; try again.`);
-  await dispatchCommitted(deps, result.eventIds, result.charge.merchant_id);
-  // Best effort, like dispatch: the worker's sweeper starts a workflow this start missed.
-  await startSubscriptionWorkflows(deps, result.subscriptionIds).catch((err) => deps.logger.warn({ err }, 'subscription workflow start failed'));
-  await wakeWaitingWorkflows(deps, charge);
   return presentLoaded(deps.db, result.charge);
 }
 
@@ -76,23 +65,4 @@ async function holdAsProcessor(deps: AppDeps, charge: ChargeRow) {
   if (!hold.sent) throw new ValidationError('The hold handshake of this charge was already sent.', 'A charge gets one checkout.hold; its answer decides the move.');
   await deps.holdHandshake.resolveHold({ chargeId: charge.id, accepted: hold.accepted, answered: true });
   return presentLoaded(deps.db, (await findChargeByIdUnscoped(deps.db, charge.id))!);
-}
-
-/**
- * A checkout workflow waiting out this pending charge's settlement time, or this held charge's
- * hold time, reads it now; if the signal is lost, it reads it when that time is up, as before.
- */
-async function wakeWaitingWorkflows(deps: AppDeps, charge: ChargeRow): Promise<void> {
-  if (charge.status !== 'pending' && charge.status !== 'held') return;
-  await deps.temporal.workflow
-    .getHandle(checkoutWorkflowId(charge.checkout_id))
-    .signal(chargeMovedSignal, charge.id, charge.status)
-    .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'charge-moved signal not delivered'));
-  // A renewal's settlement is waited out by its subscription's workflow, not the checkout's.
-  if (charge.subscription_id && (charge.subscription_period ?? 0) > 0) {
-    await deps.temporal.workflow
-      .getHandle(subscriptionWorkflowId(charge.subscription_id))
-      .signal(renewalMovedSignal, charge.id)
-      .catch((err: unknown) => deps.logger.debug({ err, chargeId: charge.id }, 'renewal-moved signal not delivered'));
-  }
 }

@@ -11,13 +11,18 @@ export interface MerchantRow {
   /** Set by a rotation: still signed with until the expiry, so receivers can switch without a gap. */
   previous_webhook_signing_secret_sealed: string | null;
   previous_webhook_signing_secret_expires_at: Date | null;
+  /** The Stripe connector's credentials, sealed; the key's last four is all that is shown of it. */
+  stripe_secret_key_sealed: string | null;
+  stripe_secret_key_last4: string | null;
+  stripe_webhook_secret_sealed: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export async function insertMerchant(
   db: Db,
-  row: Omit<MerchantRow, 'created_at' | 'updated_at' | 'previous_webhook_signing_secret_sealed' | 'previous_webhook_signing_secret_expires_at'>,
+  row: Omit<MerchantRow, 'created_at' | 'updated_at' | 'previous_webhook_signing_secret_sealed' | 'previous_webhook_signing_secret_expires_at' | keyof StripeCredentialColumns> &
+    Partial<StripeCredentialColumns>,
 ): Promise<MerchantRow> {
   const [inserted] = await db<MerchantRow>('merchants')
     .insert({ ...row, settings: JSON.stringify(row.settings) as unknown as MerchantSettings })
@@ -36,10 +41,13 @@ export async function findMerchant(db: Db, id: string, lock = false): Promise<Me
   return withDefaults(await (lock ? query.forUpdate() : query));
 }
 
-export async function updateMerchantSettings(db: Db, id: string, settings: MerchantSettings): Promise<MerchantRow | undefined> {
+export type StripeCredentialColumns = Pick<MerchantRow, 'stripe_secret_key_sealed' | 'stripe_secret_key_last4' | 'stripe_webhook_secret_sealed'>;
+
+/** The settings and, when given, replaced Stripe credentials (only the columns given change). */
+export async function updateMerchantSettings(db: Db, id: string, settings: MerchantSettings, stripe: Partial<StripeCredentialColumns> = {}): Promise<MerchantRow | undefined> {
   const [row] = await db<MerchantRow>('merchants')
     .where({ id })
-    .update({ settings: JSON.stringify(settings) as unknown as MerchantSettings, updated_at: db.fn.now() as unknown as Date })
+    .update({ settings: JSON.stringify(settings) as unknown as MerchantSettings, ...stripe, updated_at: db.fn.now() as unknown as Date })
     .returning('*');
   // Authentication caches the merchant row with its credentials: it must see the new settings.
   if (row) await announceCredentialsChanged(db, id);

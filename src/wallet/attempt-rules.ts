@@ -1,10 +1,11 @@
 import { newId } from '../domain/ids';
 import { PAYMENT_METHODS, type PaymentMethodId } from '../domain/settings';
 import type { AppDeps } from '../app-deps';
-import { NotFoundError, UnsupportedError, ValidationError } from '../http/errors';
-import { checkInstrument, getProcessor, InvalidPaymentMethod, numberKey, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, savedCardExpired, type TokenizeInput } from '../processors';
+import { NotFoundError, ServiceUnavailableError, UnsupportedError, ValidationError } from '../http/errors';
+import { checkInstrument, ConnectorNotConfigured, InvalidPaymentMethod, numberKey, ProcessorUnavailable, PAYMENT_TYPE_FOR_METHOD, SANDBOX_TEST_CARDS, savedCardExpired, type TokenizeInput } from '../processors';
 import type { CheckoutRow } from '../storage/checkouts';
 import type { MerchantRow } from '../storage/merchants';
+import { merchantProcessor } from '../merchants/processor';
 import { findPaymentMethod, insertPaymentMethod, saveOrReusePaymentMethod, type PaymentMethodRow } from '../storage/payment-methods';
 import type { AttemptBody } from './attempt-schemas';
 import { offeredPaymentMethods } from '../checkouts/flows';
@@ -87,8 +88,14 @@ export async function checkPaymentMethod(deps: AppDeps, merchant: MerchantRow, c
   }
 }
 
+/** A tokenize failure as an answer: bad details or a processor that cannot serve (never a 500). */
 function invalidDetails(error: unknown): unknown {
-  return error instanceof InvalidPaymentMethod ? new ValidationError(error.message, `Check the payment details (${error.code}).`) : error;
+  if (error instanceof InvalidPaymentMethod) return new ValidationError(error.message, `Check the payment details (${error.code}).`);
+  if (error instanceof ProcessorUnavailable && error.retryable) return new ServiceUnavailableError('The card processor is briefly unavailable.', 'Retry the payment in a moment.');
+  if (error instanceof ProcessorUnavailable || error instanceof ConnectorNotConfigured) {
+    return new ValidationError('The card processor cannot take this payment.', "The merchant's card processor refused the request (its credentials); the merchant must correct its settings.");
+  }
+  return error;
 }
 
 /**
@@ -105,7 +112,7 @@ export async function storePaymentMethod(
   if (checked.kind === 'saved') return { method: checked.method, created: false };
   let tokenized;
   try {
-    tokenized = await getProcessor(merchant.settings.card_processor).tokenize(checked.input, deps.sealer.fingerprintKey(), merchant.environment);
+    tokenized = await merchantProcessor(merchant, deps).tokenize(checked.input, deps.sealer.fingerprintKey(), merchant.environment);
   } catch (error) {
     throw invalidDetails(error);
   }

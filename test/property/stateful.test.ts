@@ -13,7 +13,9 @@
 import fc from 'fast-check';
 import { startService, type Service } from '../support/harness';
 import { installChargeAudit } from './support/audit';
-import { answerArb, commandArbitrary, CreateCheckout } from './support/commands';
+import { answerArb, commandArbitrary, CreateCheckout, DEPOSIT_FLOWS } from './support/commands';
+import { StripeProxy } from '../support/stripe-scripted';
+import { stripeTestCardScript } from '../support/stripe-test-cards';
 import { checkInvariants, checkWorkflowsFinished, RECONCILE_LEASE_SECONDS, settle } from './support/invariants';
 import { MerchantEndpoint } from './support/merchant-endpoint';
 import { initialModel } from './support/model';
@@ -38,6 +40,9 @@ const SHRINK = process.env.PROPERTY_SHRINK ? process.env.PROPERTY_SHRINK === '1'
 
 let service: Service;
 let endpoint: MerchantEndpoint;
+/** PROPERTY_PROCESSOR=stripe: every merchant on Stripe (stripe-mock, with Stripe's test cards' outcomes), with the commands Stripe supports. */
+const STRIPE = process.env.PROPERTY_PROCESSOR === 'stripe';
+const stripe = STRIPE ? new StripeProxy(stripeTestCardScript()) : null;
 let runNumber = 0;
 const stats = { runs: 0, commands: 0, startedAt: 0, byCommand: new Map<string, number>() };
 
@@ -45,13 +50,15 @@ beforeAll(async () => {
   // The geocoder loads its datasets on first use (seconds on a busy machine); not a command's time.
   loadGeoData();
   // The reconciler settles charges left `created` past its lease; the invariant uses the same lease.
-  service = await startService({ env: { RECONCILE_LEASE_SECONDS: String(RECONCILE_LEASE_SECONDS) } });
+  const stripeEnv: Record<string, string> = stripe ? { STRIPE_API_BASE_URL: await stripe.start() } : {};
+  service = await startService({ env: { RECONCILE_LEASE_SECONDS: String(RECONCILE_LEASE_SECONDS), ...stripeEnv } });
   endpoint = await new MerchantEndpoint().start();
   await installChargeAudit(service.deps.db);
 });
 afterAll(async () => {
   await endpoint.stop();
   await service.stop();
+  await stripe?.stop();
 });
 
 const initArb = fc.record({
@@ -65,7 +72,7 @@ const initArb = fc.record({
   holdAnswer: answerArb.filter((a) => a !== 'slow'),
   // Every sequence starts with one checkout, so its first commands have something to act on.
   first: fc.record({
-    flow: fc.constantFrom('deposit', 'preset_deposit', 'purchase', 'subscription', 'balance_withdrawal', 'preset_withdrawal', 'balance_withdrawal', 'preset_withdrawal' as const),
+    flow: STRIPE ? fc.constantFrom(...DEPOSIT_FLOWS) : fc.constantFrom('deposit', 'preset_deposit', 'purchase', 'subscription', 'balance_withdrawal', 'preset_withdrawal', 'balance_withdrawal', 'preset_withdrawal' as const),
     amount: fc.constantFrom(100, 108, 2_500, 5_000, 10_000),
   }),
 });
@@ -87,12 +94,14 @@ async function runSequence(seed: number, seedCounts: Counts, init: Init, command
     checkout_expiry_seconds: init.expirySeconds,
     sandbox_settlement_seconds: 1,
     sandbox_hold_seconds: init.holdSeconds,
-    payment_methods: { deposit: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'], withdrawal: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'] },
+    ...(STRIPE
+      ? { card_processor: 'stripe', payment_methods: { deposit: ['credit_card'], withdrawal: [] }, stripe: { secret_key: init.environment === 'sandbox' ? 'sk_test_51PropertyKey0001' : 'sk_live_51PropertyKey0001' } }
+      : { payment_methods: { deposit: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'], withdrawal: ['credit_card', 'bank_account', 'apple_pay', 'google_pay', 'paypal', 'venmo', 'crypto'] } }),
     // Off to start with (production's default is on); commands turn them on. Every request comes
     // from 127.0.0.1, so the IP limit is kept out of reach.
     velocity_limits: { enabled: false, card_attempts_per_hour: 10, ip_attempts_per_hour: 100_000 },
   }, init.environment);
-  const model = initialModel({ ...init, slowLeft: LONG ? 2 : 1 });
+  const model = initialModel({ ...init, slowLeft: LONG ? 2 : 1, ...(STRIPE ? { processor: 'stripe' as const } : {}) });
   stats.runs += 1;
   seedCounts.runs += 1;
   try {
@@ -107,6 +116,8 @@ async function runSequence(seed: number, seedCounts: Counts, init: Init, command
     await settle(world, 25_000);
     await checkInvariants(world, model, true);
     await checkWorkflowsFinished(world, model, 5_000);
+    // With Stripe: every request the service made is valid by Stripe's API description.
+    if (stripe?.rejected.length) throw new Error(`stripe-mock refused requests: ${JSON.stringify(stripe.rejected)}`);
   } catch (error) {
     (error as Error).message += `\n  seed ${seed}, ${init.environment} merchant ${world.merchant.id}, ran: ${world.trace.join(' ; ')}`;
     throw error;
@@ -141,7 +152,7 @@ interface SeedResult {
 async function checkSeed(seed: number): Promise<SeedResult> {
   const startedAt = Date.now();
   const counts: Counts = { runs: 0, commands: 0 };
-  const property = fc.asyncProperty(initArb, fc.commands([commandArbitrary()], { maxCommands: COMMANDS, size: 'max' }), (init, commands) => runSequence(seed, counts, init, commands));
+  const property = fc.asyncProperty(initArb, fc.commands([commandArbitrary({ stripe: STRIPE })], { maxCommands: COMMANDS, size: 'max' }), (init, commands) => runSequence(seed, counts, init, commands));
   // PROPERTY_PATH replays (and shrinks) one reported failure: the `path` of its report.
   const path = process.env.PROPERTY_PATH;
   const details = await fc.check(property, { seed, numRuns: RUNS, endOnFailure: !SHRINK, verbose: 1, ...(path ? { path } : {}) });

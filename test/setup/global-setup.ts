@@ -7,12 +7,14 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { writeWorkflowBundles } from '../../src/worker';
 import { priorityDevServerArgs } from '../../src/temporal/server-config';
 import { startMailpit } from '../support/mailpit';
+import { startStripeMock } from '../support/stripe-mock';
 
 /**
  * Once per `npm test`: a migrated template database (createScratchDatabase, as the benchmarks make
  * theirs), which every service copies into a database of its own (test/support/test-database.ts) so
  * that no file's sweepers see another file's rows; an ephemeral Temporal dev server on free ports,
- * so two runs never collide; and the workflow bundle, built once for every file.
+ * so two runs never collide; stripe-mock on a free port, for the Stripe connector (STRIPE_MOCK_HOST,
+ * STRIPE_MOCK_PORT); and the workflow bundle, built once for every file.
  * With TEST_TEMPORAL=cluster (`npm run test:cluster`), Temporal's server on PostgreSQL instead.
  * And a Mailpit on free ports: every service sends its mails there (SMTP_URL), and tests read them
  * through its HTTP API (MAILPIT_URL, test/support/mailpit.ts).
@@ -24,6 +26,7 @@ export default async function globalSetup(): Promise<void> {
 
   const env = process.env.TEST_TEMPORAL === 'cluster' ? null : await startDevServer();
   const mailpit = await startMailpit();
+  const stripeMock = await startStripeMock();
 
   const bundleDir = mkdtempSync(path.join(tmpdir(), 'payments-bundle-'));
   // The production bundles (src/entry/bundle-workflows.ts): plain, and traced for workers with tracing on.
@@ -38,8 +41,10 @@ export default async function globalSetup(): Promise<void> {
     WORKFLOW_BUNDLE_PATH: bundlePath,
     SMTP_URL: mailpit.smtpUrl,
     MAILPIT_URL: mailpit.apiUrl,
+    STRIPE_MOCK_HOST: stripeMock.host,
+    STRIPE_MOCK_PORT: String(stripeMock.port),
   });
-  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databasePrefix: `${prefix}_`, mailpit };
+  (globalThis as Record<string, unknown>).__PAYMENTS_TEST__ = { env, databasePrefix: `${prefix}_`, mailpit, stripeMock };
 }
 
 /**

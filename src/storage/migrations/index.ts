@@ -16,6 +16,7 @@ import * as m014 from './014_velocity_by_number';
 import * as m015 from './015_delivery_series_and_lease';
 import * as m016 from './016_reconciler';
 import * as m017 from './017_merchant_accounts';
+import * as m018 from './018_stripe';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -41,6 +42,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['015_delivery_series_and_lease', m015],
   ['016_reconciler', m016],
   ['017_merchant_accounts', m017],
+  ['018_stripe', m018],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

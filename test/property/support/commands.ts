@@ -4,6 +4,7 @@
  * Commands hold only their parameters (fast-check replays the same instances while shrinking);
  * targets are picked by index into what the model has seen, modulo its length.
  */
+import { REFUND_CAPABLE_PROCESSORS } from '../../../src/domain/settings';
 import fc from 'fast-check';
 import { CHARGE_STATUSES, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
 import { OPTIONAL_EVENT_TYPES } from '../../../src/domain/event-types';
@@ -556,7 +557,7 @@ const STABLE: ReadonlySet<string> = new Set(['failed', 'returned', 'cancelled', 
 const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
 
 function refundable(charge: any): boolean {
-  return charge.transaction_type === 'credit' && CARD_LIKE.has(charge.payment_type) && ['sandbox_alpha', 'sandbox_beta'].includes(charge.processor);
+  return charge.transaction_type === 'credit' && CARD_LIKE.has(charge.payment_type) && REFUND_CAPABLE_PROCESSORS.has(charge.processor);
 }
 
 class SimulatorMove extends Base {
@@ -785,13 +786,20 @@ class Wait extends Base {
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
-const methodArb: fc.Arbitrary<Method> = fc.oneof(
+const anyMethodArb: fc.Arbitrary<Method> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...CARDS).map((number) => ({ kind: 'card' as const, number })) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...CARDS), fc.nat(EXPIRIES.length - 1)).map(([number, expiry]) => ({ kind: 'card' as const, number, expiry })) },
   { weight: 2, arbitrary: fc.constantFrom('000123456789', '000123450002').map((account) => ({ kind: 'bank' as const, account })) },
   { weight: 1, arbitrary: fc.constantFrom('0x52908400098527886E0F7030069857D2E4169EE7', '0x52908400098527886E0F7030069857D2E416dead').map((address) => ({ kind: 'crypto' as const, address })) },
   { weight: 1, arbitrary: fc.constantFrom('apple_pay', 'google_pay', 'paypal', 'venmo' as const).map((type) => ({ kind: 'wallet' as const, type })) },
 );
+/** Stripe takes card deposits only: its sequences pay by card and open deposit checkouts. */
+const cardArb: fc.Arbitrary<Method> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...CARDS).map((number) => ({ kind: 'card' as const, number })) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...CARDS), fc.nat(EXPIRIES.length - 1)).map(([number, expiry]) => ({ kind: 'card' as const, number, expiry })) },
+);
+export const DEPOSIT_FLOWS: Flow[] = ['deposit', 'preset_deposit', 'purchase', 'subscription'];
+
 const amountArb: fc.Arbitrary<AmountPick> = fc.constantFrom('below_threshold', 'at_threshold', 'above_threshold', 'small', 'balance', 'over_balance', 'auto_refund');
 const index = fc.nat(20);
 const eventsArb = fc.subarray([...OPTIONAL_EVENT_TYPES].filter((t) => t.startsWith('checkout.')));
@@ -802,23 +810,27 @@ export const answerArb: fc.Arbitrary<Answer> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Answer>('slow') },
 );
 
-export function commandArbitrary(): fc.Arbitrary<Cmd> {
+/** The commands; with `stripe`, those a Stripe merchant supports (card deposits, no processor change, no holds). */
+export function commandArbitrary(options: { stripe?: boolean } = {}): fc.Arbitrary<Cmd> {
   const w = (weight: number, arbitrary: fc.Arbitrary<Cmd>) => ({ weight, arbitrary });
-  return fc.oneof(
+  const methodArb = options.stripe ? cardArb : anyMethodArb;
+  const flows: Flow[] = options.stripe ? DEPOSIT_FLOWS : [...FLOWS, 'balance_withdrawal', 'preset_withdrawal'];
+  const sandboxOnly = (weight: number, arbitrary: fc.Arbitrary<Cmd>) => w(options.stripe ? 0 : weight, arbitrary);
+  const weighted = [
     w(2, fc.record({ enabled: fc.boolean(), min: thresholdArb }).map(({ enabled, min }) => new PatchSettings({ review: { enabled, min_amount_cents: min } }))),
     w(1, eventsArb.map((events) => new PatchSettings({ enabled_events: events }))),
     w(1, fc.constantFrom(3, 6, 60).map((s) => new PatchSettings({ checkout_expiry_seconds: s }))),
-    w(1, fc.constantFrom('sandbox_alpha', 'sandbox_beta', 'sandbox_gamma').map((p) => new PatchSettings({ card_processor: p }))),
+    sandboxOnly(1, fc.constantFrom('sandbox_alpha', 'sandbox_beta', 'sandbox_gamma').map((p) => new PatchSettings({ card_processor: p }))),
     w(1, fc.record({ kyc: fc.subarray(['deposit', 'withdrawal']), geo: fc.subarray(['deposit', 'withdrawal']) }).map(({ kyc, geo }) => new PatchSettings({ kyc_required_for: kyc, geo_required_for: geo }))),
     w(1, fc.boolean().map((v) => new SubmitKyc(v))),
     w(1, fc.tuple(index, fc.boolean()).map(([c, inside]) => new DevicePing(c, inside))),
     w(2, fc.tuple(answerArb, answerArb).map(([hold, delivery]) => new SetAnswers(hold, delivery))),
-    w(5, fc.tuple(fc.constantFrom(...FLOWS, 'balance_withdrawal', 'preset_withdrawal'), fc.constantFrom(99, 100, 108, 2_500, 5_000, 10_000, 20_000)).map(([flow, amount]) => new CreateCheckout(flow, amount))),
+    w(5, fc.tuple(fc.constantFrom(...flows), fc.constantFrom(99, 100, 108, 2_500, 5_000, 10_000, 20_000)).map(([flow, amount]) => new CreateCheckout(flow, amount))),
     w(12, fc.tuple(index, methodArb, amountArb).map(([c, m, a]) => new Attempt(c, m, a))),
     w(1, fc.tuple(index, amountArb).map(([c, a]) => new Attempt(c, { kind: 'card', number: BAD_LUHN }, a, true))),
     w(2, fc.tuple(index, fc.array(methodArb, { minLength: 2, maxLength: 5 }), amountArb).map(([c, ms, a]) => new ConcurrentAttempts(c, ms, a))),
-    w(2, fc.tuple(index, methodArb, amountArb, fc.constantFrom<ChargeStatus>('pending', 'succeeded', 'failed', 'held', 'cancelled')).map(([c, m, a, to]) => new AttemptWithMoveDuringHold(c, m, a, to))),
-    w(2, fc.tuple(index, methodArb, amountArb, fc.constantFrom('pending' as const, 'succeeded' as const, 'failed' as const)).map(([c, m, a, to]) => new AttemptWithSimulatorHoldFirst(c, m, a, to))),
+    sandboxOnly(2, fc.tuple(index, methodArb, amountArb, fc.constantFrom<ChargeStatus>('pending', 'succeeded', 'failed', 'held', 'cancelled')).map(([c, m, a, to]) => new AttemptWithMoveDuringHold(c, m, a, to))),
+    sandboxOnly(2, fc.tuple(index, methodArb, amountArb, fc.constantFrom('pending' as const, 'succeeded' as const, 'failed' as const)).map(([c, m, a, to]) => new AttemptWithSimulatorHoldFirst(c, m, a, to))),
     // Reviewers mostly approve: what happens after an approval is where the money is.
     w(6, fc.tuple(index, fc.integer({ min: 0, max: 3 })).map(([r, n]) => new DecideReview(r, n > 0))),
     w(3, fc.tuple(index, fc.constantFrom(...CHARGE_STATUSES)).map(([c, to]) => new SimulatorMove(c, to))),
@@ -835,6 +847,7 @@ export function commandArbitrary(): fc.Arbitrary<Cmd> {
     w(2, index.map((e) => new Resend(e))),
     w(2, fc.boolean().map((failedOnly) => new Replay(failedOnly))),
     w(2, fc.tuple(fc.constantFrom(0, 2, 3600), fc.boolean(), fc.constantFrom('once' as const, 'double_click' as const, 'keyed_retry' as const)).map(([overlap, force, mode]) => new RollSecret(overlap, force, mode))),
-  );
+  ];
+  return fc.oneof(...weighted.filter((entry) => entry.weight > 0));
 }
 

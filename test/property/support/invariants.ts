@@ -4,6 +4,7 @@
  * Each rule has a name, so a long exploration of known-buggy code can look past one
  * (PROPERTY_IGNORE=name,...) and find the next.
  */
+import { REFUND_CAPABLE_PROCESSORS } from '../../../src/domain/settings';
 import { subscriptionViolations } from '../../support/subscription-invariants';
 import { eventForMove, findTransition, type ChargeStatus } from '../../../src/domain/charge-states';
 import { ALWAYS_ON_EVENT_TYPES } from '../../../src/domain/event-types';
@@ -23,7 +24,8 @@ export const RECONCILE_LEASE_SECONDS = Number(process.env.RECONCILE_LEASE_SECOND
 const RECONCILE_MARGIN_MS = 15_000;
 
 const CARD_LIKE = new Set(['card', 'apple_pay', 'google_pay', 'paypal', 'venmo']);
-const REFUNDING = new Set(['sandbox_alpha', 'sandbox_beta']);
+// The processors with a refund path: the sandboxes alpha and beta, and Stripe.
+const REFUNDING = REFUND_CAPABLE_PROCESSORS;
 const LIVE: ReadonlySet<string> = new Set(['created', 'pending', 'held']);
 
 export interface Snapshot {
@@ -173,12 +175,12 @@ export async function checkInvariants(world: World, model: Model, final: boolean
       if ((ALWAYS_ON_EVENT_TYPES as readonly string[]).includes(e.type)) v.check('always_on_enabled', e.enabled === true, () => `${e.type} ${e.id} was recorded as not enabled`);
     }
 
-    // Refunds: only a succeeded credit card-like charge on alpha or beta, once, with its refunds row.
+    // Refunds: only a succeeded credit card-like charge on a refund-capable processor, once, with its refunds row.
     const refunds = s.refunds.filter((r) => r.charge_id === charge.id);
     const pm = s.paymentMethods.find((p) => p.id === charge.payment_method_id);
     if (charge.status === 'refunded') {
       v.check('refund_row', refunds.length === 1, () => `${label} is refunded with ${refunds.length} refunds rows`);
-      v.check('refund_only_card_credit', charge.transaction_type === 'credit' && CARD_LIKE.has(pm?.payment_type) && REFUNDING.has(charge.processor), () => `${label} (${pm?.payment_type} on ${charge.processor}) was refunded; only a credit card deposit through alpha or beta can be`);
+      v.check('refund_only_card_credit', charge.transaction_type === 'credit' && CARD_LIKE.has(pm?.payment_type) && REFUNDING.has(charge.processor), () => `${label} (${pm?.payment_type} on ${charge.processor}) was refunded; only a credit card deposit through a refund-capable processor can be`);
     }
     for (const r of refunds) {
       const claimed = r.status === 'pending';

@@ -54,7 +54,7 @@ export interface Model {
   review: { enabled: boolean; min: number };
   enabledEvents: string[];
   expirySeconds: number;
-  processor: 'sandbox_alpha' | 'sandbox_beta' | 'sandbox_gamma';
+  processor: 'sandbox_alpha' | 'sandbox_beta' | 'sandbox_gamma' | 'stripe';
   kycFor: CheckoutType[];
   geoFor: CheckoutType[];
   kyc: 'none' | 'verified' | 'unverified';
@@ -83,13 +83,13 @@ export interface Model {
   secretOverlapUntil: number;
 }
 
-export function initialModel(init: { environment: 'sandbox' | 'production'; review: { enabled: boolean; min: number }; enabledEvents: string[]; expirySeconds: number; holdAnswer: Answer; slowLeft: number }): Model {
+export function initialModel(init: { environment: 'sandbox' | 'production'; review: { enabled: boolean; min: number }; enabledEvents: string[]; expirySeconds: number; holdAnswer: Answer; slowLeft: number; processor?: Model['processor'] }): Model {
   return {
     environment: init.environment,
     review: init.review,
     enabledEvents: init.enabledEvents,
     expirySeconds: init.expirySeconds,
-    processor: 'sandbox_alpha',
+    processor: init.processor ?? 'sandbox_alpha',
     kycFor: [],
     geoFor: [],
     kyc: 'none',
