@@ -56,6 +56,8 @@ describe('a database connection lost under a query', () => {
     const proxy = await cuttableProxy();
     const db = knex({ client: 'pg', connection: { host: '127.0.0.1', port: proxy.port, user: ADMIN_URL.username || 'postgres', database: ADMIN_URL.pathname.slice(1) || 'postgres' }, pool: { min: 0, max: 1 } });
     try {
+      // Connected first (the pool keeps its one connection), so the cut always finds the query on the wire.
+      await db.raw('SELECT 1');
       const query = db.raw('SELECT pg_sleep(5)');
       setTimeout(() => proxy.cut(), 200);
       const error = await query.then(() => null, (e: unknown) => e);
