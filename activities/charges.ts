@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
 import { applyChargeMove } from '../src/charges/moves';
 import { chargeAnswer, type ChargeAnswer } from '../src/charges/present';
+import { checkoutPageUrl } from '../src/checkouts/present';
 import type { KnownChargeRows } from '../src/charges/load';
 import { deliverAfterCommit } from '../src/events/first-delivery';
 import { startSubscriptionWorkflows } from '../src/subscriptions/workflows';
@@ -66,6 +67,12 @@ export function outcomeChanges(outcome: ChargeOutcome) {
     failure_code: outcome.failure_code ?? null,
     failure_message: outcome.failure_message ?? null,
   };
+}
+
+/** The customer's next step (3D Secure's redirect) on the answer for the charge it is pending on. */
+function withNextAction(result: ChargeSnapshot, outcome: ChargeOutcome): ChargeSnapshot {
+  if (!outcome.next_action || !result.answer || result.answer.status !== 'pending') return result;
+  return { ...result, answer: { ...result.answer, next_action: outcome.next_action } };
 }
 
 /** The processor with every remote call made through `call`. */
@@ -185,9 +192,11 @@ export function chargeSteps(deps: ActivityDeps) {
       transaction_type: 'credit',
       idempotency_key: charge.id,
       merchant_initiated: (charge.subscription_period ?? 0) > 0, // a subscription renewal
+      return_url: checkoutPageUrl(deps.config.walletBaseUrl, charge.checkout_id),
     });
     crashIfAt(deps.config, 'after_processor_call');
-    return afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome), known);
+    const result = await afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome), known);
+    return withNextAction(result, outcome);
   }
 
   return { load, goOnWith, afterMove, chargeAtProcessor };

@@ -1,7 +1,7 @@
 import type { ChargeRow } from '../storage/charges';
 import type { CustomerRow } from '../storage/customers';
 import type { PaymentMethodRow } from '../storage/payment-methods';
-import { isCardLike } from '../processors';
+import { isCardLike, type NextAction } from '../processors';
 
 
 /** Which one of card, bank_account, crypto_wallet a payment type populates. */
@@ -47,8 +47,11 @@ export const PRESENTED_CHARGE_FIELDS = [
 
 const iso = (date: Date | string): string => (typeof date === 'string' ? date : date.toISOString());
 
-/** A charge's presentable fields as a workflow carries them (JSON: dates as ISO strings). */
-export type ChargeAnswer = PresentableCharge & { created_at: string; updated_at: string };
+/**
+ * A charge's presentable fields as a workflow carries them (JSON: dates as ISO strings), with what
+ * the customer must do next for a pending one (the wallet's answer only: never stored).
+ */
+export type ChargeAnswer = PresentableCharge & { created_at: string; updated_at: string; next_action?: NextAction };
 
 /** The charge's presentable fields, for an activity's answer to its workflow (and on to the wallet). */
 export function chargeAnswer(charge: ChargeRow): ChargeAnswer {

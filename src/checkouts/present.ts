@@ -7,7 +7,12 @@ import type { CheckoutLineItem, CheckoutResponse } from './schemas';
 
 /** The wallet page of the checkout; the client secret travels as a query parameter. */
 export function checkoutUrl(walletBaseUrl: string, checkoutId: string, clientSecret: string): string {
-  return `${walletBaseUrl}/checkout/${checkoutId}?client_secret=${encodeURIComponent(clientSecret)}`;
+  return `${checkoutPageUrl(walletBaseUrl, checkoutId)}?client_secret=${encodeURIComponent(clientSecret)}`;
+}
+
+/** The hosted page without its secret: where a processor's challenge (3D Secure) sends the customer back to. */
+export function checkoutPageUrl(walletBaseUrl: string, checkoutId: string): string {
+  return `${walletBaseUrl}/checkout/${checkoutId}`;
 }
 
 /** A response line: the product's own names (name, price_cents, url), unlike the webhook shape. */

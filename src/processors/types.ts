@@ -90,6 +90,16 @@ export interface ChargeOutcome {
   cvv_result: string | null;
   network_authorization_code: string | null;
   threeds: ThreeDSResult | null;
+  /**
+   * What the customer must do before a pending charge can go on: open the processor's page (3D
+   * Secure), which sends them back to the request's return_url. Only the wallet's answer shows it.
+   */
+  next_action?: NextAction;
+}
+
+export interface NextAction {
+  type: 'redirect_to_url';
+  url: string;
 }
 
 /**
@@ -118,6 +128,8 @@ export interface ChargeRequest extends ProcessorCall {
   transaction_type: 'credit' | 'debit';
   /** A charge the merchant makes without the customer present (a subscription renewal), as networks distinguish. */
   merchant_initiated?: boolean;
+  /** Where a processor sends the customer back after a challenge (3D Secure): the hosted checkout page. */
+  return_url?: string;
 }
 
 export type PayoutRequest = ProcessorCall;

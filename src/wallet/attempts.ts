@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUp
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentCharge, type PresentedCharge } from '../charges/present';
+import type { NextAction } from '../processors';
 import { presentLoaded } from '../charges/load';
 import { findCustomer } from '../storage/customers';
 import { REVIEW_SPENT_MESSAGE, reviewSpentHint } from '../checkouts/review-rule';
@@ -63,7 +64,7 @@ export interface AttemptContext {
 }
 
 /** An attempt's answer: the charge it made (201), or the review the withdrawal paused for (202). */
-export type AttemptAnswer = { kind: 'charge'; charge: PresentedCharge } | { kind: 'review'; review: AttemptReview };
+export type AttemptAnswer = { kind: 'charge'; charge: PresentedCharge & { next_action?: NextAction } } | { kind: 'review'; review: AttemptReview };
 
 /**
  * One payment attempt from the hosted wallet. In order: the request and the checkout's state
@@ -125,7 +126,10 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
   const chargedMethod = checkout.subscription && charge.status === 'succeeded' ? ((await findPaymentMethod(db, merchant.id, stored.method.id)) ?? stored.method) : stored.method;
   const customer = await customerRead;
   if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
-  return { kind: 'charge', charge: presentCharge(charge, customer, chargedMethod) };
+  const presented = presentCharge(charge, customer, chargedMethod);
+  // 3D Secure: the page sends the customer to the issuer's challenge, which brings them back to it.
+  const nextAction = 'next_action' in charge ? charge.next_action : undefined;
+  return { kind: 'charge', charge: nextAction ? { ...presented, next_action: nextAction } : presented };
 }
 
 /**

@@ -44,6 +44,16 @@ export const WalletCheckout = registry.register(
     ),
   }),
 );
+/** The attempt's charge: the API's charge, and for a pending one the customer's next step. */
+const WalletAttemptCharge = ChargeResponse.extend({
+  next_action: z
+    .object({ type: z.literal('redirect_to_url'), url: z.string().url() })
+    .optional()
+    .openapi({
+      description:
+        'Only on a `pending` card charge whose processor asks the customer to authenticate (3D Secure): the page sends the customer to `url`, which brings them back to the checkout page when done. The charge settles by the processor\'s webhook. Never on the merchant API\'s charge.',
+    }),
+});
 // clone(): the attempt schema's module does not load the zod OpenAPI extension first.
 const WalletAttempt = registry.register('WalletAttempt', AttemptBody.clone());
 
@@ -52,7 +62,7 @@ operation({
   method: 'post', path: '/wallet/v1/checkouts/{id}/attempts', id: 'walletAttempt', tag, security, summary: 'One payment attempt (a new charge, or a review for a withdrawal)',
   params, body: WalletAttempt,
   responses: {
-    201: ['The charge', z.object({ charge: ChargeResponse })],
+    201: ['The charge', z.object({ charge: WalletAttemptCharge })],
     202: ['The withdrawal paused for review', z.object({ review: z.object({ id: z.string(), status: z.string(), amount_cents: z.number().int(), created_at: z.string().datetime() }) })],
   },
   errors: { 400: 'Body is not JSON.', 503: 'Temporal briefly refused the attempt (nothing was charged for it): send it again after Retry-After seconds.' },

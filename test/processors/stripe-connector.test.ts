@@ -1,5 +1,5 @@
 import { createStripeProcessor } from '../../src/processors/stripe';
-import { STRIPE_ERRORS, ScriptedStripe, approvedCharge, cardDeclined, succeededIntent } from '../support/stripe-scripted';
+import { STRIPE_ERRORS, ScriptedStripe, approvedCharge, cardDeclined, requiresAction, requiresRedirect, succeededIntent } from '../support/stripe-scripted';
 
 // What the Stripe connector sends and how it reads Stripe's Charge; the shared rules are in stripe.kit.test.ts.
 const card = { number: '4000000000003220', exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: '123' };
@@ -44,6 +44,25 @@ test("the card-network fields come from Stripe's Charge: checks, authorization c
     network_authorization_code: '123456',
     threeds: { version: '2.2.0', authenticated: true, eci: '05' },
   });
+});
+
+test("3D Secure with the customer present: confirmed with the return_url, Stripe's redirect_to_url is the outcome's next_action", async () => {
+  const stripe = new ScriptedStripe({ 'POST /v1/payment_intents': requiresRedirect });
+  const returnUrl = 'https://pay.example.com/checkout/chk_threeds';
+  const outcome = await connector(stripe).charge({ token: 'pm_card', payment_type: 'card', amount_cents: 100, transaction_type: 'credit', idempotency_key: 'ch_3ds', return_url: returnUrl });
+  expect(stripe.rejected).toEqual([]);
+  expect(stripe.sent.find((r) => r.path === '/v1/payment_intents')!.body.get('return_url')).toBe(returnUrl);
+  expect(outcome).toMatchObject({ kind: 'pending', processor_charge_id: expect.stringMatching(/^pi_/), next_action: { type: 'redirect_to_url', url: expect.stringMatching(/^https:\/\/hooks\.stripe\.com\//) } });
+});
+
+test('a renewal is charged off-session, without a return_url; requires_action with no redirect carries no next_action', async () => {
+  const stripe = new ScriptedStripe({ 'POST /v1/payment_intents': requiresAction });
+  const outcome = await connector(stripe).charge({ token: 'pm_card', payment_type: 'card', amount_cents: 100, transaction_type: 'credit', idempotency_key: 'ch_renewal', merchant_initiated: true, return_url: 'https://pay.example.com/checkout/chk_renewal' });
+  const create = stripe.sent.find((r) => r.path === '/v1/payment_intents')!;
+  expect(create.body.get('off_session')).toBe('true');
+  expect(create.body.has('return_url')).toBe(false);
+  expect(outcome.kind).toBe('pending');
+  expect(outcome).not.toHaveProperty('next_action');
 });
 
 test("an unknown decline code fails as card_declined; Stripe's charge id is kept", async () => {

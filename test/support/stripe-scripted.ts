@@ -128,6 +128,16 @@ export function requiresAction(intent: Record<string, unknown>) {
   return { status: 200, body: { ...intent, status: 'requires_action', latest_charge: null, next_action: { type: 'use_stripe_sdk', use_stripe_sdk: {} } } };
 }
 
+/**
+ * The PaymentIntent Stripe answers for a confirmation with a `return_url` that needs 3D Secure
+ * (docs: "PaymentIntent object", next_action.redirect_to_url): the issuer's page to send the customer to.
+ */
+export function requiresRedirect(intent: Record<string, unknown>, sent: SentRequest) {
+  const returnUrl = sent.body.get('return_url');
+  const next_action = { type: 'redirect_to_url', redirect_to_url: { url: `https://hooks.stripe.com/3d_secure_2/hosted?merchant=acct_1Scripted&payment_intent=${String(intent.id)}`, return_url: returnUrl } };
+  return { status: 200, body: { ...intent, status: 'requires_action', latest_charge: null, next_action } };
+}
+
 export function succeededIntent(intent: Record<string, unknown>) {
   return { status: 200, body: { ...intent, status: 'succeeded', latest_charge: approvedCharge(intent.latest_charge) } };
 }

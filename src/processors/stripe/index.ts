@@ -112,7 +112,8 @@ export function createStripeProcessor(options: StripeConnectorOptions): Processo
             allowed_payment_method_types: ['card'],
             confirm: true,
             // A renewal charges a saved card without the customer: Stripe's off-session payment.
-            ...(request.merchant_initiated ? { off_session: true } : {}),
+            // With the customer present, 3D Secure is a redirect to the issuer's page and back to ours.
+            ...(request.merchant_initiated ? { off_session: true } : request.return_url ? { return_url: request.return_url } : {}),
             ...(key ? { metadata: { charge_id: key } } : {}),
             expand: ['latest_charge'],
           },

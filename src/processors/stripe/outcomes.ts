@@ -1,7 +1,7 @@
 // Stripe's answers as the processor interface's outcomes: a PaymentIntent's status, its Charge's
 // card-network results, and Stripe's errors (declines, and the API errors a retry may or may not cure).
 import type Stripe from 'stripe';
-import { ProcessorUnavailable, type ChargeOutcome, type ThreeDSResult } from '../types';
+import { ProcessorUnavailable, type ChargeOutcome, type NextAction, type ThreeDSResult } from '../types';
 
 /**
  * Stripe's decline codes (and card error codes) that the charge's failure_code keeps as they are,
@@ -90,6 +90,12 @@ function chargeId(charge: Stripe.Charge | string | null | undefined): string | u
   return charge?.id;
 }
 
+/** The page 3D Secure sends the customer to, when Stripe answered one (a confirmation with a return_url). */
+function redirectOf(intent: Stripe.PaymentIntent): { next_action?: NextAction } {
+  const url = intent.next_action?.type === 'redirect_to_url' ? intent.next_action.redirect_to_url?.url : null;
+  return url ? { next_action: { type: 'redirect_to_url', url } } : {};
+}
+
 /**
  * A confirmed PaymentIntent as an outcome. Its Charge's id is the processor_charge_id (the
  * PaymentIntent's while no Charge exists, as during 3D Secure); `requires_action` (3D Secure) and
@@ -101,6 +107,7 @@ export function outcomeOfPaymentIntent(intent: Stripe.PaymentIntent): ChargeOutc
     case 'succeeded':
       return { ...base, kind: 'succeeded' };
     case 'requires_action':
+      return { ...base, kind: 'pending', ...redirectOf(intent) };
     case 'processing':
     case 'requires_capture':
       return { ...base, kind: 'pending' };

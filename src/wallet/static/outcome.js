@@ -105,9 +105,21 @@ export function handleCharge(charge) {
   if (charge.status === 'succeeded') return showCompleted(state.checkout, charge);
   if (IN_FLIGHT.includes(charge.status)) {
     setBusy(false);
+    const challenge = charge.next_action && charge.next_action.type === 'redirect_to_url' ? safeReturnUrl(charge.next_action.url) : null;
+    if (challenge) return showChallenge(challenge);
     return showProcessing(charge);
   }
   showRetry(charge);
+}
+
+/** 3D Secure: the card's issuer confirms the payment on its own page, which brings the customer back here. */
+function showChallenge(url) {
+  stopPolling();
+  hideForm();
+  showResult('pending', 'Confirm with your bank', [
+    'Your bank asks you to confirm this payment. Taking you there now…',
+  ], node('a', { href: url, className: 'return-link', 'data-testid': 'challenge-link', text: 'Continue to your bank' }));
+  location.href = url;
 }
 
 function stopPolling() {

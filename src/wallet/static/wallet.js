@@ -63,7 +63,21 @@ function fatal(message, detail) {
   setStateMessage(message, 'warning', detail ? node('p', { text: detail }) : null);
 }
 
+/**
+ * Back from 3D Secure, Stripe adds its PaymentIntent (and that intent's secret) to the page's
+ * address: they are dropped from the address bar, and the page shows the charge from the wallet API.
+ */
+const CHALLENGE_PARAMS = ['payment_intent', 'payment_intent_client_secret', 'redirect_status'];
+function dropChallengeParams() {
+  const params = new URLSearchParams(location.search);
+  if (!CHALLENGE_PARAMS.some((name) => params.has(name))) return;
+  for (const name of CHALLENGE_PARAMS) params.delete(name);
+  const query = params.toString();
+  history.replaceState(history.state, '', location.pathname + (query ? '?' + query : '') + location.hash);
+}
+
 async function start() {
+  dropChallengeParams();
   const again = 'Open the link you were given by the merchant again.';
   if (!checkoutId || !clientSecret) return fatal('This payment link is incomplete.', again);
   let res;

@@ -2,7 +2,7 @@ import Stripe from 'stripe';
 import { startService, type Service } from '../../support/harness';
 import { request } from '../../support/http';
 import { attempt, CARD, createCheckout, getCharge, openShop, recordedEvents, waitFor, type Shop } from '../../support/fixtures';
-import { StripeProxy, approvedCharge, requiresAction, succeededIntent } from '../../support/stripe-scripted';
+import { StripeProxy, approvedCharge, requiresAction, requiresRedirect, succeededIntent } from '../../support/stripe-scripted';
 
 // Stripe's events, signed with stripe-node's own test-header helper and delivered to the inbound
 // route; the objects they name are read again from Stripe (stripe-mock, with the script's answers).
@@ -94,6 +94,24 @@ describe('POST /processors/stripe/webhooks/{merchant_id}', () => {
     const res = await deliver(shop, 'payment_intent.succeeded', { id: 'pi_3Scripted', object: 'payment_intent' });
     expect(res.body).toEqual({ received: true, outcome: 'moved: succeeded' });
     await waitFor(async () => (await getCharge(service, shop, charge.id)).body.status === 'succeeded');
+  });
+
+  it('a PaymentIntent needing 3D Secure answers the wallet with the redirect, confirmed with the checkout page as return_url; the merchant API shows no next_action', async () => {
+    const shop = await stripeShop({ sandbox_settlement_seconds: 3600 });
+    stripe.script = { 'POST /v1/payment_intents': requiresRedirect };
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1700 });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect(res.status).toBe(201);
+    const charge = res.body.charge;
+    expect(charge.status).toBe('pending');
+    const created = stripe.sent.filter((r) => r.path === '/v1/payment_intents' && r.body.get('metadata[charge_id]') === charge.id);
+    expect(created).toHaveLength(1);
+    expect(created[0].body.get('return_url')).toBe(`${service.deps.config.walletBaseUrl}/checkout/${checkout.id}`);
+    expect(created[0].body.get('confirm')).toBe('true');
+    expect(charge.next_action).toEqual({ type: 'redirect_to_url', url: expect.stringMatching(/^https:\/\/hooks\.stripe\.com\/3d_secure_2\/hosted\?/) });
+    const merchantView = (await getCharge(service, shop, charge.id)).body;
+    expect(merchantView.status).toBe('pending');
+    expect(merchantView).not.toHaveProperty('next_action');
   });
 
   it('payment_intent.payment_failed fails a pending charge with Stripe\'s decline code', async () => {
