@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MERCHANT_ROLES, MIN_PASSWORD_LENGTH } from '../domain/merchant-roles';
 import '../http/openapi-registry';
+import { MerchantSettingsSchema } from '../domain/settings';
 
 const email = z
   .email()
@@ -85,3 +86,29 @@ export const AuditEntry = z
     at: timestamp,
   })
   .openapi('MerchantAuditEntry');
+
+export const WebhookUrlBody = MerchantSettingsSchema.pick({ webhook_url: true }).strict();
+export const EnabledEventsBody = MerchantSettingsSchema.pick({ enabled_events: true }).strict();
+
+export const WebhookSettings = z
+  .object({
+    webhook_url: z.string().nullable(),
+    previous_webhook_secret_expires_at: timestamp.nullable().openapi({ description: 'Until when the rolled signing secret still signs beside the current one; null outside an overlap.' }),
+  })
+  .openapi('MerchantWebhookSettings');
+
+export const EnabledEventsCatalog = z
+  .object({
+    always_on_events: z.array(z.string()).openapi({ description: 'Always sent; not a choice.' }),
+    groups: z
+      .array(
+        z.object({
+          name: z.string(),
+          events: z
+            .array(z.object({ type: z.string(), enabled: z.boolean(), note: z.string().nullable().openapi({ description: 'What to know before choosing (checkout.failed, for a merchant that takes withdrawals).' }) }))
+            .openapi({ description: "The group's optional events, each on or off for this account." }),
+        }),
+      )
+      .openapi({ description: "The optional events in the event catalog's groups." }),
+  })
+  .openapi('MerchantEnabledEvents');

@@ -1,0 +1,51 @@
+// The merchant dashboard's data routes (operator spec, section 7) in the OpenAPI document.
+import { z } from 'zod';
+import { operation, pathId, TAGS } from '../http/openapi-operation';
+import { RollSigningSecretBody } from '../merchants/schemas';
+import { EventListQuery, LoggedEvent } from '../readback/schemas';
+import { MerchantSessionAuth, page } from './openapi';
+import { EnabledEventsBody, EnabledEventsCatalog, WebhookSettings, WebhookUrlBody } from './schemas';
+
+const tag = TAGS.merchantDashboard;
+const security = [{ [MerchantSessionAuth.name]: [] }];
+const timestamp = z.string().datetime();
+const reading = { 401: 'No session, or a revoked one (signed out, person removed, password reset).' };
+const developers = {
+  401: 'No session, a revoked one, or a change without X-CSRF-Token.',
+  403: 'Beyond the role: only owners and developers change the Developers section.',
+  422: 'Invalid input.',
+};
+const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });
+const eventParams = pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
+
+operation({ method: 'get', path: '/merchant/v1/developers/api_keys', id: 'merchantListApiKeys', tag, security, summary: "The account's API keys (prefixes only)", responses: { 200: ['Keys', z.object({ results: z.array(ApiKey) })] }, errors: reading });
+operation({
+  method: 'post', path: '/merchant/v1/developers/api_keys', id: 'merchantIssueApiKey', tag, security, summary: 'Issue an API key and client secret (shown once; only hashes are stored)',
+  responses: { 201: ['The new credentials', z.object({ api_key: z.string(), client_secret: z.string(), key_prefix: z.string() })] }, errors: developers,
+});
+operation({
+  method: 'delete', path: '/merchant/v1/developers/api_keys/{keyPrefix}', id: 'merchantRevokeApiKey', tag, security, summary: 'Revoke an API key by its prefix',
+  params: z.object({ keyPrefix: z.string().openapi({ description: 'The first 12 characters of the key.', example: 'key_Ab3dE5gH' }) }),
+  responses: { 200: ['Revoked', z.object({ key_prefix: z.string(), revoked: z.literal(true) })] }, errors: { ...developers, 404: 'No active key of this account has the prefix.' },
+});
+operation({ method: 'get', path: '/merchant/v1/developers/webhook', id: 'merchantGetWebhook', tag, security, summary: 'The webhook URL, and until when a rolled signing secret still signs', responses: { 200: ['The webhook settings', WebhookSettings] }, errors: reading });
+operation({ method: 'put', path: '/merchant/v1/developers/webhook', id: 'merchantSetWebhook', tag, security, summary: 'Set the webhook URL (null: no deliveries)', body: WebhookUrlBody, responses: { 200: ['The webhook settings', WebhookSettings] }, errors: developers });
+operation({
+  method: 'post', path: '/merchant/v1/developers/webhook/signing_secret/roll', id: 'merchantRollSigningSecret', tag, security,
+  summary: 'Roll the wss_ signing secret (shown once); the previous one signs beside it until previous_webhook_secret_expires_at',
+  body: RollSigningSecretBody,
+  responses: { 201: ['The new signing secret', z.object({ webhook_signing_secret: z.string(), previous_webhook_secret_expires_at: timestamp.nullable() })] },
+  errors: { ...developers, 422: 'Invalid input, or rolled again during the overlap without force.' },
+});
+operation({ method: 'get', path: '/merchant/v1/developers/enabled_events', id: 'merchantGetEnabledEvents', tag, security, summary: 'The optional events, grouped as the event catalog, each on or off', responses: { 200: ['The choices', EnabledEventsCatalog] }, errors: reading });
+operation({ method: 'put', path: '/merchant/v1/developers/enabled_events', id: 'merchantSetEnabledEvents', tag, security, summary: 'Set which optional events are sent (the whole list)', body: EnabledEventsBody, responses: { 200: ['The choices', EnabledEventsCatalog] }, errors: developers });
+operation({
+  method: 'get', path: '/merchant/v1/developers/events', id: 'merchantListEvents', tag, security, summary: "The account's event log, sent or not, newest first, with every delivery attempt",
+  query: EventListQuery, responses: { 200: ['A page of events', page(LoggedEvent)] }, errors: { ...reading, 404: 'starting_after is not an event of this account.' },
+});
+operation({ method: 'get', path: '/merchant/v1/developers/events/{id}', id: 'merchantGetEvent', tag, security, summary: 'One event with every delivery attempt', params: eventParams, responses: { 200: ['The event', LoggedEvent] }, errors: { ...reading, 404: 'No such event in this account.' } });
+operation({
+  method: 'post', path: '/merchant/v1/developers/events/{id}/resend', id: 'merchantResendEvent', tag, security, summary: 'Deliver an event again as a new delivery series (same event_id, fresh signature)', params: eventParams,
+  responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true), series: z.number().int().openapi({ description: 'The new delivery series (2 and up).' }) })] },
+  errors: { ...developers, 404: 'No such event in this account.', 422: 'The event was not enabled, is a hold, or there is no webhook_url.' },
+});

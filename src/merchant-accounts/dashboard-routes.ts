@@ -1,0 +1,64 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app-deps';
+import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
+import { RollSigningSecretBody } from '../merchants/schemas';
+import { EventListQuery } from '../readback/schemas';
+import {
+  enabledEvents, eventLogPage, getWebhook, issueMerchantKey, listMerchantKeys, merchantEvent, resendMerchantEvent, revokeMerchantKey, rollMerchantSigningSecret, setEnabledEvents, setWebhookUrl,
+} from './developers';
+import type { MerchantAccounts } from './index';
+import { allow, merchantSessionOf } from './middleware';
+import { EnabledEventsBody, WebhookUrlBody } from './schemas';
+
+/**
+ * The merchant dashboard's data routes under /merchant/v1 (operator spec, section 7): every one
+ * behind the session and the role guard, scoped to the session's merchant.
+ */
+export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session }: Pick<MerchantAccounts, 'requireSession'>): Router {
+  const router = Router();
+
+  router.get('/developers/api_keys', session, allow('read'), async (req, res) => {
+    res.json(await listMerchantKeys(deps, merchantSessionOf(req)));
+  });
+  router.post('/developers/api_keys', session, allow('developers'), async (req, res) => {
+    parseEmptyBody(req.body);
+    res.status(201).json(await issueMerchantKey(deps, merchantSessionOf(req)));
+  });
+  router.delete('/developers/api_keys/:keyPrefix', session, allow('developers'), async (req, res) => {
+    parseEmptyBody(req.body);
+    res.json(await revokeMerchantKey(deps, merchantSessionOf(req), String(req.params.keyPrefix)));
+  });
+
+  router.get('/developers/webhook', session, allow('read'), async (req, res) => {
+    res.json(await getWebhook(deps, merchantSessionOf(req)));
+  });
+  router.put('/developers/webhook', session, allow('developers'), async (req, res) => {
+    const { webhook_url } = parseOrThrow(WebhookUrlBody, req.body);
+    res.json(await setWebhookUrl(deps, merchantSessionOf(req), webhook_url));
+  });
+  router.post('/developers/webhook/signing_secret/roll', session, allow('developers'), async (req, res) => {
+    const body = parseOrThrow(RollSigningSecretBody, req.body ?? {});
+    res.status(201).json(await rollMerchantSigningSecret(deps, merchantSessionOf(req), body));
+  });
+
+  router.get('/developers/enabled_events', session, allow('read'), async (req, res) => {
+    res.json(await enabledEvents(deps, merchantSessionOf(req).merchant.id));
+  });
+  router.put('/developers/enabled_events', session, allow('developers'), async (req, res) => {
+    const { enabled_events } = parseOrThrow(EnabledEventsBody, req.body);
+    res.json(await setEnabledEvents(deps, merchantSessionOf(req), enabled_events));
+  });
+
+  router.get('/developers/events', session, allow('read'), async (req, res) => {
+    res.json(await eventLogPage(deps, merchantSessionOf(req).merchant.id, parseOrThrow(EventListQuery, withoutBlankParameters(req.query), 'Query')));
+  });
+  router.get('/developers/events/:id', session, allow('read'), async (req, res) => {
+    res.json(await merchantEvent(deps, merchantSessionOf(req).merchant.id, String(req.params.id)));
+  });
+  router.post('/developers/events/:id/resend', session, allow('developers'), async (req, res) => {
+    parseEmptyBody(req.body);
+    res.status(202).json(await resendMerchantEvent(deps, merchantSessionOf(req), String(req.params.id)));
+  });
+
+  return router;
+}
