@@ -22,7 +22,9 @@ export type AuditAction =
   | 'webhook_url.changed'
   | 'signing_secret.rolled'
   | 'enabled_events.changed'
-  | 'event.resent';
+  | 'event.resent'
+  | 'review.approved'
+  | 'review.declined';
 
 /** Writes one audit row; callers pass their transaction so the change and its row commit together. */
 export async function recordAudit(db: Db, entry: { merchantId: string; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {

@@ -1,10 +1,11 @@
 // The merchant dashboard's data routes (operator spec, section 7) in the OpenAPI document.
 import { z } from 'zod';
+import { Review } from '../admin/openapi';
 import { operation, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { EventListQuery, LoggedEvent } from '../readback/schemas';
 import { MerchantSessionAuth, page } from './openapi';
-import { EnabledEventsBody, EnabledEventsCatalog, WebhookSettings, WebhookUrlBody } from './schemas';
+import { EnabledEventsBody, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
 
 const tag = TAGS.merchantDashboard;
 const security = [{ [MerchantSessionAuth.name]: [] }];
@@ -49,3 +50,21 @@ operation({
   responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true), series: z.number().int().openapi({ description: 'The new delivery series (2 and up).' }) })] },
   errors: { ...developers, 404: 'No such event in this account.', 422: 'The event was not enabled, is a hold, or there is no webhook_url.' },
 });
+
+operation({
+  method: 'get', path: '/merchant/v1/reviews', id: 'merchantListReviews', tag, security, summary: "The account's withdrawal reviews, the queue oldest first, with customer, payment method, evidence and decider",
+  query: ReviewQueueQuery, responses: { 200: ['A page of reviews', page(Review)] }, errors: { ...reading, 404: 'starting_after is not a review of this account.' },
+});
+for (const [path, name] of [['approve', 'Approve'], ['decline', 'Decline']] as const) {
+  operation({
+    method: 'post', path: `/merchant/v1/reviews/{id}/${path}`, id: `merchantReview${name}`, tag, security,
+    summary: path === 'approve' ? 'Approve: the checkout creates the charge and places the hold; the person is recorded as decider' : 'Decline: no charge is ever created; the person is recorded as decider',
+    params: pathId('cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw'),
+    responses: { 200: ['The decided review', Review.omit({ customer: true, payment_method: true, evidence: true })] },
+    errors: {
+      401: developers[401], 403: 'Beyond the role: only owners and reviewers decide reviews.', 404: 'No such review in this account.',
+      422: path === 'approve' ? 'Already decided, or the approval refused (the review stays pending).' : 'Already decided.',
+      503: 'Temporal briefly refused the decision: send it again after Retry-After seconds.',
+    },
+  });
+}

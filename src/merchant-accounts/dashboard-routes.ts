@@ -8,7 +8,8 @@ import {
 } from './developers';
 import type { MerchantAccounts } from './index';
 import { allow, merchantSessionOf } from './middleware';
-import { EnabledEventsBody, WebhookUrlBody } from './schemas';
+import { decideMerchantReview, reviewQueuePage } from './reviews';
+import { EnabledEventsBody, ReviewQueueQuery, WebhookUrlBody } from './schemas';
 
 /**
  * The merchant dashboard's data routes under /merchant/v1 (operator spec, section 7): every one
@@ -59,6 +60,16 @@ export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session
     parseEmptyBody(req.body);
     res.status(202).json(await resendMerchantEvent(deps, merchantSessionOf(req), String(req.params.id)));
   });
+
+  router.get('/reviews', session, allow('read'), async (req, res) => {
+    res.json(await reviewQueuePage(deps, merchantSessionOf(req).merchant.id, parseOrThrow(ReviewQueueQuery, withoutBlankParameters(req.query), 'Query')));
+  });
+  for (const [path, decision] of [['approve', 'approved'], ['decline', 'declined']] as const) {
+    router.post(`/reviews/:id/${path}`, session, allow('decide_reviews'), async (req, res) => {
+      parseEmptyBody(req.body);
+      res.json(await decideMerchantReview(deps, merchantSessionOf(req), String(req.params.id), decision));
+    });
+  }
 
   return router;
 }

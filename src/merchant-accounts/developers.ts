@@ -110,7 +110,7 @@ export function eventLogPage(deps: AppDeps, merchantId: string, query: { limit: 
 export const merchantEvent = (deps: AppDeps, merchantId: string, id: string) => asMerchantNotFound(getEvent(deps.db, merchantId, id));
 
 /** The merchant API's readback answers an unknown id 422 (the contract's rule); the dashboard answers 404. */
-async function asMerchantNotFound<T>(read: Promise<T>): Promise<T> {
+export async function asMerchantNotFound<T>(read: Promise<T>): Promise<T> {
   try {
     return await read;
   } catch (error) {

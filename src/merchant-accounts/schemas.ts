@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MERCHANT_ROLES, MIN_PASSWORD_LENGTH } from '../domain/merchant-roles';
 import '../http/openapi-registry';
 import { MerchantSettingsSchema } from '../domain/settings';
+import { PageQuery } from '../readback/schemas';
 
 const email = z
   .email()
@@ -112,3 +113,8 @@ export const EnabledEventsCatalog = z
       .openapi({ description: "The optional events in the event catalog's groups." }),
   })
   .openapi('MerchantEnabledEvents');
+
+export const ReviewQueueQuery = PageQuery.extend({
+  status: z.enum(['pending', 'approved', 'declined']).optional().openapi({ description: 'Only reviews in this status.', example: 'pending' }),
+  order: z.enum(['oldest', 'newest']).default('oldest').openapi({ description: '`oldest` (the queue) or `newest` (recent decisions first).', example: 'oldest' }),
+});

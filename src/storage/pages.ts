@@ -5,8 +5,9 @@ import type { Db } from './db';
 import type { EventRow } from './events';
 import type { MerchantAuditRow } from './merchant-audit-log';
 import type { RefundRow } from './refunds';
+import type { ReviewRow } from './reviews';
 
-/** One page of a newest-first list: `limit` rows after the `startingAfter` row (exclusive). */
+/** One page of a list (newest first unless said otherwise): `limit` rows after the `startingAfter` row (exclusive). */
 export interface PageRequest {
   limit: number;
   startingAfter?: string;
@@ -24,8 +25,8 @@ export class UnknownCursorError extends Error {
   }
 }
 
-/** How a table is ordered newest first: by (created_at, id), or by the events' commit sequence. */
-type Order = { kind: 'created' } | { kind: 'seq' };
+/** How a table is ordered: newest first by (created_at, id) (or oldest first, a queue's order), or by the events' commit sequence. */
+type Order = { kind: 'created'; oldestFirst?: boolean } | { kind: 'seq' };
 
 /**
  * A keyset page of `table`, every query scoped by `scope` (always including merchant_id when a
@@ -38,9 +39,10 @@ async function pageOf<T>(db: Db, table: string, scope: Record<string, string | b
     const cursor = await db(table).where({ ...scope, id: page.startingAfter }).first('id');
     if (!cursor) throw new UnknownCursorError(page.startingAfter);
     if (order.kind === 'seq') query.where('seq', '<', db(table).select('seq').where({ id: page.startingAfter }));
-    else query.whereRaw(`(created_at, id) < (SELECT created_at, id FROM ${table} WHERE id = ?)`, [page.startingAfter]);
+    else query.whereRaw(`(created_at, id) ${order.oldestFirst ? '>' : '<'} (SELECT created_at, id FROM ${table} WHERE id = ?)`, [page.startingAfter]);
   }
-  const columns = order.kind === 'seq' ? [{ column: 'seq', order: 'desc' as const }] : [{ column: 'created_at', order: 'desc' as const }, { column: 'id', order: 'desc' as const }];
+  const direction = order.kind === 'created' && order.oldestFirst ? ('asc' as const) : ('desc' as const);
+  const columns = order.kind === 'seq' ? [{ column: 'seq', order: direction }] : [{ column: 'created_at', order: direction }, { column: 'id', order: direction }];
   const rows = (await query.orderBy(columns).limit(page.limit + 1)) as T[];
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
@@ -67,3 +69,7 @@ export const pageEvents = (db: Db, merchantId: string, filters: { type?: string;
 
 export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageRequest) =>
   pageOf<MerchantAuditRow>(db, 'merchant_audit_log', merchantScope(merchantId, {}), page);
+
+/** A merchant's reviews: the queue oldest first, or recent decisions newest first. */
+export const pageReviews = (db: Db, merchantId: string, filters: { status?: string }, oldestFirst: boolean, page: PageRequest) =>
+  pageOf<ReviewRow>(db, 'reviews', merchantScope(merchantId, filters), page, { kind: 'created', oldestFirst });

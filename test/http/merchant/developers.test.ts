@@ -3,14 +3,12 @@ import { useServiceWithReceiver } from '../../support/file-environment';
 import { openShop, waitFor, type Shop } from '../../support/fixtures';
 import { request } from '../../support/http';
 import type { WebhookReceiver } from '../../support/receiver';
-import { asMember, member, type SignedIn } from '../../support/merchant-accounts';
+import { ALL_ROLES, asMember, errorWithHint, itGuardsEach, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
 
 let service: Service;
 let receiver: WebhookReceiver;
 useServiceWithReceiver((env) => ({ service, receiver } = env));
 
-const errorWithHint = { error: expect.any(String), hint: expect.any(String), request_id: expect.any(String) };
-const ALL_ROLES = ['owner', 'developer', 'reviewer', 'viewer'];
 const WRITERS = ['owner', 'developer'];
 
 /** Records a customer.unrestricted event for the shop's customer (restricted, then lifted by the operator). */
@@ -36,67 +34,42 @@ beforeAll(async () => {
   eventId = await recordEvent(shop);
 });
 
-interface Route {
-  name: string;
-  method: string;
-  path: () => Promise<string> | string;
-  body?: unknown;
-  allowed: string[];
-  ok: number;
-  what?: string;
-}
 
 /** Every Developers route: who may call it (reads: every role; changes: owners and developers). */
-const ROUTES: Route[] = [
-  { name: 'GET /developers/api_keys', method: 'GET', path: () => '/developers/api_keys', allowed: ALL_ROLES, ok: 200 },
-  { name: 'POST /developers/api_keys', method: 'POST', path: () => '/developers/api_keys', allowed: WRITERS, ok: 201 },
+const ROUTES: GuardedRoute[] = [
+  { name: 'GET /developers/api_keys', method: 'GET', path: () => '/developers/api_keys', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'POST /developers/api_keys', method: 'POST', path: () => '/developers/api_keys', allowed: WRITERS, ok: 201, what: 'the Developers section' },
   {
     name: 'DELETE /developers/api_keys/{keyPrefix}',
     method: 'DELETE',
     path: async () => `/developers/api_keys/${(await asMember(service, people.owner!, 'POST', '/developers/api_keys')).body.key_prefix}`,
     allowed: WRITERS,
     ok: 200,
+    what: 'the Developers section',
   },
-  { name: 'GET /developers/webhook', method: 'GET', path: () => '/developers/webhook', allowed: ALL_ROLES, ok: 200 },
-  { name: 'PUT /developers/webhook', method: 'PUT', path: () => '/developers/webhook', get body() {
+  { name: 'GET /developers/webhook', method: 'GET', path: () => '/developers/webhook', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  {
+    name: 'PUT /developers/webhook',
+    method: 'PUT',
+    path: () => '/developers/webhook',
+    // The receiver's URL is known once the service runs.
+    get body() {
       return { webhook_url: receiver.url };
     },
-    allowed: WRITERS, ok: 200 },
-  { name: 'POST /developers/webhook/signing_secret/roll', method: 'POST', path: () => '/developers/webhook/signing_secret/roll', body: { overlap_seconds: 60, force: true }, allowed: WRITERS, ok: 201 },
-  { name: 'GET /developers/enabled_events', method: 'GET', path: () => '/developers/enabled_events', allowed: ALL_ROLES, ok: 200 },
-  { name: 'PUT /developers/enabled_events', method: 'PUT', path: () => '/developers/enabled_events', body: { enabled_events: ['customer.unrestricted'] }, allowed: WRITERS, ok: 200 },
-  { name: 'GET /developers/events', method: 'GET', path: () => '/developers/events', allowed: ALL_ROLES, ok: 200 },
-  { name: 'GET /developers/events/{id}', method: 'GET', path: () => `/developers/events/${eventId}`, allowed: ALL_ROLES, ok: 200 },
-  { name: 'POST /developers/events/{id}/resend', method: 'POST', path: () => `/developers/events/${eventId}/resend`, allowed: WRITERS, ok: 202 },
+    allowed: WRITERS,
+    ok: 200,
+    what: 'the Developers section',
+  },
+  { name: 'POST /developers/webhook/signing_secret/roll', method: 'POST', path: () => '/developers/webhook/signing_secret/roll', body: { overlap_seconds: 60, force: true }, allowed: WRITERS, ok: 201, what: 'the Developers section' },
+  { name: 'GET /developers/enabled_events', method: 'GET', path: () => '/developers/enabled_events', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'PUT /developers/enabled_events', method: 'PUT', path: () => '/developers/enabled_events', body: { enabled_events: ['customer.unrestricted'] }, allowed: WRITERS, ok: 200, what: 'the Developers section' },
+  { name: 'GET /developers/events', method: 'GET', path: () => '/developers/events', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'GET /developers/events/{id}', method: 'GET', path: () => `/developers/events/${eventId}`, allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'POST /developers/events/{id}/resend', method: 'POST', path: () => `/developers/events/${eventId}/resend`, allowed: WRITERS, ok: 202, what: 'the Developers section' },
 ];
 
 describe('the Developers section: session, CSRF and role guards', () => {
-  it.each(ROUTES.map((route) => [route.name, route] as const))(
-    '%s: 401 without a session or CSRF header or for a removed person; 403 {error, hint} below the role; allowed roles pass',
-    async (_name, route) => {
-      await service.deps.db('merchants').where({ id: shop.merchant.id }).update({ settings: service.deps.db.raw(`jsonb_set(settings, '{webhook_url}', ?::jsonb)`, [JSON.stringify(receiver.url)]) });
-      const path = await route.path();
-      const none = await asMember(service, null, route.method, path, { body: route.body });
-      expect([none.status, none.body]).toEqual([401, errorWithHint]);
-      if (route.method !== 'GET') {
-        const noCsrf = await asMember(service, people.owner!, route.method, path, { body: route.body, csrf: false });
-        expect([noCsrf.status, noCsrf.body]).toEqual([401, { ...errorWithHint, error: 'Missing or wrong CSRF token.' }]);
-      }
-      for (const role of ALL_ROLES.filter((r) => !route.allowed.includes(r))) {
-        const res = await asMember(service, people[role]!, route.method, path, { body: route.body });
-        expect([role, res.status, res.body]).toEqual([role, 403, { error: `Your role (${role}) does not allow the Developers section.`, hint: expect.stringContaining('owner, developer'), request_id: expect.any(String) }]);
-      }
-      const removed = await member(service, shop.merchant.id, route.allowed[route.allowed.length - 1]!);
-      expect((await asMember(service, people.owner!, 'DELETE', `/team/${removed.user.id}`)).status).toBe(200);
-      const afterRemoval = await asMember(service, removed, route.method, path, { body: route.body });
-      expect([afterRemoval.status, afterRemoval.body]).toEqual([401, { ...errorWithHint, error: 'Sign in first.' }]);
-      for (const role of route.allowed) {
-        const fresh = role === route.allowed[0] ? path : await route.path();
-        const res = await asMember(service, people[role]!, route.method, fresh, { body: route.body });
-        expect([role, res.status, res.text]).toEqual([role, route.ok, res.text]);
-      }
-    },
-  );
+  itGuardsEach(ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
 });
 
 describe("another merchant's records", () => {
@@ -191,7 +164,7 @@ describe('what the Developers section does', () => {
   });
 
   it('pages the event log with every delivery attempt, and resends an event as a new series (audited)', async () => {
-    await service.deps.db('merchants').where({ id: shop.merchant.id }).update({ settings: service.deps.db.raw(`jsonb_set(settings, '{webhook_url}', ?::jsonb)`, [JSON.stringify(receiver.url)]) });
+    expect((await asMember(service, people.developer!, 'PUT', '/developers/webhook', { body: { webhook_url: receiver.url } })).status).toBe(200);
     const second = await recordEvent(shop);
     await waitFor(async () => (await service.deps.db('events').where({ id: second }).first()).delivery_status === 'delivered');
     const first = await asMember(service, people.viewer!, 'GET', '/developers/events?limit=1');
