@@ -13,6 +13,7 @@ import {
   searchCheckoutsUnscoped,
   timelineRowsUnscoped,
   type AdminCheckoutRow,
+  type AdminCustomerRow,
   type AdminSearch,
 } from '../storage/admin-reads';
 import type { Db } from '../storage/db';
@@ -78,9 +79,12 @@ export async function listMerchants(db: Db, limit: number) {
 
 export async function listRestrictedCustomers(db: Db, merchantId: string | undefined, limit: number) {
   const rows = await listRestrictedCustomersUnscoped(db, merchantId, limit);
-  return {
-    results: rows.map((c) => ({ ...presentStoredCustomer(c), merchant_id: c.merchant_id, restricted_at: c.restricted_at?.toISOString() ?? null, restriction_evidence: c.restriction_evidence })),
-  };
+  return { results: rows.map((c) => ({ ...presentCustomerWithRestriction(c), merchant_id: c.merchant_id })) };
+}
+
+/** A customer with when and why it was restricted (the evidence the restriction was decided on). */
+export function presentCustomerWithRestriction(c: AdminCustomerRow) {
+  return { ...presentStoredCustomer(c), restricted_at: c.restricted_at?.toISOString() ?? null, restriction_evidence: c.restriction_evidence };
 }
 
 type AdminReview = ReviewRow & { evidence?: Record<string, unknown> | null; decided_by?: string | null };

@@ -24,7 +24,8 @@ export type AuditAction =
   | 'enabled_events.changed'
   | 'event.resent'
   | 'review.approved'
-  | 'review.declined';
+  | 'review.declined'
+  | 'customer.unrestricted';
 
 /** Writes one audit row; callers pass their transaction so the change and its row commit together. */
 export async function recordAudit(db: Db, entry: { merchantId: string; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {

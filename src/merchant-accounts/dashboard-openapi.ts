@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { Review } from '../admin/openapi';
 import { operation, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
-import { EventListQuery, LoggedEvent } from '../readback/schemas';
+import { EventListQuery, LoggedEvent, StoredCustomer } from '../readback/schemas';
 import { MerchantSessionAuth, page } from './openapi';
-import { EnabledEventsBody, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
+import { CustomerSearchQuery, EnabledEventsBody, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
 
 const tag = TAGS.merchantDashboard;
 const security = [{ [MerchantSessionAuth.name]: [] }];
@@ -68,3 +68,17 @@ for (const [path, name] of [['approve', 'Approve'], ['decline', 'Decline']] as c
     },
   });
 }
+
+const evidence = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The inputs the restriction was decided on: KYC record, geo check, rule.' });
+operation({
+  method: 'get', path: '/merchant/v1/customers', id: 'merchantListCustomers', tag, security, summary: "Search the account's customers, newest first, with their restrictions and evidence",
+  query: CustomerSearchQuery,
+  responses: { 200: ['A page of customers', page(StoredCustomer.extend({ restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] },
+  errors: { ...reading, 404: 'starting_after is not a customer of this account.', 422: 'Invalid query.' },
+});
+operation({
+  method: 'post', path: '/merchant/v1/customers/{id}/unrestrict', id: 'merchantUnrestrictCustomer', tag, security, summary: "Lift a customer's restriction (owners and reviewers); the audit log records the person",
+  params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'),
+  responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] },
+  errors: { 401: developers[401], 403: 'Beyond the role: only owners and reviewers lift restrictions.', 404: 'No such customer in this account.', 422: 'The customer is not restricted.' },
+});

@@ -8,8 +8,9 @@ import {
 } from './developers';
 import type { MerchantAccounts } from './index';
 import { allow, merchantSessionOf } from './middleware';
+import { customersPage, liftRestriction } from './customers';
 import { decideMerchantReview, reviewQueuePage } from './reviews';
-import { EnabledEventsBody, ReviewQueueQuery, WebhookUrlBody } from './schemas';
+import { CustomerSearchQuery, EnabledEventsBody, ReviewQueueQuery, WebhookUrlBody } from './schemas';
 
 /**
  * The merchant dashboard's data routes under /merchant/v1 (operator spec, section 7): every one
@@ -70,6 +71,14 @@ export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session
       res.json(await decideMerchantReview(deps, merchantSessionOf(req), String(req.params.id), decision));
     });
   }
+
+  router.get('/customers', session, allow('read'), async (req, res) => {
+    res.json(await customersPage(deps, merchantSessionOf(req).merchant.id, parseOrThrow(CustomerSearchQuery, withoutBlankParameters(req.query), 'Query')));
+  });
+  router.post('/customers/:id/unrestrict', session, allow('lift_restrictions'), async (req, res) => {
+    parseEmptyBody(req.body);
+    res.json(await liftRestriction(deps, merchantSessionOf(req), String(req.params.id)));
+  });
 
   return router;
 }

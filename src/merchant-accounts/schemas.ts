@@ -118,3 +118,12 @@ export const ReviewQueueQuery = PageQuery.extend({
   status: z.enum(['pending', 'approved', 'declined']).optional().openapi({ description: 'Only reviews in this status.', example: 'pending' }),
   order: z.enum(['oldest', 'newest']).default('oldest').openapi({ description: '`oldest` (the queue) or `newest` (recent decisions first).', example: 'oldest' }),
 });
+
+export const CustomerSearchQuery = PageQuery.extend({
+  q: z.string().trim().min(1).max(200).optional().openapi({ description: 'A customer id, or part of the email, a name, the phone number or the internal id (case-insensitive).', example: 'ada@' }),
+  restricted: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .openapi({ description: '`true`: only restricted customers; `false`: only the others.', example: 'true' }),
+});

@@ -31,8 +31,11 @@ export interface AdminSearch {
 
 const NEWEST_FIRST = [{ column: 'created_at', order: 'desc' as const }, { column: 'id', order: 'desc' as const }];
 
+/** A LIKE pattern matching `fragment` anywhere, its wildcards taken literally. */
+export const containing = (fragment: string) => `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 function emailMatches(db: Db, fragment: string) {
-  return db('customers').select('id').whereILike('email', `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return db('customers').select('id').whereILike('email', containing(fragment));
 }
 
 export async function searchCheckoutsUnscoped(db: Db, s: AdminSearch, limit: number): Promise<AdminCheckoutRow[]> {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { containing, type AdminCustomerRow } from './admin-reads';
 import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
@@ -30,11 +31,19 @@ type Order = { kind: 'created'; oldestFirst?: boolean } | { kind: 'seq' };
 
 /**
  * A keyset page of `table`, every query scoped by `scope` (always including merchant_id when a
- * merchant reads). The cursor is compared in SQL against the cursor row itself, so timestamps
+ * merchant reads) and narrowed further by `narrow`. The cursor is compared in SQL against the cursor row itself, so timestamps
  * keep their microseconds and ties on created_at are broken by id.
  */
-async function pageOf<T>(db: Db, table: string, scope: Record<string, string | boolean>, page: PageRequest, order: Order = { kind: 'created' }): Promise<Page<T>> {
+async function pageOf<T>(
+  db: Db,
+  table: string,
+  scope: Record<string, string | boolean>,
+  page: PageRequest,
+  order: Order = { kind: 'created' },
+  narrow: (query: Knex.QueryBuilder) => void = () => {},
+): Promise<Page<T>> {
   const query: Knex.QueryBuilder = db(table).where(scope);
+  narrow(query);
   if (page.startingAfter !== undefined) {
     const cursor = await db(table).where({ ...scope, id: page.startingAfter }).first('id');
     if (!cursor) throw new UnknownCursorError(page.startingAfter);
@@ -73,3 +82,26 @@ export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageReque
 /** A merchant's reviews: the queue oldest first, or recent decisions newest first. */
 export const pageReviews = (db: Db, merchantId: string, filters: { status?: string }, oldestFirst: boolean, page: PageRequest) =>
   pageOf<ReviewRow>(db, 'reviews', merchantScope(merchantId, filters), page, { kind: 'created', oldestFirst });
+
+/** What a person types to find a customer: an id, or part of the email, a name, the phone number or the internal id. */
+export interface CustomerPageFilter {
+  q?: string;
+  restricted?: boolean;
+}
+
+/** A merchant's customers, newest first, narrowed by a search and by whether they are restricted. */
+export const pageCustomers = (db: Db, merchantId: string, filter: CustomerPageFilter, page: PageRequest) =>
+  pageOf<AdminCustomerRow>(db, 'customers', merchantScope(merchantId, {}), page, { kind: 'created' }, (query) => {
+    if (filter.restricted !== undefined) {
+      if (filter.restricted) query.whereNotNull('restriction_reason');
+      else query.whereNull('restriction_reason');
+    }
+    if (filter.q) {
+      const q = filter.q;
+      const fragment = containing(q);
+      query.where((inner) => {
+        inner.where({ id: q });
+        for (const column of ['email', 'first_name', 'last_name', 'phone_number', 'internal_id']) inner.orWhereILike(column, fragment);
+      });
+    }
+  });
