@@ -47,7 +47,7 @@ export const Review = registry.register(
     evidence,
   }),
 );
-const TimelineEntry = registry.register(
+export const TimelineEntry = registry.register(
   'TimelineEntry',
   z.object({
     at: timestamp,

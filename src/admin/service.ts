@@ -46,9 +46,10 @@ export async function searchCharges(db: Db, query: AdminSearchQuery) {
   return { results: await Promise.all(rows.map(async (c) => ({ ...(await presentLoaded(db, c)), merchant_id: c.merchant_id })))};
 }
 
-async function loadCheckout(db: Db, id: string): Promise<AdminCheckoutRow> {
+/** `merchantId`: only that merchant's (the merchant dashboard); another merchant's is reported like a missing one. */
+async function loadCheckout(db: Db, id: string, merchantId?: string): Promise<AdminCheckoutRow> {
   const checkout = await findCheckoutUnscoped(db, id);
-  if (!checkout) throw new AdminNotFoundError('Checkout not found.', `No checkout ${id}.`);
+  if (!checkout || (merchantId !== undefined && checkout.merchant_id !== merchantId)) throw new AdminNotFoundError('Checkout not found.', `No checkout ${id}.`);
   return checkout;
 }
 
@@ -56,8 +57,8 @@ export function workflowUrl(temporalUiUrl: string, checkoutId: string): string {
   return temporalUiUrl.replace('{id}', encodeURIComponent(checkoutId));
 }
 
-export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id: string) {
-  const checkout = await loadCheckout(deps.db, id);
+export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id: string, merchantId?: string) {
+  const checkout = await loadCheckout(deps.db, id, merchantId);
   return {
     ...(await presentCheckoutDetail(deps.db, checkout)),
     merchant_id: checkout.merchant_id,
@@ -66,8 +67,8 @@ export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id:
   };
 }
 
-export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: string) {
-  const checkout = await loadCheckout(deps.db, id);
+export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: string, merchantId?: string) {
+  const checkout = await loadCheckout(deps.db, id, merchantId);
   const rows = await timelineRowsUnscoped(deps.db, checkout);
   return { checkout_id: checkout.id, workflow_url: workflowUrl(deps.config.temporalUiUrl, checkout.id), entries: buildTimeline({ checkout, ...rows }) };
 }

@@ -25,7 +25,8 @@ export type AuditAction =
   | 'event.resent'
   | 'review.approved'
   | 'review.declined'
-  | 'customer.unrestricted';
+  | 'customer.unrestricted'
+  | 'charge.refunded';
 
 /** Writes one audit row; callers pass their transaction so the change and its row commit together. */
 export async function recordAudit(db: Db, entry: { merchantId: string; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {

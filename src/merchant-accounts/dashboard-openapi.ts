@@ -1,11 +1,12 @@
 // The merchant dashboard's data routes (operator spec, section 7) in the OpenAPI document.
 import { z } from 'zod';
-import { Review } from '../admin/openapi';
+import { Review, TimelineEntry } from '../admin/openapi';
+import { ChargeResponse } from '../charges/schemas';
 import { operation, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
-import { EventListQuery, LoggedEvent, StoredCustomer } from '../readback/schemas';
+import { CheckoutDetail, EventListQuery, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
 import { MerchantSessionAuth, page } from './openapi';
-import { CustomerSearchQuery, EnabledEventsBody, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
+import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
 
 const tag = TAGS.merchantDashboard;
 const security = [{ [MerchantSessionAuth.name]: [] }];
@@ -81,4 +82,27 @@ operation({
   params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'),
   responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] },
   errors: { 401: developers[401], 403: 'Beyond the role: only owners and reviewers lift restrictions.', 404: 'No such customer in this account.', 422: 'The customer is not restricted.' },
+});
+
+const checkoutParams = pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb');
+operation({
+  method: 'get', path: '/merchant/v1/checkouts', id: 'merchantListCheckouts', tag, security, summary: "Search the account's checkouts, newest first",
+  query: PaymentSearchQuery, responses: { 200: ['A page of checkouts', page(StoredCheckout)] }, errors: { ...reading, 404: 'starting_after is not a checkout of this account.', 422: 'Invalid query.' },
+});
+operation({
+  method: 'get', path: '/merchant/v1/checkouts/{id}', id: 'merchantGetCheckout', tag, security, summary: 'A checkout with its charges, review and block evidence', params: checkoutParams,
+  responses: { 200: ['The checkout', CheckoutDetail.extend({ blocked_evidence: evidence })] }, errors: { ...reading, 404: 'No such checkout in this account.' },
+});
+operation({
+  method: 'get', path: '/merchant/v1/checkouts/{id}/timeline', id: 'merchantCheckoutTimeline', tag, security, summary: 'Everything that happened to a checkout, in order', params: checkoutParams,
+  responses: { 200: ['The timeline', z.object({ checkout_id: z.string(), entries: z.array(TimelineEntry) })] }, errors: { ...reading, 404: 'No such checkout in this account.' },
+});
+operation({
+  method: 'get', path: '/merchant/v1/charges', id: 'merchantListCharges', tag, security, summary: "Search the account's charges, newest first",
+  query: PaymentSearchQuery, responses: { 200: ['A page of charges', page(ChargeResponse)] }, errors: { ...reading, 404: 'starting_after is not a charge of this account.', 422: 'Invalid query.' },
+});
+operation({
+  method: 'post', path: '/merchant/v1/charges/{id}/refund', id: 'merchantRefundCharge', tag, security, summary: 'Refund a charge in full (owners): the same rules and event as the public refund; the audit log records the person',
+  params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] },
+  errors: { 401: developers[401], 403: 'Beyond the role: only owners refund.', 404: 'No such charge in this account.', 422: 'The charge cannot be refunded (the hint says why), or a body was sent.', 503: 'The processor or Temporal briefly refused: send it again.' },
 });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
+import { assertNoRefundBody } from '../charges/refund';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { EventListQuery } from '../readback/schemas';
@@ -9,8 +10,9 @@ import {
 import type { MerchantAccounts } from './index';
 import { allow, merchantSessionOf } from './middleware';
 import { customersPage, liftRestriction } from './customers';
+import { chargesPage, checkoutsPage, merchantCheckout, merchantTimeline, refundMerchantCharge } from './payments';
 import { decideMerchantReview, reviewQueuePage } from './reviews';
-import { CustomerSearchQuery, EnabledEventsBody, ReviewQueueQuery, WebhookUrlBody } from './schemas';
+import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody } from './schemas';
 
 /**
  * The merchant dashboard's data routes under /merchant/v1 (operator spec, section 7): every one
@@ -78,6 +80,23 @@ export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session
   router.post('/customers/:id/unrestrict', session, allow('lift_restrictions'), async (req, res) => {
     parseEmptyBody(req.body);
     res.json(await liftRestriction(deps, merchantSessionOf(req), String(req.params.id)));
+  });
+
+  router.get('/checkouts', session, allow('read'), async (req, res) => {
+    res.json(await checkoutsPage(deps, merchantSessionOf(req).merchant.id, parseOrThrow(PaymentSearchQuery, withoutBlankParameters(req.query), 'Query')));
+  });
+  router.get('/checkouts/:id', session, allow('read'), async (req, res) => {
+    res.json(await merchantCheckout(deps, merchantSessionOf(req).merchant.id, String(req.params.id)));
+  });
+  router.get('/checkouts/:id/timeline', session, allow('read'), async (req, res) => {
+    res.json(await merchantTimeline(deps, merchantSessionOf(req).merchant.id, String(req.params.id)));
+  });
+  router.get('/charges', session, allow('read'), async (req, res) => {
+    res.json(await chargesPage(deps, merchantSessionOf(req).merchant.id, parseOrThrow(PaymentSearchQuery, withoutBlankParameters(req.query), 'Query')));
+  });
+  router.post('/charges/:id/refund', session, allow('refunds'), async (req, res) => {
+    assertNoRefundBody(req.body);
+    res.json(await refundMerchantCharge(deps, merchantSessionOf(req), String(req.params.id)));
   });
 
   return router;

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app-deps';
 import { settingsCatalog } from '../admin/catalog';
 import { resendEvent } from '../events/service';
-import { MerchantNotFoundError, NotFoundError } from '../http/errors';
+import { AdminNotFoundError, MerchantNotFoundError, NotFoundError } from '../http/errors';
 import { changeSettings, getMerchant, issueKey, listKeys, presentMerchant, revokeKey, rollSigningSecret } from '../merchants/service';
 import type { RollSigningSecretBody } from '../merchants/schemas';
 import { getEvent, listEvents } from '../readback/service';
@@ -109,12 +109,12 @@ export function eventLogPage(deps: AppDeps, merchantId: string, query: { limit: 
 
 export const merchantEvent = (deps: AppDeps, merchantId: string, id: string) => asMerchantNotFound(getEvent(deps.db, merchantId, id));
 
-/** The merchant API's readback answers an unknown id 422 (the contract's rule); the dashboard answers 404. */
+/** The merchant API's readback answers an unknown id 422 (the contract's rule) and the admin API's reads 404; the dashboard answers 404 as its own. */
 export async function asMerchantNotFound<T>(read: Promise<T>): Promise<T> {
   try {
     return await read;
   } catch (error) {
-    if (error instanceof NotFoundError) throw new MerchantNotFoundError(error.message, error.hint);
+    if (error instanceof NotFoundError || error instanceof AdminNotFoundError) throw new MerchantNotFoundError(error.message, error.hint);
     throw error;
   }
 }

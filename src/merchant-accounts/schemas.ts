@@ -127,3 +127,10 @@ export const CustomerSearchQuery = PageQuery.extend({
     .optional()
     .openapi({ description: '`true`: only restricted customers; `false`: only the others.', example: 'true' }),
 });
+
+const searchId = z.string().min(1).max(64);
+export const PaymentSearchQuery = PageQuery.extend({
+  q: z.string().trim().min(1).max(200).optional().openapi({ description: 'What a person types: an id (chk_, ch_, cus_) or part of a customer\'s email.', example: 'ada@' }),
+  customer_id: searchId.optional().openapi({ description: "Only this customer's.", example: 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+  checkout_id: searchId.optional().openapi({ description: 'Only this checkout (or its charges).', example: 'chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb' }),
+});

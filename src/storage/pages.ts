@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { containing, type AdminCustomerRow } from './admin-reads';
+import { containing, narrowCharges, narrowCheckouts, type AdminCheckoutRow, type AdminCustomerRow, type AdminSearch } from './admin-reads';
 import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
@@ -105,3 +105,11 @@ export const pageCustomers = (db: Db, merchantId: string, filter: CustomerPageFi
       });
     }
   });
+
+/** A merchant's checkouts, newest first, narrowed by a search (the admin search's fields). */
+export const pageCheckoutSearch = (db: Db, merchantId: string, search: AdminSearch, page: PageRequest) =>
+  pageOf<AdminCheckoutRow>(db, 'checkouts', merchantScope(merchantId, {}), page, { kind: 'created' }, (query) => narrowCheckouts(db, query, search));
+
+/** A merchant's charges, newest first, narrowed by a search. */
+export const pageChargeSearch = (db: Db, merchantId: string, search: AdminSearch, page: PageRequest) =>
+  pageOf<ChargeRow>(db, 'charges', merchantScope(merchantId, {}), page, { kind: 'created' }, (query) => narrowCharges(db, query, search));

@@ -104,8 +104,12 @@ export async function expectGuarded(service: ServiceLike, merchantId: string, pe
   }
 }
 
-/** One test per route of `expectGuarded`; `env` is read when the tests run (after beforeAll). */
-export function itGuardsEach(routes: GuardedRoute[], env: () => { service: ServiceLike; merchantId: string; people: Record<string, SignedIn> }): void {
+/** A describe block with one test per route of `expectGuarded`; `env` is read when the tests run (after beforeAll). */
+export function describeGuards(what: string, routes: GuardedRoute[], env: () => { service: ServiceLike; merchantId: string; people: Record<string, SignedIn> }): void {
+  describe(`${what}: session, CSRF and role guards`, () => itGuardsEach(routes, env));
+}
+
+function itGuardsEach(routes: GuardedRoute[], env: () => { service: ServiceLike; merchantId: string; people: Record<string, SignedIn> }): void {
   it.each(routes.map((route) => [route.name, route] as const))(
     '%s: 401 without a session or CSRF header or for a removed person; 403 {error, hint} below the role; allowed roles pass',
     async (_name, route) => {

@@ -1,7 +1,7 @@
 import { startService, type Service } from '../../support/harness';
 import { openShop, type Shop } from '../../support/fixtures';
 import { request, uniqueCustomer } from '../../support/http';
-import { ALL_ROLES, asMember, errorWithHint, itGuardsEach, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
+import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
 
 let service: Service;
 beforeAll(async () => {
@@ -35,9 +35,7 @@ const ROUTES: GuardedRoute[] = [
   { name: 'POST /customers/{id}/unrestrict', method: 'POST', path: async () => `/customers/${await restrictedCustomer(shop)}/unrestrict`, allowed: ['owner', 'reviewer'], ok: 200, what: 'lifting restrictions' },
 ];
 
-describe('customers: session, CSRF and role guards', () => {
-  itGuardsEach(ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
-});
+describeGuards('customers', ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
 
 describe('customers', () => {
   it('searches by id or a fragment of email or name, in pages, with restrictions and their evidence', async () => {

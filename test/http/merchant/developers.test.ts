@@ -3,7 +3,7 @@ import { useServiceWithReceiver } from '../../support/file-environment';
 import { openShop, waitFor, type Shop } from '../../support/fixtures';
 import { request } from '../../support/http';
 import type { WebhookReceiver } from '../../support/receiver';
-import { ALL_ROLES, asMember, errorWithHint, itGuardsEach, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
+import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -68,9 +68,7 @@ const ROUTES: GuardedRoute[] = [
   { name: 'POST /developers/events/{id}/resend', method: 'POST', path: () => `/developers/events/${eventId}/resend`, allowed: WRITERS, ok: 202, what: 'the Developers section' },
 ];
 
-describe('the Developers section: session, CSRF and role guards', () => {
-  itGuardsEach(ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
-});
+describeGuards('the Developers section', ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
 
 describe("another merchant's records", () => {
   it('are 404 like missing ones, and lists show only the session\'s merchant', async () => {

@@ -3,7 +3,7 @@ import { useServiceWithReceiver } from '../../support/file-environment';
 import { attempt, CARD, createCheckout, openShop, type Shop } from '../../support/fixtures';
 import { request } from '../../support/http';
 import type { WebhookReceiver } from '../../support/receiver';
-import { ALL_ROLES, asMember, errorWithHint, itGuardsEach, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
+import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -42,9 +42,7 @@ const ROUTES: GuardedRoute[] = [
   { name: 'POST /reviews/{id}/decline', method: 'POST', path: async () => `/reviews/${await pendingReview(shop)}/decline`, allowed: DECIDERS, ok: 200, what: 'deciding reviews' },
 ];
 
-describe('reviews: session, CSRF and role guards', () => {
-  itGuardsEach(ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
-});
+describeGuards('reviews', ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
 
 describe('the review queue and decisions', () => {
   it('lists the queue oldest first in pages, with the customer, payment method and evidence; a decision records the person', async () => {
