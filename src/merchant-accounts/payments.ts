@@ -5,6 +5,7 @@ import { refundCharge } from '../charges/refund';
 import { MerchantNotFoundError } from '../http/errors';
 import { listPage, presentStoredCheckout } from '../readback/service';
 import { findCharge } from '../storage/charges';
+import { setRefundRequester } from '../storage/refunds';
 import { pageChargeSearch, pageCheckoutSearch } from '../storage/pages';
 import { recordAudit } from './audit';
 import { asMerchantNotFound } from './developers';
@@ -50,12 +51,16 @@ export async function merchantTimeline(deps: AppDeps, merchantId: string, id: st
   return timeline;
 }
 
-/** The dashboard refund (owners): the same rules, result and event as the operator's; the audit log names the person. */
+/** The dashboard refund (owners): the same rules, result and event as the operator's; the refund row and the audit log name the person. */
 export async function refundMerchantCharge(deps: AppDeps, session: MerchantSession, chargeId: string) {
   const merchantId = session.merchant.id;
   const charge = await findCharge(deps.db, merchantId, chargeId);
   if (!charge) throw new MerchantNotFoundError('Charge not found.', `No charge ${chargeId} in this account.`);
   const refunded = await refundCharge(deps, chargeId, { merchantId }, 'dashboard');
-  await recordAudit(deps.db, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'charge.refunded', target: chargeId, details: { amount_cents: charge.amount_cents, checkout_id: charge.checkout_id } });
+  // The refund row names the person too, with its audit entry.
+  await deps.db.transaction(async (trx) => {
+    await setRefundRequester(trx, merchantId, chargeId, session.user.email);
+    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'charge.refunded', target: chargeId, details: { amount_cents: charge.amount_cents, checkout_id: charge.checkout_id } });
+  });
   return refunded;
 }

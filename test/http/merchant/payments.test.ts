@@ -77,7 +77,9 @@ describe('payments', () => {
     const audit = await service.deps.db('merchant_audit_log').where({ merchant_id: shop.merchant.id, action: 'charge.refunded', target: chargeId });
     expect(audit.map((e: { actor: string }) => e.actor)).toEqual([owner.user.id]);
     const refund = await service.deps.db('refunds').where({ charge_id: chargeId }).first();
-    expect(refund.source).toBe('dashboard');
+    expect([refund.source, refund.requested_by]).toEqual(['dashboard', owner.email]);
+    const timeline = await asMember(service, owner, 'GET', `/checkouts/${refunded.body.checkout_id}/timeline`);
+    expect(timeline.body.entries.find((e: { kind: string }) => e.kind === 'refund').details).toMatchObject({ source: 'dashboard', requested_by: owner.email, status: 'succeeded' });
   });
 
   it("answers another merchant's checkouts and charges 404, like missing ones, and never lists them", async () => {
