@@ -35,6 +35,7 @@ operation({ method: 'put', path: '/merchant/v1/developers/webhook', id: 'merchan
 operation({
   method: 'post', path: '/merchant/v1/developers/webhook/signing_secret/roll', id: 'merchantRollSigningSecret', tag, security,
   summary: 'Roll the wss_ signing secret (shown once); the previous one signs beside it until previous_webhook_secret_expires_at',
+  description: 'With an Idempotency-Key header, a retried roll answers the first roll\'s secret and rolls once.',
   body: RollSigningSecretBody,
   responses: { 201: ['The new signing secret', z.object({ webhook_signing_secret: z.string(), previous_webhook_secret_expires_at: timestamp.nullable() })] },
   errors: { ...developers, 422: 'Invalid input, or rolled again during the overlap without force.' },

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { assertNoRefundBody } from '../charges/refund';
+import { idempotent } from '../http/idempotency';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { EventListQuery } from '../readback/schemas';
@@ -40,7 +41,9 @@ export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session
     const { webhook_url } = parseOrThrow(WebhookUrlBody, req.body);
     res.json(await setWebhookUrl(deps, merchantSessionOf(req), webhook_url));
   });
-  router.post('/developers/webhook/signing_secret/roll', session, allow('developers'), async (req, res) => {
+  // With an Idempotency-Key a retried roll answers the secret of the first, rolled once (keys of the merchant's dashboard, apart from its API's).
+  const rollOnce = idempotent(deps, { scope: (req) => `dashboard:${merchantSessionOf(req).merchant.id}` });
+  router.post('/developers/webhook/signing_secret/roll', session, allow('developers'), rollOnce, async (req, res) => {
     const body = parseOrThrow(RollSigningSecretBody, req.body ?? {});
     res.status(201).json(await rollMerchantSigningSecret(deps, merchantSessionOf(req), body));
   });

@@ -54,8 +54,8 @@ export async function member(service: ServiceLike, merchantId: string, role: str
 }
 
 /** A call under /merchant/v1 with the session's cookie and (unless `csrf: false`) its CSRF header. */
-export function asMember(service: ServiceLike, who: Pick<SignedIn, 'cookie' | 'csrf'> | null, method: string, path: string, options: { body?: unknown; csrf?: boolean } = {}) {
-  const headers: Record<string, string> = {};
+export function asMember(service: ServiceLike, who: Pick<SignedIn, 'cookie' | 'csrf'> | null, method: string, path: string, options: { body?: unknown; csrf?: boolean; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
   if (who) headers.cookie = who.cookie;
   if (who && options.csrf !== false) headers['x-csrf-token'] = who.csrf;
   return request(service.baseUrl, method, `/merchant/v1${path}`, { headers, body: options.body });

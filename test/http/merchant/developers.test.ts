@@ -131,12 +131,19 @@ describe('what the Developers section does', () => {
     expect(minutes).toBeGreaterThan(59);
     const again = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: {} });
     expect([again.status, again.body]).toEqual([422, errorWithHint]);
+    // With an Idempotency-Key, a retried roll answers the first roll's secret and rolls once.
+    const key = { 'idempotency-key': `roll-${Date.now()}` };
+    const keyed = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: { overlap_seconds: 3600, force: true }, headers: key });
+    const retried = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: { overlap_seconds: 3600, force: true }, headers: key });
+    expect([keyed.status, retried.status, retried.body]).toEqual([201, 201, keyed.body]);
+    const rolls = (await auditActions(shop.merchant.id)).filter((e) => e.action === 'signing_secret.rolled');
     const shown = await asMember(service, people.viewer!, 'GET', '/developers/webhook');
-    expect(shown.body).toEqual({ webhook_url: receiver.url, previous_webhook_secret_expires_at: rolled.body.previous_webhook_secret_expires_at });
-    expect(JSON.stringify(shown.body)).not.toContain(rolled.body.webhook_signing_secret);
+    expect(shown.body).toEqual({ webhook_url: receiver.url, previous_webhook_secret_expires_at: keyed.body.previous_webhook_secret_expires_at });
+    expect(JSON.stringify(shown.body)).not.toContain(keyed.body.webhook_signing_secret);
 
     const audit = await auditActions(shop.merchant.id);
-    expect(audit.find((e) => e.action === 'signing_secret.rolled')).toEqual({ actor: owner.user.id, action: 'signing_secret.rolled', target: shop.merchant.id, details: { previous_expires_at: rolled.body.previous_webhook_secret_expires_at, forced: true } });
+    expect(audit).toContainEqual({ actor: owner.user.id, action: 'signing_secret.rolled', target: shop.merchant.id, details: { previous_expires_at: rolled.body.previous_webhook_secret_expires_at, forced: true } });
+    expect(rolls.filter((e) => e.details.previous_expires_at === keyed.body.previous_webhook_secret_expires_at)).toHaveLength(1);
     expect(audit.find((e) => e.action === 'webhook_url.changed')?.details).toEqual({ from: expect.anything(), to: receiver.url });
   });
 
