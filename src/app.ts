@@ -34,6 +34,7 @@ import { requireAdmin } from './http/auth';
 import { docsRoutes } from './docs/routes';
 import { createMerchantAccounts } from './merchant-accounts';
 import { merchantAccountRoutes } from './merchant-accounts/routes';
+import { merchantDashboardRoutes } from './merchant-accounts/dashboard-routes';
 import { merchantAccountPageRoutes } from './merchant-accounts/page-routes';
 import { merchantInvitationAdminRoutes } from './merchant-accounts/admin-routes';
 
@@ -82,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
 
   // The merchant dashboard's API and the pages its mailed links open: the merchant's own people, signed in as themselves.
   const accounts = createMerchantAccounts(deps);
-  app.use('/merchant/v1', merchantAccountRoutes(accounts));
+  app.use('/merchant/v1', merchantAccountRoutes(accounts), merchantDashboardRoutes(deps, accounts));
   app.use(merchantAccountPageRoutes(accounts.ctx));
   app.use(
     '/admin/v1',

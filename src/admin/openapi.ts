@@ -30,7 +30,7 @@ const Credentials = registry.register(
 );
 const OnboardedMerchant = registry.register('OnboardedMerchant', Merchant.extend({ api_key: z.string(), key_prefix: z.string(), client_secret: z.string(), webhook_signing_secret: z.string() }));
 const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });
-const Review = registry.register(
+export const Review = registry.register(
   'AdminReview',
   z.object({
     id: z.string().openapi({ example: 'cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw' }),
@@ -47,7 +47,7 @@ const Review = registry.register(
     evidence,
   }),
 );
-const TimelineEntry = registry.register(
+export const TimelineEntry = registry.register(
   'TimelineEntry',
   z.object({
     at: timestamp,

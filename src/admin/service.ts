@@ -13,6 +13,7 @@ import {
   searchCheckoutsUnscoped,
   timelineRowsUnscoped,
   type AdminCheckoutRow,
+  type AdminCustomerRow,
   type AdminSearch,
 } from '../storage/admin-reads';
 import type { Db } from '../storage/db';
@@ -45,9 +46,10 @@ export async function searchCharges(db: Db, query: AdminSearchQuery) {
   return { results: await Promise.all(rows.map(async (c) => ({ ...(await presentLoaded(db, c)), merchant_id: c.merchant_id })))};
 }
 
-async function loadCheckout(db: Db, id: string): Promise<AdminCheckoutRow> {
+/** `merchantId`: only that merchant's (the merchant dashboard); another merchant's is reported like a missing one. */
+async function loadCheckout(db: Db, id: string, merchantId?: string): Promise<AdminCheckoutRow> {
   const checkout = await findCheckoutUnscoped(db, id);
-  if (!checkout) throw new AdminNotFoundError('Checkout not found.', `No checkout ${id}.`);
+  if (!checkout || (merchantId !== undefined && checkout.merchant_id !== merchantId)) throw new AdminNotFoundError('Checkout not found.', `No checkout ${id}.`);
   return checkout;
 }
 
@@ -55,8 +57,8 @@ export function workflowUrl(temporalUiUrl: string, checkoutId: string): string {
   return temporalUiUrl.replace('{id}', encodeURIComponent(checkoutId));
 }
 
-export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id: string) {
-  const checkout = await loadCheckout(deps.db, id);
+export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id: string, merchantId?: string) {
+  const checkout = await loadCheckout(deps.db, id, merchantId);
   return {
     ...(await presentCheckoutDetail(deps.db, checkout)),
     merchant_id: checkout.merchant_id,
@@ -65,8 +67,8 @@ export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id:
   };
 }
 
-export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: string) {
-  const checkout = await loadCheckout(deps.db, id);
+export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: string, merchantId?: string) {
+  const checkout = await loadCheckout(deps.db, id, merchantId);
   const rows = await timelineRowsUnscoped(deps.db, checkout);
   return { checkout_id: checkout.id, workflow_url: workflowUrl(deps.config.temporalUiUrl, checkout.id), entries: buildTimeline({ checkout, ...rows }) };
 }
@@ -78,9 +80,12 @@ export async function listMerchants(db: Db, limit: number) {
 
 export async function listRestrictedCustomers(db: Db, merchantId: string | undefined, limit: number) {
   const rows = await listRestrictedCustomersUnscoped(db, merchantId, limit);
-  return {
-    results: rows.map((c) => ({ ...presentStoredCustomer(c), merchant_id: c.merchant_id, restricted_at: c.restricted_at?.toISOString() ?? null, restriction_evidence: c.restriction_evidence })),
-  };
+  return { results: rows.map((c) => ({ ...presentCustomerWithRestriction(c), merchant_id: c.merchant_id })) };
+}
+
+/** A customer with when and why it was restricted (the evidence the restriction was decided on). */
+export function presentCustomerWithRestriction(c: AdminCustomerRow) {
+  return { ...presentStoredCustomer(c), restricted_at: c.restricted_at?.toISOString() ?? null, restriction_evidence: c.restriction_evidence };
 }
 
 type AdminReview = ReviewRow & { evidence?: Record<string, unknown> | null; decided_by?: string | null };

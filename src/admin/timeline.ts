@@ -117,7 +117,7 @@ export function buildTimeline(input: TimelineInputs): TimelineEntry[] {
   for (const r of input.refunds) {
     // A pending row is a refund's claim on its charge while the processor is asked: no money moved yet.
     const what = r.status === 'pending' ? `Refund ${r.id} of charge ${r.charge_id} in progress` : `Refund ${r.id} of charge ${r.charge_id}`;
-    entries.push({ at: iso(r.created_at), kind: 'refund', summary: `${what} (${r.amount_cents} cents, from ${r.source})`, details: { refund_id: r.id, charge_id: r.charge_id, source: r.source, status: r.status } });
+    entries.push({ at: iso(r.created_at), kind: 'refund', summary: `${what} (${r.amount_cents} cents, from ${r.source})`, details: { refund_id: r.id, charge_id: r.charge_id, source: r.source, requested_by: r.requested_by ?? null, status: r.status } });
   }
   for (const e of input.events) entries.push(...eventEntries(e, input.attempts.filter((a) => a.event_id === e.id), input.series.filter((s) => s.event_id === e.id)));
   // Stable: entries at the same instant keep the order they were built in.

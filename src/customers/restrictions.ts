@@ -34,15 +34,22 @@ export async function restrictCustomer(
   return event.enabled ? [event.id] : [];
 }
 
+/** Whose customer may be lifted (any, for the operator), and what else the lift writes in its transaction (an audit row). */
+export interface LiftScope {
+  merchantId?: string;
+  record?: (trx: Db, before: CustomerRow) => Promise<void>;
+}
+
 /**
  * The dashboard's unrestrict: clears the restriction and records `customer.unrestricted` in
  * one transaction, then dispatches. The admin API sees every merchant's customers, so the
  * customer is looked up by id alone; unknown is 404, not restricted is 422.
  */
-export async function unrestrictCustomer(deps: AppDeps, customerId: string): Promise<CustomerRow> {
+export async function unrestrictCustomer(deps: AppDeps, customerId: string, scope: LiftScope = {}): Promise<CustomerRow> {
   const { customer, eventIds } = await deps.db.transaction(async (trx) => {
     const current = await lockCustomerUnscoped(trx, customerId);
-    if (!current) throw new AdminNotFoundError('Customer not found.', `No customer ${customerId}.`);
+    // Another merchant's customer (for a merchant's own dashboard) is reported exactly like a missing one.
+    if (!current || (scope.merchantId !== undefined && current.merchant_id !== scope.merchantId)) throw new AdminNotFoundError('Customer not found.', `No customer ${customerId}.`);
     if (current.restriction_reason === null) {
       throw new ValidationError('Customer is not restricted.', `Customer ${customerId} has no restriction to lift.`);
     }
@@ -51,6 +58,7 @@ export async function unrestrictCustomer(deps: AppDeps, customerId: string): Pro
     // reason_code names the restriction that was lifted, the same key customer.restricted uses.
     const data = customerEventData({ customer: cleared, reason_code: current.restriction_reason, unrestricted_at: new Date().toISOString() });
     const event = await recordEvent(trx, merchant, 'customer.unrestricted', data, { customerId: current.id });
+    await scope.record?.(trx, current);
     return { customer: cleared, eventIds: event.enabled ? [event.id] : [] };
   });
   await dispatchCommitted(deps, eventIds, customer.merchant_id);

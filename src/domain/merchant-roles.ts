@@ -5,10 +5,10 @@
 export const MERCHANT_ROLES = ['owner', 'developer', 'reviewer', 'viewer'] as const;
 export type MerchantRole = (typeof MERCHANT_ROLES)[number];
 
-export const MERCHANT_PERMISSIONS = ['read', 'developers', 'decide_reviews', 'lift_restrictions', 'team', 'audit_log'] as const;
+export const MERCHANT_PERMISSIONS = ['read', 'developers', 'decide_reviews', 'lift_restrictions', 'refunds', 'team', 'audit_log'] as const;
 export type MerchantPermission = (typeof MERCHANT_PERMISSIONS)[number];
 
-/** Owners may do everything; developers the Developers section and reading; reviewers reviews, restrictions and reading; viewers reading only. */
+/** Owners may do everything (refunds included); developers the Developers section and reading; reviewers reviews, restrictions and reading; viewers reading only. */
 export const ROLE_PERMISSIONS: Record<MerchantRole, readonly MerchantPermission[]> = {
   owner: MERCHANT_PERMISSIONS,
   developer: ['read', 'developers'],
@@ -22,6 +22,7 @@ export const PERMISSION_NAMES: Record<MerchantPermission, string> = {
   developers: 'the Developers section',
   decide_reviews: 'deciding reviews',
   lift_restrictions: 'lifting restrictions',
+  refunds: 'refunding payments',
   team: 'managing the team',
   audit_log: 'reading the audit log',
 };

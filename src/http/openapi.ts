@@ -16,6 +16,7 @@ import '../dashboard/openapi';
 import '../events/openapi';
 import '../merchant-accounts/openapi';
 import '../processor-events/openapi';
+import '../merchant-accounts/dashboard-openapi';
 
 export const API_VERSION = '1.4.0';
 

@@ -16,7 +16,17 @@ export type AuditAction =
   | 'totp.enrolment_started'
   | 'totp.enabled'
   | 'password.reset_requested'
-  | 'password.reset';
+  | 'password.reset'
+  | 'api_key.issued'
+  | 'api_key.revoked'
+  | 'webhook_url.changed'
+  | 'signing_secret.rolled'
+  | 'enabled_events.changed'
+  | 'event.resent'
+  | 'review.approved'
+  | 'review.declined'
+  | 'customer.unrestricted'
+  | 'charge.refunded';
 
 /** Writes one audit row; callers pass their transaction so the change and its row commit together. */
 export async function recordAudit(db: Db, entry: { merchantId: string; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {

@@ -20,7 +20,7 @@ const signedIn = { 401: 'No session, a revoked one (signed out, person removed, 
 const owners = { ...signedIn, 403: 'Beyond the role: only owners manage the team and read the audit log.' };
 const link = { 422: 'Invalid input, or a link that is used, expired or unknown.' };
 const memberParams = pathId('usr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw');
-const page = (item: z.ZodType) =>
+export const page = (item: z.ZodType) =>
   z.object({ results: z.array(item), has_more: z.boolean(), next_starting_after: z.string().nullable().openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }) });
 
 operation({

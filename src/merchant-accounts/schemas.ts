@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MERCHANT_ROLES, MIN_PASSWORD_LENGTH } from '../domain/merchant-roles';
 import '../http/openapi-registry';
+import { MerchantSettingsSchema } from '../domain/settings';
+import { PageQuery } from '../readback/schemas';
 
 const email = z
   .email()
@@ -85,3 +87,50 @@ export const AuditEntry = z
     at: timestamp,
   })
   .openapi('MerchantAuditEntry');
+
+export const WebhookUrlBody = MerchantSettingsSchema.pick({ webhook_url: true }).strict();
+export const EnabledEventsBody = MerchantSettingsSchema.pick({ enabled_events: true }).strict();
+
+export const WebhookSettings = z
+  .object({
+    webhook_url: z.string().nullable(),
+    previous_webhook_secret_expires_at: timestamp.nullable().openapi({ description: 'Until when the rolled signing secret still signs beside the current one; null outside an overlap.' }),
+  })
+  .openapi('MerchantWebhookSettings');
+
+export const EnabledEventsCatalog = z
+  .object({
+    always_on_events: z.array(z.string()).openapi({ description: 'Always sent; not a choice.' }),
+    groups: z
+      .array(
+        z.object({
+          name: z.string(),
+          events: z
+            .array(z.object({ type: z.string(), enabled: z.boolean(), note: z.string().nullable().openapi({ description: 'What to know before choosing (checkout.failed, for a merchant that takes withdrawals).' }) }))
+            .openapi({ description: "The group's optional events, each on or off for this account." }),
+        }),
+      )
+      .openapi({ description: "The optional events in the event catalog's groups." }),
+  })
+  .openapi('MerchantEnabledEvents');
+
+export const ReviewQueueQuery = PageQuery.extend({
+  status: z.enum(['pending', 'approved', 'declined']).optional().openapi({ description: 'Only reviews in this status.', example: 'pending' }),
+  order: z.enum(['oldest', 'newest']).default('oldest').openapi({ description: '`oldest` (the queue) or `newest` (recent decisions first).', example: 'oldest' }),
+});
+
+export const CustomerSearchQuery = PageQuery.extend({
+  q: z.string().trim().min(1).max(200).optional().openapi({ description: 'A customer id, or part of the email, a name, the phone number or the internal id (case-insensitive).', example: 'ada@' }),
+  restricted: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .openapi({ description: '`true`: only restricted customers; `false`: only the others.', example: 'true' }),
+});
+
+const searchId = z.string().min(1).max(64);
+export const PaymentSearchQuery = PageQuery.extend({
+  q: z.string().trim().min(1).max(200).optional().openapi({ description: 'What a person types: an id (chk_, ch_, cus_) or part of a customer\'s email.', example: 'ada@' }),
+  customer_id: searchId.optional().openapi({ description: "Only this customer's.", example: 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+  checkout_id: searchId.optional().openapi({ description: 'Only this checkout (or its charges).', example: 'chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb' }),
+});

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from './db';
 import { withDefaultSettings } from '../domain/settings';
 import type { ChargeRow } from './charges';
@@ -31,27 +32,40 @@ export interface AdminSearch {
 
 const NEWEST_FIRST = [{ column: 'created_at', order: 'desc' as const }, { column: 'id', order: 'desc' as const }];
 
+/** A LIKE pattern matching `fragment` anywhere, its wildcards taken literally. */
+export const containing = (fragment: string) => `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 function emailMatches(db: Db, fragment: string) {
-  return db('customers').select('id').whereILike('email', `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return db('customers').select('id').whereILike('email', containing(fragment));
 }
 
-export async function searchCheckoutsUnscoped(db: Db, s: AdminSearch, limit: number): Promise<AdminCheckoutRow[]> {
-  const query = db<AdminCheckoutRow>('checkouts');
+/** Narrows a query of checkouts to a search (the admin search, and the merchant dashboard's pages). */
+export function narrowCheckouts(db: Db, query: Knex.QueryBuilder, s: AdminSearch): void {
   if (s.merchantId) query.where({ merchant_id: s.merchantId });
   if (s.customerId) query.where({ customer_id: s.customerId });
   if (s.checkoutId) query.where({ id: s.checkoutId });
   if (s.chargeId) query.whereIn('id', db('charges').select('checkout_id').where({ id: s.chargeId }));
   if (s.email) query.whereIn('customer_id', emailMatches(db, s.email));
-  return query.orderBy(NEWEST_FIRST).limit(limit);
 }
 
-export async function searchChargesUnscoped(db: Db, s: AdminSearch, limit: number): Promise<ChargeRow[]> {
-  const query = db<ChargeRow>('charges');
+/** Narrows a query of charges to a search. */
+export function narrowCharges(db: Db, query: Knex.QueryBuilder, s: AdminSearch): void {
   if (s.merchantId) query.where({ merchant_id: s.merchantId });
   if (s.customerId) query.where({ customer_id: s.customerId });
   if (s.checkoutId) query.where({ checkout_id: s.checkoutId });
   if (s.chargeId) query.where({ id: s.chargeId });
   if (s.email) query.whereIn('customer_id', emailMatches(db, s.email));
+}
+
+export async function searchCheckoutsUnscoped(db: Db, s: AdminSearch, limit: number): Promise<AdminCheckoutRow[]> {
+  const query = db<AdminCheckoutRow>('checkouts');
+  narrowCheckouts(db, query, s);
+  return query.orderBy(NEWEST_FIRST).limit(limit);
+}
+
+export async function searchChargesUnscoped(db: Db, s: AdminSearch, limit: number): Promise<ChargeRow[]> {
+  const query = db<ChargeRow>('charges');
+  narrowCharges(db, query, s);
   return query.orderBy(NEWEST_FIRST).limit(limit);
 }
 

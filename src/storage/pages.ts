@@ -1,12 +1,14 @@
 import type { Knex } from 'knex';
+import { containing, narrowCharges, narrowCheckouts, type AdminCheckoutRow, type AdminCustomerRow, type AdminSearch } from './admin-reads';
 import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
 import type { EventRow } from './events';
 import type { MerchantAuditRow } from './merchant-audit-log';
 import type { RefundRow } from './refunds';
+import type { ReviewRow } from './reviews';
 
-/** One page of a newest-first list: `limit` rows after the `startingAfter` row (exclusive). */
+/** One page of a list (newest first unless said otherwise): `limit` rows after the `startingAfter` row (exclusive). */
 export interface PageRequest {
   limit: number;
   startingAfter?: string;
@@ -24,23 +26,32 @@ export class UnknownCursorError extends Error {
   }
 }
 
-/** How a table is ordered newest first: by (created_at, id), or by the events' commit sequence. */
-type Order = { kind: 'created' } | { kind: 'seq' };
+/** How a table is ordered: newest first by (created_at, id) (or oldest first, a queue's order), or by the events' commit sequence. */
+type Order = { kind: 'created'; oldestFirst?: boolean } | { kind: 'seq' };
 
 /**
  * A keyset page of `table`, every query scoped by `scope` (always including merchant_id when a
- * merchant reads). The cursor is compared in SQL against the cursor row itself, so timestamps
+ * merchant reads) and narrowed further by `narrow`. The cursor is compared in SQL against the cursor row itself, so timestamps
  * keep their microseconds and ties on created_at are broken by id.
  */
-async function pageOf<T>(db: Db, table: string, scope: Record<string, string | boolean>, page: PageRequest, order: Order = { kind: 'created' }): Promise<Page<T>> {
+async function pageOf<T>(
+  db: Db,
+  table: string,
+  scope: Record<string, string | boolean>,
+  page: PageRequest,
+  order: Order = { kind: 'created' },
+  narrow: (query: Knex.QueryBuilder) => void = () => {},
+): Promise<Page<T>> {
   const query: Knex.QueryBuilder = db(table).where(scope);
+  narrow(query);
   if (page.startingAfter !== undefined) {
     const cursor = await db(table).where({ ...scope, id: page.startingAfter }).first('id');
     if (!cursor) throw new UnknownCursorError(page.startingAfter);
     if (order.kind === 'seq') query.where('seq', '<', db(table).select('seq').where({ id: page.startingAfter }));
-    else query.whereRaw(`(created_at, id) < (SELECT created_at, id FROM ${table} WHERE id = ?)`, [page.startingAfter]);
+    else query.whereRaw(`(created_at, id) ${order.oldestFirst ? '>' : '<'} (SELECT created_at, id FROM ${table} WHERE id = ?)`, [page.startingAfter]);
   }
-  const columns = order.kind === 'seq' ? [{ column: 'seq', order: 'desc' as const }] : [{ column: 'created_at', order: 'desc' as const }, { column: 'id', order: 'desc' as const }];
+  const direction = order.kind === 'created' && order.oldestFirst ? ('asc' as const) : ('desc' as const);
+  const columns = order.kind === 'seq' ? [{ column: 'seq', order: direction }] : [{ column: 'created_at', order: direction }, { column: 'id', order: direction }];
   const rows = (await query.orderBy(columns).limit(page.limit + 1)) as T[];
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
@@ -67,3 +78,38 @@ export const pageEvents = (db: Db, merchantId: string, filters: { type?: string;
 
 export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageRequest) =>
   pageOf<MerchantAuditRow>(db, 'merchant_audit_log', merchantScope(merchantId, {}), page);
+
+/** A merchant's reviews: the queue oldest first, or recent decisions newest first. */
+export const pageReviews = (db: Db, merchantId: string, filters: { status?: string }, oldestFirst: boolean, page: PageRequest) =>
+  pageOf<ReviewRow>(db, 'reviews', merchantScope(merchantId, filters), page, { kind: 'created', oldestFirst });
+
+/** What a person types to find a customer: an id, or part of the email, a name, the phone number or the internal id. */
+export interface CustomerPageFilter {
+  q?: string;
+  restricted?: boolean;
+}
+
+/** A merchant's customers, newest first, narrowed by a search and by whether they are restricted. */
+export const pageCustomers = (db: Db, merchantId: string, filter: CustomerPageFilter, page: PageRequest) =>
+  pageOf<AdminCustomerRow>(db, 'customers', merchantScope(merchantId, {}), page, { kind: 'created' }, (query) => {
+    if (filter.restricted !== undefined) {
+      if (filter.restricted) query.whereNotNull('restriction_reason');
+      else query.whereNull('restriction_reason');
+    }
+    if (filter.q) {
+      const q = filter.q;
+      const fragment = containing(q);
+      query.where((inner) => {
+        inner.where({ id: q });
+        for (const column of ['email', 'first_name', 'last_name', 'phone_number', 'internal_id']) inner.orWhereILike(column, fragment);
+      });
+    }
+  });
+
+/** A merchant's checkouts, newest first, narrowed by a search (the admin search's fields). */
+export const pageCheckoutSearch = (db: Db, merchantId: string, search: AdminSearch, page: PageRequest) =>
+  pageOf<AdminCheckoutRow>(db, 'checkouts', merchantScope(merchantId, {}), page, { kind: 'created' }, (query) => narrowCheckouts(db, query, search));
+
+/** A merchant's charges, newest first, narrowed by a search. */
+export const pageChargeSearch = (db: Db, merchantId: string, search: AdminSearch, page: PageRequest) =>
+  pageOf<ChargeRow>(db, 'charges', merchantScope(merchantId, {}), page, { kind: 'created' }, (query) => narrowCharges(db, query, search));

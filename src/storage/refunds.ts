@@ -7,6 +7,8 @@ export interface RefundRow {
   amount_cents: number;
   processor_refund_id: string | null;
   source: string;
+  /** The merchant's person who asked for a dashboard refund (their email); null otherwise. */
+  requested_by?: string | null;
   status: 'pending' | 'succeeded';
   created_at: Date;
 }
@@ -41,4 +43,9 @@ export async function markRefundSucceeded(db: Db, chargeId: string, processorRef
     .update({ status: 'succeeded', processor_refund_id: processorRefundId })
     .returning('*');
   return row as RefundRow | undefined;
+}
+
+/** Names the merchant's person who asked for the charge's refund (the dashboard refund, once made). */
+export async function setRefundRequester(db: Db, merchantId: string, chargeId: string, requestedBy: string): Promise<void> {
+  await db('refunds').where({ merchant_id: merchantId, charge_id: chargeId }).update({ requested_by: requestedBy });
 }

@@ -11,6 +11,7 @@ describe('merchant roles', () => {
     expect(rolesWith('developers')).toEqual(['owner', 'developer']);
     expect(rolesWith('decide_reviews')).toEqual(['owner', 'reviewer']);
     expect(rolesWith('lift_restrictions')).toEqual(['owner', 'reviewer']);
+    expect(rolesWith('refunds')).toEqual(['owner']);
     expect(rolesWith('team')).toEqual(['owner']);
     expect(rolesWith('audit_log')).toEqual(['owner']);
     expect(rolesWith('read')).toEqual([...MERCHANT_ROLES]);

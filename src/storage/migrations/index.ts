@@ -17,6 +17,7 @@ import * as m015 from './015_delivery_series_and_lease';
 import * as m016 from './016_reconciler';
 import * as m017 from './017_merchant_accounts';
 import * as m018 from './018_stripe';
+import * as m019 from './019_refund_requester';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -43,6 +44,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['016_reconciler', m016],
   ['017_merchant_accounts', m017],
   ['018_stripe', m018],
+  ['019_refund_requester', m019],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,29 @@
+import type { AppDeps } from '../app-deps';
+import { presentCustomerWithRestriction } from '../admin/service';
+import { presentRestriction, unrestrictCustomer } from '../customers/restrictions';
+import { listPage } from '../readback/service';
+import { pageCustomers, type CustomerPageFilter } from '../storage/pages';
+import { recordAudit } from './audit';
+import { asMerchantNotFound } from './developers';
+import type { MerchantSession } from './sessions';
+
+/** The merchant's customers: search, restrictions with their evidence, and lifting one (the operator's lift, scoped). */
+
+export function customersPage(deps: AppDeps, merchantId: string, query: CustomerPageFilter & { limit: number; starting_after?: string }) {
+  return asMerchantNotFound(
+    listPage(
+      () => pageCustomers(deps.db, merchantId, { q: query.q, restricted: query.restricted }, { limit: query.limit, startingAfter: query.starting_after }),
+      (rows) => rows.map(presentCustomerWithRestriction),
+    ),
+  );
+}
+
+/** Lifts a restriction of the merchant's customer; the audit row, naming the person, commits with the lift. */
+export async function liftRestriction(deps: AppDeps, session: MerchantSession, customerId: string) {
+  const merchantId = session.merchant.id;
+  const lifted = await unrestrictCustomer(deps, customerId, {
+    merchantId,
+    record: (trx, before) => recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'customer.unrestricted', target: customerId, details: { reason_code: before.restriction_reason } }),
+  });
+  return presentRestriction(lifted);
+}

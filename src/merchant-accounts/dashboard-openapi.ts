@@ -1,0 +1,109 @@
+// The merchant dashboard's data routes (operator spec, section 7) in the OpenAPI document.
+import { z } from 'zod';
+import { Review, TimelineEntry } from '../admin/openapi';
+import { ChargeResponse } from '../charges/schemas';
+import { operation, pathId, TAGS } from '../http/openapi-operation';
+import { RollSigningSecretBody } from '../merchants/schemas';
+import { CheckoutDetail, EventListQuery, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
+import { MerchantSessionAuth, page } from './openapi';
+import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
+
+const tag = TAGS.merchantDashboard;
+const security = [{ [MerchantSessionAuth.name]: [] }];
+const timestamp = z.string().datetime();
+const reading = { 401: 'No session, or a revoked one (signed out, person removed, password reset).' };
+const developers = {
+  401: 'No session, a revoked one, or a change without X-CSRF-Token.',
+  403: 'Beyond the role: only owners and developers change the Developers section.',
+  422: 'Invalid input.',
+};
+const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });
+const eventParams = pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
+
+operation({ method: 'get', path: '/merchant/v1/developers/api_keys', id: 'merchantListApiKeys', tag, security, summary: "The account's API keys (prefixes only)", responses: { 200: ['Keys', z.object({ results: z.array(ApiKey) })] }, errors: reading });
+operation({
+  method: 'post', path: '/merchant/v1/developers/api_keys', id: 'merchantIssueApiKey', tag, security, summary: 'Issue an API key and client secret (shown once; only hashes are stored)',
+  responses: { 201: ['The new credentials', z.object({ api_key: z.string(), client_secret: z.string(), key_prefix: z.string() })] }, errors: developers,
+});
+operation({
+  method: 'delete', path: '/merchant/v1/developers/api_keys/{keyPrefix}', id: 'merchantRevokeApiKey', tag, security, summary: 'Revoke an API key by its prefix',
+  params: z.object({ keyPrefix: z.string().openapi({ description: 'The first 12 characters of the key.', example: 'key_Ab3dE5gH' }) }),
+  responses: { 200: ['Revoked', z.object({ key_prefix: z.string(), revoked: z.literal(true) })] }, errors: { ...developers, 404: 'No active key of this account has the prefix.' },
+});
+operation({ method: 'get', path: '/merchant/v1/developers/webhook', id: 'merchantGetWebhook', tag, security, summary: 'The webhook URL, and until when a rolled signing secret still signs', responses: { 200: ['The webhook settings', WebhookSettings] }, errors: reading });
+operation({ method: 'put', path: '/merchant/v1/developers/webhook', id: 'merchantSetWebhook', tag, security, summary: 'Set the webhook URL (null: no deliveries)', body: WebhookUrlBody, responses: { 200: ['The webhook settings', WebhookSettings] }, errors: developers });
+operation({
+  method: 'post', path: '/merchant/v1/developers/webhook/signing_secret/roll', id: 'merchantRollSigningSecret', tag, security,
+  summary: 'Roll the wss_ signing secret (shown once); the previous one signs beside it until previous_webhook_secret_expires_at',
+  description: 'With an Idempotency-Key header, a retried roll answers the first roll\'s secret and rolls once.',
+  body: RollSigningSecretBody,
+  responses: { 201: ['The new signing secret', z.object({ webhook_signing_secret: z.string(), previous_webhook_secret_expires_at: timestamp.nullable() })] },
+  errors: { ...developers, 422: 'Invalid input, or rolled again during the overlap without force.' },
+});
+operation({ method: 'get', path: '/merchant/v1/developers/enabled_events', id: 'merchantGetEnabledEvents', tag, security, summary: 'The optional events, grouped as the event catalog, each on or off', responses: { 200: ['The choices', EnabledEventsCatalog] }, errors: reading });
+operation({ method: 'put', path: '/merchant/v1/developers/enabled_events', id: 'merchantSetEnabledEvents', tag, security, summary: 'Set which optional events are sent (the whole list)', body: EnabledEventsBody, responses: { 200: ['The choices', EnabledEventsCatalog] }, errors: developers });
+operation({
+  method: 'get', path: '/merchant/v1/developers/events', id: 'merchantListEvents', tag, security, summary: "The account's event log, sent or not, newest first, with every delivery attempt",
+  query: EventListQuery, responses: { 200: ['A page of events', page(LoggedEvent)] }, errors: { ...reading, 404: 'starting_after is not an event of this account.' },
+});
+operation({ method: 'get', path: '/merchant/v1/developers/events/{id}', id: 'merchantGetEvent', tag, security, summary: 'One event with every delivery attempt', params: eventParams, responses: { 200: ['The event', LoggedEvent] }, errors: { ...reading, 404: 'No such event in this account.' } });
+operation({
+  method: 'post', path: '/merchant/v1/developers/events/{id}/resend', id: 'merchantResendEvent', tag, security, summary: 'Deliver an event again as a new delivery series (same event_id, fresh signature)', params: eventParams,
+  responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true), series: z.number().int().openapi({ description: 'The new delivery series (2 and up).' }) })] },
+  errors: { ...developers, 404: 'No such event in this account.', 422: 'The event was not enabled, is a hold, or there is no webhook_url.' },
+});
+
+operation({
+  method: 'get', path: '/merchant/v1/reviews', id: 'merchantListReviews', tag, security, summary: "The account's withdrawal reviews, the queue oldest first, with customer, payment method, evidence and decider",
+  query: ReviewQueueQuery, responses: { 200: ['A page of reviews', page(Review)] }, errors: { ...reading, 404: 'starting_after is not a review of this account.' },
+});
+for (const [path, name] of [['approve', 'Approve'], ['decline', 'Decline']] as const) {
+  operation({
+    method: 'post', path: `/merchant/v1/reviews/{id}/${path}`, id: `merchantReview${name}`, tag, security,
+    summary: path === 'approve' ? 'Approve: the checkout creates the charge and places the hold; the person is recorded as decider' : 'Decline: no charge is ever created; the person is recorded as decider',
+    params: pathId('cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw'),
+    responses: { 200: ['The decided review', Review.omit({ customer: true, payment_method: true, evidence: true })] },
+    errors: {
+      401: developers[401], 403: 'Beyond the role: only owners and reviewers decide reviews.', 404: 'No such review in this account.',
+      422: path === 'approve' ? 'Already decided, or the approval refused (the review stays pending).' : 'Already decided.',
+      503: 'Temporal briefly refused the decision: send it again after Retry-After seconds.',
+    },
+  });
+}
+
+const evidence = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The inputs the restriction was decided on: KYC record, geo check, rule.' });
+operation({
+  method: 'get', path: '/merchant/v1/customers', id: 'merchantListCustomers', tag, security, summary: "Search the account's customers, newest first, with their restrictions and evidence",
+  query: CustomerSearchQuery,
+  responses: { 200: ['A page of customers', page(StoredCustomer.extend({ restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] },
+  errors: { ...reading, 404: 'starting_after is not a customer of this account.', 422: 'Invalid query.' },
+});
+operation({
+  method: 'post', path: '/merchant/v1/customers/{id}/unrestrict', id: 'merchantUnrestrictCustomer', tag, security, summary: "Lift a customer's restriction (owners and reviewers); the audit log records the person",
+  params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'),
+  responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] },
+  errors: { 401: developers[401], 403: 'Beyond the role: only owners and reviewers lift restrictions.', 404: 'No such customer in this account.', 422: 'The customer is not restricted.' },
+});
+
+const checkoutParams = pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb');
+operation({
+  method: 'get', path: '/merchant/v1/checkouts', id: 'merchantListCheckouts', tag, security, summary: "Search the account's checkouts, newest first",
+  query: PaymentSearchQuery, responses: { 200: ['A page of checkouts', page(StoredCheckout)] }, errors: { ...reading, 404: 'starting_after is not a checkout of this account.', 422: 'Invalid query.' },
+});
+operation({
+  method: 'get', path: '/merchant/v1/checkouts/{id}', id: 'merchantGetCheckout', tag, security, summary: 'A checkout with its charges, review and block evidence', params: checkoutParams,
+  responses: { 200: ['The checkout', CheckoutDetail.extend({ blocked_evidence: evidence })] }, errors: { ...reading, 404: 'No such checkout in this account.' },
+});
+operation({
+  method: 'get', path: '/merchant/v1/checkouts/{id}/timeline', id: 'merchantCheckoutTimeline', tag, security, summary: 'Everything that happened to a checkout, in order', params: checkoutParams,
+  responses: { 200: ['The timeline', z.object({ checkout_id: z.string(), entries: z.array(TimelineEntry) })] }, errors: { ...reading, 404: 'No such checkout in this account.' },
+});
+operation({
+  method: 'get', path: '/merchant/v1/charges', id: 'merchantListCharges', tag, security, summary: "Search the account's charges, newest first",
+  query: PaymentSearchQuery, responses: { 200: ['A page of charges', page(ChargeResponse)] }, errors: { ...reading, 404: 'starting_after is not a charge of this account.', 422: 'Invalid query.' },
+});
+operation({
+  method: 'post', path: '/merchant/v1/charges/{id}/refund', id: 'merchantRefundCharge', tag, security, summary: 'Refund a charge in full (owners): the same rules and event as the public refund; the audit log records the person',
+  params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] },
+  errors: { 401: developers[401], 403: 'Beyond the role: only owners refund.', 404: 'No such charge in this account.', 422: 'The charge cannot be refunded (the hint says why), or a body was sent.', 503: 'The processor or Temporal briefly refused: send it again.' },
+});

@@ -1,0 +1,187 @@
+import type { Service } from '../../support/harness';
+import { useServiceWithReceiver } from '../../support/file-environment';
+import { openShop, waitFor, type Shop } from '../../support/fixtures';
+import { request } from '../../support/http';
+import type { WebhookReceiver } from '../../support/receiver';
+import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
+
+let service: Service;
+let receiver: WebhookReceiver;
+useServiceWithReceiver((env) => ({ service, receiver } = env));
+
+const WRITERS = ['owner', 'developer'];
+
+/** Records a customer.unrestricted event for the shop's customer (restricted, then lifted by the operator). */
+async function recordEvent(shop: Shop): Promise<string> {
+  await service.deps.db('customers').where({ id: shop.customerId }).update({ restriction_reason: 'TEST_REASON', restricted_at: new Date() });
+  const lifted = await request(service.baseUrl, 'POST', `/admin/v1/customers/${shop.customerId}/unrestrict`, { token: service.adminToken });
+  if (lifted.status !== 200) throw new Error(`unrestrict: ${lifted.text}`);
+  const event = await service.deps.db('events').where({ customer_id: shop.customerId, type: 'customer.unrestricted' }).orderBy('seq', 'desc').first();
+  return event.id as string;
+}
+
+async function auditActions(merchantId: string): Promise<Array<{ actor: string; action: string; target: string | null; details: Record<string, unknown> }>> {
+  return service.deps.db('merchant_audit_log').where({ merchant_id: merchantId }).orderBy('created_at', 'desc').select('actor', 'action', 'target', 'details');
+}
+
+let shop: Shop;
+let people: Record<string, SignedIn>;
+let eventId: string;
+beforeAll(async () => {
+  shop = await openShop(service, { webhook_url: receiver.url, enabled_events: ['customer.unrestricted'], checkout_flows: ['deposit', 'balance_withdrawal'] });
+  people = {};
+  for (const role of ALL_ROLES) people[role] = await member(service, shop.merchant.id, role);
+  eventId = await recordEvent(shop);
+});
+
+
+/** Every Developers route: who may call it (reads: every role; changes: owners and developers). */
+const ROUTES: GuardedRoute[] = [
+  { name: 'GET /developers/api_keys', method: 'GET', path: () => '/developers/api_keys', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'POST /developers/api_keys', method: 'POST', path: () => '/developers/api_keys', allowed: WRITERS, ok: 201, what: 'the Developers section' },
+  {
+    name: 'DELETE /developers/api_keys/{keyPrefix}',
+    method: 'DELETE',
+    path: async () => `/developers/api_keys/${(await asMember(service, people.owner!, 'POST', '/developers/api_keys')).body.key_prefix}`,
+    allowed: WRITERS,
+    ok: 200,
+    what: 'the Developers section',
+  },
+  { name: 'GET /developers/webhook', method: 'GET', path: () => '/developers/webhook', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  {
+    name: 'PUT /developers/webhook',
+    method: 'PUT',
+    path: () => '/developers/webhook',
+    // The receiver's URL is known once the service runs.
+    get body() {
+      return { webhook_url: receiver.url };
+    },
+    allowed: WRITERS,
+    ok: 200,
+    what: 'the Developers section',
+  },
+  { name: 'POST /developers/webhook/signing_secret/roll', method: 'POST', path: () => '/developers/webhook/signing_secret/roll', body: { overlap_seconds: 60, force: true }, allowed: WRITERS, ok: 201, what: 'the Developers section' },
+  { name: 'GET /developers/enabled_events', method: 'GET', path: () => '/developers/enabled_events', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'PUT /developers/enabled_events', method: 'PUT', path: () => '/developers/enabled_events', body: { enabled_events: ['customer.unrestricted'] }, allowed: WRITERS, ok: 200, what: 'the Developers section' },
+  { name: 'GET /developers/events', method: 'GET', path: () => '/developers/events', allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'GET /developers/events/{id}', method: 'GET', path: () => `/developers/events/${eventId}`, allowed: ALL_ROLES, ok: 200, what: 'the Developers section' },
+  { name: 'POST /developers/events/{id}/resend', method: 'POST', path: () => `/developers/events/${eventId}/resend`, allowed: WRITERS, ok: 202, what: 'the Developers section' },
+];
+
+describeGuards('the Developers section', ROUTES, () => ({ service, merchantId: shop.merchant.id, people }));
+
+describe("another merchant's records", () => {
+  it('are 404 like missing ones, and lists show only the session\'s merchant', async () => {
+    const other = await openShop(service, { webhook_url: receiver.url, enabled_events: ['customer.unrestricted'] });
+    const otherOwner = await member(service, other.merchant.id, 'owner');
+    const otherEvent = await recordEvent(other);
+    const otherKey = other.merchant.api_key.slice(0, 12);
+    for (const [method, path] of [
+      ['DELETE', `/developers/api_keys/${otherKey}`],
+      ['GET', `/developers/events/${otherEvent}`],
+      ['POST', `/developers/events/${otherEvent}/resend`],
+    ] as const) {
+      const res = await asMember(service, people.owner!, method, path);
+      expect([path, res.status, res.body]).toEqual([path, 404, errorWithHint]);
+    }
+    expect((await asMember(service, people.owner!, 'DELETE', '/developers/api_keys/key_missing0')).status).toBe(404);
+    expect((await asMember(service, people.owner!, 'GET', `/developers/events?starting_after=${otherEvent}`)).status).toBe(404);
+    const keys = await asMember(service, people.owner!, 'GET', '/developers/api_keys');
+    expect(keys.body.results.map((k: { key_prefix: string }) => k.key_prefix)).not.toContain(otherKey);
+    const events = await asMember(service, people.owner!, 'GET', '/developers/events?limit=100');
+    expect(events.body.results.map((e: { id: string }) => e.id)).not.toContain(otherEvent);
+    // Their own key is still active.
+    const theirs = await asMember(service, otherOwner, 'GET', '/developers/api_keys');
+    expect(theirs.body.results.find((k: { key_prefix: string }) => k.key_prefix === otherKey).revoked_at).toBeNull();
+  });
+});
+
+describe('what the Developers section does', () => {
+  it('issues a key (secrets shown once, only the prefix listed) and revokes it: the key stops working; each change is audited with the person', async () => {
+    const dev = people.developer!;
+    const issued = await asMember(service, dev, 'POST', '/developers/api_keys');
+    expect([issued.status, issued.body]).toEqual([201, { api_key: expect.stringMatching(/^key_/), client_secret: expect.any(String), key_prefix: issued.body.api_key.slice(0, 12) }]);
+    const listed = await asMember(service, people.viewer!, 'GET', '/developers/api_keys');
+    expect(listed.body.results).toContainEqual({ key_prefix: issued.body.key_prefix, created_at: expect.any(String), revoked_at: null });
+    expect(JSON.stringify(listed.body)).not.toContain(issued.body.api_key);
+    expect((await request(service.baseUrl, 'GET', '/api/v1/checkouts', { token: issued.body.api_key })).status).toBe(200);
+
+    const revoked = await asMember(service, dev, 'DELETE', `/developers/api_keys/${issued.body.key_prefix}`);
+    expect([revoked.status, revoked.body]).toEqual([200, { key_prefix: issued.body.key_prefix, revoked: true }]);
+    expect((await request(service.baseUrl, 'GET', '/api/v1/checkouts', { token: issued.body.api_key })).status).toBe(422);
+    expect((await asMember(service, dev, 'DELETE', `/developers/api_keys/${issued.body.key_prefix}`)).status).toBe(404);
+
+    const audit = await auditActions(shop.merchant.id);
+    expect(audit).toEqual(expect.arrayContaining([
+      { actor: dev.user.id, action: 'api_key.issued', target: issued.body.key_prefix, details: {} },
+      { actor: dev.user.id, action: 'api_key.revoked', target: issued.body.key_prefix, details: {} },
+    ]));
+  });
+
+  it('sets the webhook URL (refusing a bad one 422) and rolls the signing secret with an overlap it shows', async () => {
+    const owner = people.owner!;
+    const bad = await asMember(service, owner, 'PUT', '/developers/webhook', { body: { webhook_url: 'not a url' } });
+    expect([bad.status, bad.body]).toEqual([422, errorWithHint]);
+    const set = await asMember(service, owner, 'PUT', '/developers/webhook', { body: { webhook_url: receiver.url } });
+    expect([set.status, set.body.webhook_url]).toEqual([200, receiver.url]);
+
+    const rolled = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: { overlap_seconds: 3600, force: true } });
+    expect([rolled.status, rolled.body]).toEqual([201, { webhook_signing_secret: expect.stringMatching(/^wss_/), previous_webhook_secret_expires_at: expect.any(String) }]);
+    const minutes = (Date.parse(rolled.body.previous_webhook_secret_expires_at) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(59);
+    const again = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: {} });
+    expect([again.status, again.body]).toEqual([422, errorWithHint]);
+    // With an Idempotency-Key, a retried roll answers the first roll's secret and rolls once.
+    const key = { 'idempotency-key': `roll-${Date.now()}` };
+    const keyed = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: { overlap_seconds: 3600, force: true }, headers: key });
+    const retried = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: { overlap_seconds: 3600, force: true }, headers: key });
+    expect([keyed.status, retried.status, retried.body]).toEqual([201, 201, keyed.body]);
+    const rolls = (await auditActions(shop.merchant.id)).filter((e) => e.action === 'signing_secret.rolled');
+    const shown = await asMember(service, people.viewer!, 'GET', '/developers/webhook');
+    expect(shown.body).toEqual({ webhook_url: receiver.url, previous_webhook_secret_expires_at: keyed.body.previous_webhook_secret_expires_at });
+    expect(JSON.stringify(shown.body)).not.toContain(keyed.body.webhook_signing_secret);
+
+    const audit = await auditActions(shop.merchant.id);
+    expect(audit).toContainEqual({ actor: owner.user.id, action: 'signing_secret.rolled', target: shop.merchant.id, details: { previous_expires_at: rolled.body.previous_webhook_secret_expires_at, forced: true } });
+    expect(rolls.filter((e) => e.details.previous_expires_at === keyed.body.previous_webhook_secret_expires_at)).toHaveLength(1);
+    expect(audit.find((e) => e.action === 'webhook_url.changed')?.details).toEqual({ from: expect.anything(), to: receiver.url });
+  });
+
+  it('lists the enabled events grouped as the catalog, with the withdrawal note beside checkout.failed, and sets them', async () => {
+    const res = await asMember(service, people.viewer!, 'GET', '/developers/enabled_events');
+    expect(res.status).toBe(200);
+    expect(res.body.always_on_events).toEqual(['checkout.succeeded', 'checkout.hold', 'checkout.release_hold', 'checkout.returned']);
+    const events = res.body.groups.flatMap((g: { events: unknown[] }) => g.events);
+    expect(events.find((e: { type: string }) => e.type === 'checkout.failed')).toEqual({ type: 'checkout.failed', enabled: false, note: expect.stringContaining('withdrawals') });
+    expect(events.find((e: { type: string }) => e.type === 'customer.unrestricted')).toEqual({ type: 'customer.unrestricted', enabled: true, note: null });
+    expect(res.body.groups.map((g: { name: string }) => g.name)).toEqual(expect.arrayContaining(['Charge events', 'Reviews', 'Customers']));
+
+    const set = await asMember(service, people.developer!, 'PUT', '/developers/enabled_events', { body: { enabled_events: ['checkout.failed', 'customer.unrestricted'] } });
+    expect(set.status).toBe(200);
+    const after = set.body.groups.flatMap((g: { events: unknown[] }) => g.events);
+    expect(after.filter((e: { enabled: boolean }) => e.enabled).map((e: { type: string }) => e.type).sort()).toEqual(['checkout.failed', 'customer.unrestricted']);
+    expect((await asMember(service, people.developer!, 'PUT', '/developers/enabled_events', { body: { enabled_events: ['no.such'] } })).status).toBe(422);
+
+    const depositsOnly = await openShop(service, { checkout_flows: ['deposit'] });
+    const theirs = await asMember(service, await member(service, depositsOnly.merchant.id, 'viewer'), 'GET', '/developers/enabled_events');
+    const failed = theirs.body.groups.flatMap((g: { events: Array<{ type: string }> }) => g.events).find((e: { type: string }) => e.type === 'checkout.failed');
+    expect(failed.note).toBeNull();
+  });
+
+  it('pages the event log with every delivery attempt, and resends an event as a new series (audited)', async () => {
+    expect((await asMember(service, people.developer!, 'PUT', '/developers/webhook', { body: { webhook_url: receiver.url } })).status).toBe(200);
+    const second = await recordEvent(shop);
+    await waitFor(async () => (await service.deps.db('events').where({ id: second }).first()).delivery_status === 'delivered');
+    const first = await asMember(service, people.viewer!, 'GET', '/developers/events?limit=1');
+    expect([first.status, first.body.results.length, first.body.has_more]).toEqual([200, 1, true]);
+    expect(first.body.results[0].id).toBe(second);
+    expect(first.body.results[0].attempts.length).toBeGreaterThan(0);
+    const next = await asMember(service, people.viewer!, 'GET', `/developers/events?limit=1&starting_after=${first.body.next_starting_after}`);
+    expect(next.body.results[0].id).not.toBe(second);
+
+    const resent = await asMember(service, people.developer!, 'POST', `/developers/events/${second}/resend`);
+    expect([resent.status, resent.body]).toEqual([202, { id: second, resent: true, series: expect.any(Number) }]);
+    const audit = await auditActions(shop.merchant.id);
+    expect(audit).toContainEqual({ actor: people.developer!.user.id, action: 'event.resent', target: second, details: { series: resent.body.series } });
+  });
+});
