@@ -51,9 +51,17 @@ function deliverExpiries(deps: FirstDeliveryDeps, recorded: RecordedEvents[]): v
  * compare-and-set is the first statement, so no read precedes it.
  */
 export async function expireCheckout(deps: FirstDeliveryDeps, checkoutId: string): Promise<boolean> {
-  const recorded = await deps.db.transaction(async (trx) => {
+  return expireOne(deps, async (trx) => {
     const row = await updateCheckoutState(trx, checkoutId, ['open'], 'expired');
-    return row ? recordExpiries(trx, [row]) : null;
+    return row ? [row] : [];
+  });
+}
+
+/** One timer's expiry: the rows `expire` expired (none or one), their events in the same commit, then their first deliveries. */
+async function expireOne(deps: FirstDeliveryDeps, expire: (trx: Db) => Promise<CheckoutRow[]>): Promise<boolean> {
+  const recorded = await deps.db.transaction(async (trx) => {
+    const rows = await expire(trx);
+    return rows.length > 0 ? recordExpiries(trx, rows) : null;
   });
   if (!recorded) return false;
   recordCheckoutsExpired('timer', 1);
@@ -67,15 +75,8 @@ export async function expireCheckout(deps: FirstDeliveryDeps, checkoutId: string
  * was not expired here: no longer open, a charge holds it (its checkout workflow ends it), or its
  * row is locked by an attempt being admitted (the sweep takes it if it is still due).
  */
-export async function expireDueCheckout(deps: FirstDeliveryDeps, checkoutId: string): Promise<boolean> {
-  const recorded = await deps.db.transaction(async (trx) => {
-    const rows = await expireOverdueCheckoutsUnscoped(trx, 0, 1, checkoutId);
-    return rows.length > 0 ? recordExpiries(trx, rows) : null;
-  });
-  if (!recorded) return false;
-  recordCheckoutsExpired('timer', 1);
-  deliverExpiries(deps, recorded);
-  return true;
+export function expireDueCheckout(deps: FirstDeliveryDeps, checkoutId: string): Promise<boolean> {
+  return expireOne(deps, (trx) => expireOverdueCheckoutsUnscoped(trx, 0, 1, checkoutId));
 }
 
 /** One sweep: expires overdue checkouts in batches until none is left; answers how many it expired. */
