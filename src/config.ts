@@ -85,6 +85,7 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_INITIAL_MS: envNumber(z.coerce.number().int().min(1)).default(5000),
   /** How often the worker re-dispatches events whose delivery was never started. */
   OUTBOX_SWEEP_MS: envNumber(z.coerce.number().int().min(100).max(MAX_TIMER_MS)).default(5000),
+  MAIL_SWEEP_MS: envNumber(z.coerce.number().int().min(100).max(MAX_TIMER_MS)).default(10_000),
   /** How often the worker deletes idempotency keys past their 24 hours (src/http/idempotency-expiry.ts). */
   IDEMPOTENCY_SWEEP_MS: envNumber(z.coerce.number().int().min(50).max(MAX_TIMER_MS)).default(300_000),
   /** How often the worker looks for checkouts whose expiry timer is late (src/checkouts/expiry.ts). */
@@ -182,6 +183,7 @@ export interface Config {
   allowPrivateWebhookUrls: boolean;
   webhookRetryInitialMs: number;
   outboxSweepMs: number;
+  mailSweepMs: number;
   expirySweepMs: number;
   expirySweepGraceMs: number;
   idempotencySweepMs: number;
@@ -279,6 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS,
     webhookRetryInitialMs: e.WEBHOOK_RETRY_INITIAL_MS,
     outboxSweepMs: e.OUTBOX_SWEEP_MS,
+    mailSweepMs: e.MAIL_SWEEP_MS,
     expirySweepMs: e.EXPIRY_SWEEP_MS,
     expirySweepGraceMs: e.EXPIRY_SWEEP_GRACE_MS,
     idempotencySweepMs: e.IDEMPOTENCY_SWEEP_MS,

@@ -8,6 +8,8 @@ import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type 
 import type { Config, WorkerTuning } from './config';
 import { startExpirySweeper } from './checkouts/expiry';
 import { startOutboxSweeper } from './events/sweeper';
+import { createMailer } from './merchant-accounts/mailer';
+import { startMailSweeper } from './merchant-accounts/mail-outbox';
 import { startIdempotencyKeyExpiry } from './http/idempotency-expiry';
 
 export interface WorkerSetup {
@@ -123,8 +125,8 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
 /**
  * The worker process's own sweeps, beside its Temporal worker: the outbox's (events whose writer
  * crashed before dispatching them), expiry's (checkouts whose timer runs late), idempotency keys'
- * (stored answers past their 24 hours) and the reconciler's (charges an interrupted attempt left
- * unsettled). Returns a stop that waits for a running sweep.
+ * (stored answers past their 24 hours), the reconciler's (charges an interrupted attempt left
+ * unsettled) and the mail outbox's (dashboard mails not sent yet). Returns a stop that waits for a running sweep.
  */
 export function startWorkerSweeps(deps: ActivityDeps): () => Promise<void> {
   const { settleInterrupted } = createChargeReconciler(deps);
@@ -133,6 +135,7 @@ export function startWorkerSweeps(deps: ActivityDeps): () => Promise<void> {
     startExpirySweeper(deps, { intervalMs: deps.config.expirySweepMs, graceMs: deps.config.expirySweepGraceMs }),
     startIdempotencyKeyExpiry(deps, deps.config.idempotencySweepMs),
     startReconciler(deps, { intervalMs: deps.config.reconcileSweepMs, leaseMs: deps.config.reconcileLeaseMs, settle: settleInterrupted }),
+    startMailSweeper({ ...deps, mailer: createMailer(deps.config, deps.logger) }, deps.config.mailSweepMs),
   ];
   return async () => {
     await Promise.all(stops.map((stop) => stop()));

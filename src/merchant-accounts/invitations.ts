@@ -6,6 +6,8 @@ import { hashSecret } from '../crypto';
 import { findOpenInvitationByTokenHashUnscoped, insertMerchantInvitation, markInvitationAccepted, setInvitationPendingTotp, type MerchantInvitationRow } from '../storage/merchant-invitations';
 import { EmailTakenError, findMerchantUserByEmailUnscoped, insertMerchantUser } from '../storage/merchant-users';
 import { recordAudit } from './audit';
+import { queueMail, sendQueuedMail } from './mail-outbox';
+import type { Mail } from './mailer';
 import { actorName, type AccountsContext, type Actor } from './context';
 import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentUser } from './present';
 import type { AcceptInvitationBody, InvitationBody } from './schemas';
@@ -27,14 +29,15 @@ export async function inviteToMerchant(ctx: AccountsContext, merchantId: string,
 }
 
 /**
- * Invites a person to a merchant (the merchant must exist; the caller checked): the invitation and
- * its audit row commit together, then the link is mailed. The token is in the answer and the mail
- * only; the table keeps its hash.
+ * Invites a person to a merchant (the merchant must exist; the caller checked): the invitation, its
+ * audit row and its mail commit together, then the mail is sent (and retried by the mail outbox
+ * until it is). The token is in the answer and the mail only; the table keeps its hash.
  */
 export async function inviteMember(ctx: AccountsContext, merchantId: string, actor: Actor, body: InvitationBody) {
   if (await findMerchantUserByEmailUnscoped(ctx.db, body.email)) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
   const { token, hash } = newOneTimeToken();
-  const invitation = await ctx.db.transaction(async (trx) => {
+  const acceptUrl = linkWithToken(ctx.config.apiBaseUrl, ACCEPT_INVITATION_PATH, token);
+  const { invitation, mailId } = await ctx.db.transaction(async (trx) => {
     const row = await insertMerchantInvitation(trx, {
       id: newId('invitation'),
       merchant_id: merchantId,
@@ -45,26 +48,20 @@ export async function inviteMember(ctx: AccountsContext, merchantId: string, act
       invited_by: actorName(actor),
     });
     await recordAudit(trx, { merchantId, actor, action: 'invitation.created', target: row.id, details: { email: row.email, role: row.role } });
-    return row;
+    return { invitation: row, mailId: await queueMail(trx, ctx.sealer, invitationMail(row, acceptUrl), row.expires_at) };
   });
-  const acceptUrl = linkWithToken(ctx.config.apiBaseUrl, ACCEPT_INVITATION_PATH, token);
-  await mailInvitation(ctx, invitation, acceptUrl);
+  await sendQueuedMail(ctx, mailId);
   return presentInvitation(invitation, acceptUrl);
 }
 
-/** A mail that fails is logged, not answered: the invitation stands and its link is in the answer. */
-async function mailInvitation(ctx: AccountsContext, invitation: MerchantInvitationRow, acceptUrl: string): Promise<void> {
+function invitationMail(invitation: MerchantInvitationRow, acceptUrl: string): Mail {
   const text = [
     `You are invited to the payments dashboard as ${invitation.role}.`,
     '',
     `Choose your password here (the link works once, until ${invitation.expires_at.toISOString()}):`,
     acceptUrl,
   ].join('\n');
-  try {
-    await ctx.mailer.send({ to: invitation.email, subject: 'Your invitation to the payments dashboard', text });
-  } catch (error) {
-    ctx.logger.error({ err: error, invitation_id: invitation.id }, 'invitation mail not sent');
-  }
+  return { to: invitation.email, subject: 'Your invitation to the payments dashboard', text };
 }
 
 /** Starts authenticator enrolment on the invitation page: a new secret, confirmed by the code sent with the acceptance. */

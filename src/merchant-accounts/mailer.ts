@@ -15,7 +15,7 @@ export interface Mailer {
 
 /**
  * Sends the merchant dashboard's mails (invitations, password resets) over SMTP_URL with
- * nodemailer. Without SMTP_URL (development and tests only; production refuses to start without
+ * nodemailer; callers queue them in the mail outbox (mail-outbox.ts), which retries failures. Without SMTP_URL (development and tests only; production refuses to start without
  * it) a mail is written to the log instead, link included, so a local invitation can be followed.
  */
 export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logger: Logger): Mailer {
@@ -26,7 +26,8 @@ export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom'>, logge
       },
     };
   }
-  const transport = nodemailer.createTransport(config.smtpUrl);
+  // Timeouts well inside the mail outbox's send lease, so a hung server is a failed attempt, retried.
+  const transport = nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
   return {
     async send(mail) {
       await transport.sendMail({ from: config.mailFrom, to: mail.to, subject: mail.subject, text: mail.text });

@@ -5,6 +5,7 @@ import { claimPasswordResetUnscoped, countRecentPasswordResets, findOpenPassword
 import { revokeUserSessions } from '../storage/merchant-sessions';
 import { findMerchantUserByEmailUnscoped, findMerchantUserByIdUnscoped, updateMerchantUser } from '../storage/merchant-users';
 import { recordAudit } from './audit';
+import { queueMail, sendQueuedMail } from './mail-outbox';
 import type { AccountsContext } from './context';
 import { linkWithToken, RESET_PASSWORD_PATH } from './present';
 import type { PasswordResetBody } from './schemas';
@@ -26,17 +27,15 @@ export async function requestPasswordReset(ctx: AccountsContext, email: string):
     return;
   }
   const { token, hash } = newOneTimeToken();
-  await ctx.db.transaction(async (trx) => {
-    await insertPasswordReset(trx, { token_hash: hash, user_id: user.id, expires_at: new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000) });
-    await recordAudit(trx, { merchantId: user.merchant_id, actor: { kind: 'user', id: user.id }, action: 'password.reset_requested', target: user.id });
-  });
+  const expiresAt = new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000);
   const link = linkWithToken(ctx.config.apiBaseUrl, RESET_PASSWORD_PATH, token);
   const text = [`Someone asked to reset the password of ${user.email} on the payments dashboard.`, '', `Choose a new one here (the link works once, for ${PASSWORD_RESET_MINUTES} minutes):`, link, '', 'If it was not you, ignore this mail.'].join('\n');
-  try {
-    await ctx.mailer.send({ to: user.email, subject: 'Reset your payments dashboard password', text });
-  } catch (error) {
-    ctx.logger.error({ err: error, user_id: user.id }, 'password reset mail not sent');
-  }
+  const mailId = await ctx.db.transaction(async (trx) => {
+    await insertPasswordReset(trx, { token_hash: hash, user_id: user.id, expires_at: expiresAt });
+    await recordAudit(trx, { merchantId: user.merchant_id, actor: { kind: 'user', id: user.id }, action: 'password.reset_requested', target: user.id });
+    return queueMail(trx, ctx.sealer, { to: user.email, subject: 'Reset your payments dashboard password', text }, expiresAt);
+  });
+  await sendQueuedMail(ctx, mailId);
 }
 
 /**

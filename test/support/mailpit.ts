@@ -22,13 +22,13 @@ function mailpitPath(): string {
   return cached;
 }
 
-/** A Mailpit of the run's own on free ports, its messages in a temporary database. */
-export async function startMailpit(): Promise<RunningMailpit> {
+/** A Mailpit of the run's own on free ports, its messages in a temporary database; `extraArgs` add flags (say, `--enable-chaos`). */
+export async function startMailpit(extraArgs: string[] = []): Promise<RunningMailpit> {
   const [smtpPort, httpPort] = [await freePort(), await freePort()];
   const dir = mkdtempSync(path.join(tmpdir(), 'payments-mailpit-'));
   const child: ChildProcess = spawn(
     mailpitPath(),
-    ['--smtp', `127.0.0.1:${smtpPort}`, '--listen', `127.0.0.1:${httpPort}`, '--database', path.join(dir, 'mailpit.db'), '--disable-version-check', '--quiet'],
+    ['--smtp', `127.0.0.1:${smtpPort}`, '--listen', `127.0.0.1:${httpPort}`, '--database', path.join(dir, 'mailpit.db'), '--disable-version-check', '--quiet', ...extraArgs],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const apiUrl = `http://127.0.0.1:${httpPort}`;
