@@ -30,6 +30,7 @@ export function pagedList(path, render, empty) {
     status.textContent = `Page ${page} · ${data.has_more ? 'more on the next page' : 'end of the list'}`;
     previous.disabled = page === 1;
     next.disabled = !data.has_more;
+    // A list that fits on one page needs no controls.
     controls.hidden = page === 1 && !data.has_more;
   };
   next.addEventListener('click', () => {
