@@ -8,7 +8,7 @@ import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, admin
 import { registry } from '../http/openapi-registry';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from '../merchants/schemas';
 import { CheckoutDetail, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
-import { AdminSearchQuery, EventReplayBody, MAX_ADMIN_LIST_LIMIT, MAX_ADMIN_RESULTS, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
+import { AdminSearchQuery, DEFAULT_ADMIN_LIST_LIMIT, DEFAULT_ADMIN_RESULTS, EventReplayBody, MAX_ADMIN_LIST_LIMIT, MAX_ADMIN_RESULTS, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
 
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
 const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such record.' };
@@ -58,8 +58,8 @@ export const TimelineEntry = registry.register(
 );
 const results = (item: z.ZodType) => z.object({ results: z.array(item) });
 const listErrors = { ...errors, 404: UNKNOWN_CURSOR };
-const searchPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_RESULTS);
-const listPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_LIST_LIMIT);
+const searchPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
+export const listPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_LIST_LIMIT, DEFAULT_ADMIN_LIST_LIMIT);
 const reviewParams = pathId('cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
 const merchantParams = pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw');
 

@@ -7,6 +7,8 @@ import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from '../domain/event-typ
  * restricted customers) answers at most this many rows per page.
  */
 export const MAX_ADMIN_RESULTS = 200;
+/** ... and this many when no limit is given. */
+export const DEFAULT_ADMIN_RESULTS = 50;
 
 /** The operator's queues and logs (reviews, events, subscriptions): at most this many rows per page. */
 export const MAX_ADMIN_LIST_LIMIT = 500;
@@ -15,7 +17,7 @@ export const DEFAULT_ADMIN_LIST_LIMIT = 100;
 export const adminListLimit = z.coerce.number().int().min(1).max(MAX_ADMIN_LIST_LIMIT).default(DEFAULT_ADMIN_LIST_LIMIT);
 
 const id = z.string().min(1).max(64);
-const limit = z.coerce.number().int().min(1).max(MAX_ADMIN_RESULTS).default(50);
+const limit = z.coerce.number().int().min(1).max(MAX_ADMIN_RESULTS).default(DEFAULT_ADMIN_RESULTS);
 /** The last id of the previous page; a row of another kind, or of another merchant than `merchant_id`, is 404. */
 export const startingAfter = id.optional();
 

@@ -45,11 +45,11 @@ export const page = (item: z.ZodType) =>
 export const ADMIN_PAGING = 'Pages with a cursor: pass next_starting_after as starting_after until has_more is false. The order is stable (created_at, then id; the event log by commit order).';
 export const UNKNOWN_CURSOR = 'starting_after is not an item of this list (or is another merchant\'s than merchant_id).';
 
-/** The admin API's lists: their query with the cursor, described; `maxRows` is the most one page answers. */
-export function adminPaged(query: z.ZodObject, maxRows: number): z.ZodObject {
+/** The admin API's lists: their query with the cursor, described; `maxRows` is the most one page answers, `defaultRows` when no limit is given. */
+export function adminPaged(query: z.ZodObject, maxRows: number, defaultRows: number): z.ZodObject {
   return query.extend({
     starting_after: z.string().optional().openapi({ description: 'The next_starting_after of the previous page: the page starts after that item. An id that is not an item of this list (or is another merchant\'s than merchant_id) is 404.' }),
-    limit: z.coerce.number().int().min(1).max(maxRows).optional().openapi({ description: `Rows per page, 1 to ${maxRows}.` }),
+    limit: z.coerce.number().int().min(1).max(maxRows).optional().openapi({ description: `Rows per page, 1 to ${maxRows} (${defaultRows} when not given).` }),
   });
 }
 
