@@ -15,9 +15,10 @@ import { latestKycRecord } from '../src/storage/kyc-records';
 import type { MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { decideReview, findCheckoutReview, insertReview, type ReviewRow } from '../src/storage/reviews';
+import { recordAudit } from '../src/merchant-accounts/audit';
 import { presentReview } from '../src/reviews/present';
 import { withdrawalDestinationAllowed } from '../src/wallet/withdrawal-destination';
-import { FAILURE_TYPES, type ReviewDecision, type ReviewSnapshot } from '../workflows/contract';
+import { FAILURE_TYPES, type DecisionAudit, type ReviewDecision, type ReviewSnapshot } from '../workflows/contract';
 
 /**
  * The least time an approval leaves before the checkout's deadline: the approved charge is created
@@ -27,7 +28,7 @@ const APPROVED_CHARGE_MIN_MS = 3_000;
 
 type Loaded = { checkout: CheckoutRow; merchant: MerchantRow };
 type ReviewRequest = { checkoutId: string; attemptKey: string; paymentMethodId: string; amountCents: number };
-type DecisionRequest = { checkoutId: string; decision: ReviewDecision; decidedBy?: string };
+type DecisionRequest = { checkoutId: string; decision: ReviewDecision; decidedBy?: string; audit?: DecisionAudit };
 
 /** A withdrawal's review: opened by its attempt, decided by a reviewer. */
 export function createReviewActivities(deps: ActivityDeps) {
@@ -93,6 +94,7 @@ async function decide(trx: Db, { checkout, merchant }: Loaded, input: DecisionRe
   // Refused, nothing is written: the review stays pending for another decision.
   if (check?.refusal) throw ApplicationFailure.nonRetryable(check.refusal, FAILURE_TYPES.approvalRefused);
   const row = await decideReview(trx, current.id, input.decision, input.decidedBy);
+  if (input.audit) await recordDecisionAudit(trx, row, input.audit);
   const resumed = await resumeCheckout(trx, checkout, approved);
   if (check && resumed && current.attempt_key) {
     // The approved charge is created in this commit, as the workflow's createCharge would (same
@@ -104,6 +106,17 @@ async function decide(trx: Db, { checkout, merchant }: Loaded, input: DecisionRe
   const expiresAt = resumed?.expires_at;
   const eventIds = await recordDecisionEvents(trx, { checkout, merchant }, row, approved ? (expiresAt ?? null) : null);
   return { result: { review: presentReview(row), expiresAt }, eventIds };
+}
+
+/** A merchant's person decided: the audit row commits with the decision (a refused one writes neither). */
+function recordDecisionAudit(trx: Db, row: ReviewRow, audit: DecisionAudit) {
+  return recordAudit(trx, {
+    merchantId: row.merchant_id,
+    actor: { kind: 'user', id: audit.actorId },
+    action: row.status === 'approved' ? 'review.approved' : 'review.declined',
+    target: row.id,
+    details: { checkout_id: row.checkout_id, amount_cents: row.amount_cents },
+  });
 }
 
 /**

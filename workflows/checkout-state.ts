@@ -2,7 +2,7 @@ import { CancellationScope, sleep, type ApplicationFailure } from '@temporalio/w
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { ChargeSnapshot } from '../activities/charges';
 import type { HoldAnswer } from '../activities/holds';
-import type { AttemptInput, AttemptResult, CheckoutState, CheckoutWorkflowInput, ReviewDecision, ReviewSnapshot } from './contract';
+import type { AttemptInput, AttemptResult, CheckoutState, CheckoutWorkflowInput, DecisionAudit, ReviewDecision, ReviewSnapshot } from './contract';
 
 /** One attempt, from its update to its end: what it asked, its review, its hold's answer and its charge. */
 export interface Attempt {
@@ -24,7 +24,7 @@ export interface Attempt {
 export interface Review {
   readonly id: string;
   /** The decision a reviewer's update brought, while it is being recorded, and who made it. */
-  decision?: { decision: ReviewDecision; decidedBy?: string };
+  decision?: { decision: ReviewDecision; decidedBy?: string; audit?: DecisionAudit };
   /** The decision as recorded. */
   decided?: ReviewSnapshot;
   /** The refusal of the decision being recorded: its update throws it, and the review takes another decision. */

@@ -28,6 +28,7 @@ import {
   type AttemptInput,
   type CheckoutState,
   type CheckoutWorkflowInput,
+  type DecisionAudit,
   type ReviewDecision,
 } from './contract';
 import { attemptInFlight, expiryTimer, newCheckout, pendingReview, type Attempt, type Checkout, type Review } from './checkout-state';
@@ -83,8 +84,8 @@ function handleMessages(checkout: Checkout): void {
       }
     },
   });
-  setHandler(decideReviewUpdate, (decision, decidedBy) => decideReview(pendingReview(checkout)!, decision, decidedBy), {
-    validator: (_decision: ReviewDecision, _decidedBy?: string) => {
+  setHandler(decideReviewUpdate, (decision, decidedBy, audit) => decideReview(pendingReview(checkout)!, decision, decidedBy, audit), {
+    validator: (_decision: ReviewDecision, _decidedBy?: string, _audit?: DecisionAudit) => {
       if (!pendingReview(checkout)) throw ApplicationFailure.nonRetryable('review already decided', FAILURE_TYPES.reviewAlreadyDecided);
     },
   });
@@ -101,8 +102,8 @@ async function acceptAttempt(checkout: Checkout, input: AttemptInput) {
 }
 
 /** The reviewer's decision: answered with the review as recorded, or with the refusal of an approval its re-checks refused. */
-async function decideReview(review: Review, decision: ReviewDecision, decidedBy?: string) {
-  review.decision = { decision, decidedBy };
+async function decideReview(review: Review, decision: ReviewDecision, decidedBy?: string, audit?: DecisionAudit) {
+  review.decision = { decision, decidedBy, audit };
   await condition(() => review.decided !== undefined || review.refused !== undefined);
   if (review.decided === undefined && review.refused) {
     const refusal = review.refused;
@@ -229,9 +230,10 @@ async function recordDecision(checkout: Checkout, review: Review) {
   for (;;) {
     // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
     await condition(() => review.decision !== undefined);
-    const { decision, decidedBy } = review.decision!;
+    const { decision, decidedBy, audit } = review.decision!;
     try {
-      return await db.recordReviewDecision({ checkoutId: checkout.input.checkoutId, decision, ...(decidedBy !== undefined ? { decidedBy } : {}) });
+      // Optional fields only when given: an activity input like the ones already in histories.
+      return await db.recordReviewDecision({ checkoutId: checkout.input.checkoutId, decision, ...(decidedBy !== undefined ? { decidedBy } : {}), ...(audit !== undefined ? { audit } : {}) });
     } catch (error) {
       if (failureType(error) !== FAILURE_TYPES.approvalRefused) throw error;
       review.refused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'approval refused', FAILURE_TYPES.approvalRefused);

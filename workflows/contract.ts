@@ -191,12 +191,21 @@ export interface ReviewSnapshot {
 /** The wallet's payment attempt; answers once the charge has its first outcome (or the review exists). */
 export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('submitAttempt');
 /**
+ * Whose decision it is in the merchant's audit log (a person of the merchant, by user id): the
+ * audit row is written in the transaction that records the decision, so one never commits without the other.
+ */
+export interface DecisionAudit {
+  actorId: string;
+}
+
+/**
  * The reviewer's decision from the admin API; the workflow waits for it with no timeout. An
  * update (a signal with a result) so the admin call learns whether it decided the review or
  * found it already decided, and a crash between the call and the workflow loses nothing. The second
- * argument names who decided (a reviewer, or `admin API`); it is written with the decision.
+ * argument names who decided (a reviewer, or `admin API`); it is written with the decision. The
+ * third, given for a merchant's person, has the decision's audit row written with it too.
  */
-export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, string?]>('decideReview');
+export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, string?, DecisionAudit?]>('decideReview');
 /**
  * A charge of the checkout moved outside the workflow (the sandbox simulator, after its commit):
  * a workflow waiting out that charge's settlement time, or its hold time, wakes and reads where it

@@ -4,11 +4,11 @@ import { CHARGE_STATUSES } from '../domain/charge-states';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { MerchantSettingsSchema, StripeCredentialsViewSchema } from '../domain/settings';
 import { ChargeResponse } from '../charges/schemas';
-import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { registry } from '../http/openapi-registry';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from '../merchants/schemas';
 import { CheckoutDetail, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
-import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery, adminListLimitParameter } from './schemas';
+import { AdminSearchQuery, DEFAULT_ADMIN_LIST_LIMIT, DEFAULT_ADMIN_RESULTS, EventReplayBody, MAX_ADMIN_LIST_LIMIT, MAX_ADMIN_RESULTS, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
 
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
 const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such record.' };
@@ -57,11 +57,14 @@ export const TimelineEntry = registry.register(
   }),
 );
 const results = (item: z.ZodType) => z.object({ results: z.array(item) });
+const listErrors = { ...errors, 404: UNKNOWN_CURSOR };
+const searchPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
+export const listPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_LIST_LIMIT, DEFAULT_ADMIN_LIST_LIMIT);
 const reviewParams = pathId('cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
 const merchantParams = pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw');
 
 operation({ method: 'post', path: '/admin/v1/merchants', id: 'adminCreateMerchant', tag, security, summary: 'Onboard a merchant (secrets shown once)', body: MerchantCreateBody, responses: { 201: ['The merchant with its credentials', OnboardedMerchant] }, errors });
-operation({ method: 'get', path: '/admin/v1/merchants', id: 'adminListMerchants', tag, security, summary: 'List merchants, newest first', query: MerchantListQuery, responses: { 200: ['Merchants', results(Merchant)] }, errors });
+operation({ method: 'get', path: '/admin/v1/merchants', id: 'adminListMerchants', tag, security, summary: 'List merchants, newest first', description: ADMIN_PAGING, query: searchPaged(MerchantListQuery), responses: { 200: ['Merchants', page(Merchant)] }, errors: listErrors });
 operation({
   method: 'get', path: '/admin/v1/merchants/{id}', id: 'adminGetMerchant', tag, security, summary: 'A merchant and its settings, no secrets', params: merchantParams,
   responses: { 200: ['The merchant, with until when a rolled signing secret still signs', Merchant.extend({ previous_webhook_secret_expires_at: timestamp.nullable() })] }, errors,
@@ -82,13 +85,13 @@ operation({
 });
 operation({
   method: 'get', path: '/admin/v1/reviews', id: 'adminListReviews', tag, security, summary: 'The review queue, oldest first (or newest first), with customer, payment method and evidence',
-  query: z.object({
+  description: `${ADMIN_PAGING} The status filter does not end a walk: a review decided after its page was read still leads to the next page.`,
+  query: listPaged(z.object({
     status: z.enum(['pending', 'approved', 'declined']).optional(),
     merchant_id: z.string().optional(),
-    limit: adminListLimitParameter.optional(),
     order: z.enum(['oldest', 'newest']).optional().openapi({ description: '`oldest` (default, the queue) or `newest` (recent decisions first).' }),
-  }),
-  responses: { 200: ['Reviews', results(Review)] }, errors,
+  })),
+  responses: { 200: ['Reviews', page(Review)] }, errors: listErrors,
 });
 for (const decision of ['approve', 'decline'] as const) {
   operation({
@@ -99,12 +102,12 @@ for (const decision of ['approve', 'decline'] as const) {
 }
 operation({ method: 'post', path: '/admin/v1/customers/{id}/unrestrict', id: 'adminUnrestrictCustomer', tag, security, summary: "Lift a customer's restriction", params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] }, errors });
 operation({
-  method: 'get', path: '/admin/v1/customers/restricted', id: 'adminListRestrictedCustomers', tag, security, summary: 'Restricted customers with the reason and evidence', query: RestrictedCustomersQuery,
-  responses: { 200: ['Customers', results(StoredCustomer.extend({ merchant_id: z.string(), restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] }, errors,
+  method: 'get', path: '/admin/v1/customers/restricted', id: 'adminListRestrictedCustomers', tag, security, summary: 'Restricted customers with the reason and evidence, newest customer first', description: ADMIN_PAGING, query: searchPaged(RestrictedCustomersQuery),
+  responses: { 200: ['Customers', page(StoredCustomer.extend({ merchant_id: z.string(), restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] }, errors: listErrors,
 });
 operation({ method: 'post', path: '/admin/v1/charges/{id}/refund', id: 'adminRefundCharge', tag, security, summary: 'The dashboard refund (same rules and event as the public one)', params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] }, errors });
-operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', tag, security, summary: 'Search charges by id, checkout, customer, merchant or email fragment', query: AdminSearchQuery, responses: { 200: ['Charges', results(ChargeResponse.extend({ merchant_id: z.string() }))] }, errors });
-operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment', query: AdminSearchQuery, responses: { 200: ['Checkouts', results(StoredCheckout.extend({ merchant_id: z.string() }))] }, errors });
+operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', tag, security, summary: 'Search charges by id, checkout, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Charges', page(ChargeResponse.extend({ merchant_id: z.string() }))] }, errors: listErrors });
+operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Checkouts', page(StoredCheckout.extend({ merchant_id: z.string() }))] }, errors: listErrors });
 operation({
   method: 'get', path: '/admin/v1/checkouts/{id}', id: 'adminGetCheckout', tag, security, summary: 'A checkout with charges, review, block evidence and its Temporal Web UI link', params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'),
   responses: { 200: ['The checkout', CheckoutDetail.extend({ merchant_id: z.string(), blocked_evidence: evidence, workflow_url: z.string() })] }, errors,
@@ -116,9 +119,9 @@ operation({
   params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'), responses: { 200: ['The timeline', z.object({ checkout_id: z.string(), workflow_url: z.string(), entries: z.array(TimelineEntry) })] }, errors,
 });
 operation({
-  method: 'get', path: '/admin/v1/events', id: 'adminListEvents', tag, security, summary: 'The event log, newest first, with delivery attempts',
-  query: z.object({ merchant_id: z.string().optional(), type: z.enum(EVENT_TYPES).optional(), checkout_id: z.string().optional(), charge_id: z.string().optional(), limit: adminListLimitParameter.optional() }),
-  responses: { 200: ['Events', results(LoggedEvent)] }, errors,
+  method: 'get', path: '/admin/v1/events', id: 'adminListEvents', tag, security, summary: 'The event log, newest first, with delivery attempts', description: ADMIN_PAGING,
+  query: listPaged(z.object({ merchant_id: z.string().optional(), type: z.enum(EVENT_TYPES).optional(), checkout_id: z.string().optional(), charge_id: z.string().optional() })),
+  responses: { 200: ['Events', page(LoggedEvent)] }, errors: listErrors,
 });
 operation({ method: 'get', path: '/admin/v1/events/{id}', id: 'adminGetEvent', tag, security, summary: 'One event with its delivery attempts', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The event', LoggedEvent] }, errors });
 operation({ method: 'post', path: '/admin/v1/events/{id}/resend', id: 'adminResendEvent', tag, security, summary: 'Deliver a recorded event again as a new delivery series (same event_id, fresh signature); a delivered event stays delivered', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true), series: z.number().int().openapi({ description: 'The new delivery series (2 and up).' }) })] }, errors });

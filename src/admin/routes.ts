@@ -15,8 +15,7 @@ export function adminDataRoutes(deps: AppDeps): Router {
     res.json(settingsCatalog());
   });
   router.get('/merchants', async (req, res) => {
-    const { limit } = parseOrThrow(MerchantListQuery, req.query, 'Query');
-    res.json(await listMerchants(db, limit));
+    res.json(await listMerchants(db, parseOrThrow(MerchantListQuery, req.query, 'Query')));
   });
   router.get('/checkouts', async (req, res) => {
     res.json(await searchCheckouts(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));
@@ -31,8 +30,7 @@ export function adminDataRoutes(deps: AppDeps): Router {
     res.json(await searchCharges(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));
   });
   router.get('/customers/restricted', async (req, res) => {
-    const query = parseOrThrow(RestrictedCustomersQuery, req.query, 'Query');
-    res.json(await listRestrictedCustomers(db, query.merchant_id, query.limit));
+    res.json(await listRestrictedCustomers(db, parseOrThrow(RestrictedCustomersQuery, req.query, 'Query')));
   });
   router.post('/events/replay', async (req, res) => {
     const body = parseOrThrow(EventReplayBody, req.body ?? {});

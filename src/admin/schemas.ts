@@ -1,19 +1,25 @@
 import { z } from 'zod';
 import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from '../domain/event-types';
 
-/** Every admin search answers at most this many rows. */
+/**
+ * Every admin list pages with a cursor: `limit` rows, then `starting_after` the last id answered
+ * for the next page, until `has_more` is false. A search (merchants, checkouts, charges,
+ * restricted customers) answers at most this many rows per page.
+ */
 export const MAX_ADMIN_RESULTS = 200;
+/** ... and this many when no limit is given. */
+export const DEFAULT_ADMIN_RESULTS = 50;
 
-/** The operator's queues and logs (reviews, events, subscriptions): at most this many rows per list. */
+/** The operator's queues and logs (reviews, events, subscriptions): at most this many rows per page. */
 export const MAX_ADMIN_LIST_LIMIT = 500;
 /** ... and this many when no limit is given. */
 export const DEFAULT_ADMIN_LIST_LIMIT = 100;
-/** The `limit` of those lists, as documented (no default in the document's type). */
-export const adminListLimitParameter = z.coerce.number().int().min(1).max(MAX_ADMIN_LIST_LIMIT);
-export const adminListLimit = adminListLimitParameter.default(DEFAULT_ADMIN_LIST_LIMIT);
+export const adminListLimit = z.coerce.number().int().min(1).max(MAX_ADMIN_LIST_LIMIT).default(DEFAULT_ADMIN_LIST_LIMIT);
 
 const id = z.string().min(1).max(64);
-const limit = z.coerce.number().int().min(1).max(MAX_ADMIN_RESULTS).default(50);
+const limit = z.coerce.number().int().min(1).max(MAX_ADMIN_RESULTS).default(DEFAULT_ADMIN_RESULTS);
+/** The last id of the previous page; a row of another kind, or of another merchant than `merchant_id`, is 404. */
+export const startingAfter = id.optional();
 
 /**
  * Search of checkouts or charges. `q` is what a person types: an id (chk_, ch_, cus_, mer_) or
@@ -25,11 +31,12 @@ export const AdminSearchQuery = z.object({
   customer_id: id.optional(),
   checkout_id: id.optional(),
   limit,
+  starting_after: startingAfter,
 });
 export type AdminSearchQuery = z.infer<typeof AdminSearchQuery>;
 
-export const RestrictedCustomersQuery = z.object({ merchant_id: id.optional(), limit });
-export const MerchantListQuery = z.object({ limit });
+export const RestrictedCustomersQuery = z.object({ merchant_id: id.optional(), limit, starting_after: startingAfter });
+export const MerchantListQuery = z.object({ limit, starting_after: startingAfter });
 
 export const EventReplayBody = z
   .object({

@@ -2,21 +2,11 @@ import type { AppDeps } from '../app-deps';
 import { presentLoaded } from '../charges/load';
 import { AdminNotFoundError } from '../http/errors';
 import { presentMerchant } from '../merchants/service';
+import { adminPage, type AdminPageQuery } from '../readback/list-page';
 import { presentCheckoutDetail, presentStoredCheckout, presentStoredCustomer } from '../readback/service';
-import {
-  findCheckoutUnscoped,
-  findCustomersUnscoped,
-  findPaymentMethodsUnscoped,
-  listMerchantsUnscoped,
-  listRestrictedCustomersUnscoped,
-  searchChargesUnscoped,
-  searchCheckoutsUnscoped,
-  timelineRowsUnscoped,
-  type AdminCheckoutRow,
-  type AdminCustomerRow,
-  type AdminSearch,
-} from '../storage/admin-reads';
+import { findCheckoutUnscoped, findCustomersUnscoped, findPaymentMethodsUnscoped, timelineRowsUnscoped, type AdminCheckoutRow, type AdminCustomerRow, type AdminSearch } from '../storage/admin-reads';
 import type { Db } from '../storage/db';
+import { pageChargeSearchUnscoped, pageCheckoutSearchUnscoped, pageMerchantsUnscoped, pageRestrictedCustomersUnscoped } from '../storage/pages';
 import type { ReviewRow } from '../storage/reviews';
 import { buildTimeline } from './timeline';
 import type { AdminSearchQuery } from './schemas';
@@ -36,14 +26,12 @@ export function parseSearch(query: AdminSearchQuery): AdminSearch {
   return search;
 }
 
-export async function searchCheckouts(db: Db, query: AdminSearchQuery) {
-  const rows = await searchCheckoutsUnscoped(db, parseSearch(query), query.limit);
-  return { results: rows.map((row) => ({ ...presentStoredCheckout(row), merchant_id: row.merchant_id })) };
+export function searchCheckouts(db: Db, query: AdminSearchQuery) {
+  return adminPage((page) => pageCheckoutSearchUnscoped(db, parseSearch(query), page), query, (rows) => rows.map((row) => ({ ...presentStoredCheckout(row), merchant_id: row.merchant_id })));
 }
 
-export async function searchCharges(db: Db, query: AdminSearchQuery) {
-  const rows = await searchChargesUnscoped(db, parseSearch(query), query.limit);
-  return { results: await Promise.all(rows.map(async (c) => ({ ...(await presentLoaded(db, c)), merchant_id: c.merchant_id })))};
+export function searchCharges(db: Db, query: AdminSearchQuery) {
+  return adminPage((page) => pageChargeSearchUnscoped(db, parseSearch(query), page), query, (rows) => Promise.all(rows.map(async (c) => ({ ...(await presentLoaded(db, c)), merchant_id: c.merchant_id }))));
 }
 
 /** `merchantId`: only that merchant's (the merchant dashboard); another merchant's is reported like a missing one. */
@@ -74,13 +62,14 @@ export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: stri
 }
 
 /** Every merchant, newest first, for the operator. */
-export async function listMerchants(db: Db, limit: number) {
-  return { results: (await listMerchantsUnscoped(db, limit)).map(presentMerchant) };
+export function listMerchants(db: Db, query: AdminPageQuery) {
+  return adminPage((page) => pageMerchantsUnscoped(db, page), query, (rows) => rows.map(presentMerchant));
 }
 
-export async function listRestrictedCustomers(db: Db, merchantId: string | undefined, limit: number) {
-  const rows = await listRestrictedCustomersUnscoped(db, merchantId, limit);
-  return { results: rows.map((c) => ({ ...presentCustomerWithRestriction(c), merchant_id: c.merchant_id })) };
+export function listRestrictedCustomers(db: Db, query: AdminPageQuery & { merchant_id?: string }) {
+  return adminPage((page) => pageRestrictedCustomersUnscoped(db, { merchant_id: query.merchant_id }, page), query, (rows) =>
+    rows.map((c) => ({ ...presentCustomerWithRestriction(c), merchant_id: c.merchant_id })),
+  );
 }
 
 /** A customer with when and why it was restricted (the evidence the restriction was decided on). */

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
-import { eventMerchantIds, markDispatched, startDeliverySeries, type DeliverySeriesRow } from '../storage/events';
+import { eventMerchantIds, markDispatched, startDeliverySeries, type DeliverySeriesRow, type WithSeries } from '../storage/events';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import { startWorkflow } from '../temporal/workflows';
 import { PRIORITY_LEVELS, WORKFLOWS, deliveryWorkflowId, priorityOf, type DeliveryWorkflowInput } from '../../workflows/contract';
@@ -84,10 +84,11 @@ export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger },
  * A resend or a replay: a new delivery series of the same recorded bytes (same event_id), with
  * its own workflow (`<event id>:<series>`) and its own five attempts, numbered on after the
  * event's earlier ones. It adds to the event's history and takes nothing back: an event once
- * delivered stays delivered. Answers the series' number.
+ * delivered stays delivered. Answers the series' number. `withSeries` commits with the series
+ * row, before the delivery starts.
  */
-export async function redeliverEvent(deps: DispatchDeps, eventId: string, reason: DeliverySeriesRow['reason']): Promise<number> {
-  const series = await startDeliverySeries(deps.db, eventId, reason);
+export async function redeliverEvent(deps: DispatchDeps, eventId: string, reason: DeliverySeriesRow['reason'], withSeries?: WithSeries): Promise<number> {
+  const series = await startDeliverySeries(deps.db, eventId, reason, withSeries);
   const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs, series };
   const merchants = await eventMerchantIds(deps.db, [eventId]);
   await startWorkflow(deps.temporal, WORKFLOWS.delivery, {

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { adminListLimit } from '../admin/schemas';
+import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
@@ -13,6 +13,7 @@ const EventListQuery = z.object({
   checkout_id: z.string().min(1).optional(),
   charge_id: z.string().min(1).optional(),
   limit: adminListLimit,
+  starting_after: startingAfter,
 });
 
 /** The event log (newest first, with every delivery attempt) and resend. */
@@ -20,8 +21,7 @@ export function eventAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
   router.get('/events', async (req, res) => {
-    const q = parseOrThrow(EventListQuery, withoutBlankParameters(req.query), 'Query');
-    res.json({ results: await listEventLogForOperator(deps.db, { merchantId: q.merchant_id, type: q.type, checkoutId: q.checkout_id, chargeId: q.charge_id, limit: q.limit }) });
+    res.json(await listEventLogForOperator(deps.db, parseOrThrow(EventListQuery, withoutBlankParameters(req.query), 'Query')));
   });
 
   router.get('/events/:id', async (req, res) => {

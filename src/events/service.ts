@@ -1,7 +1,9 @@
 import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
-import { findEventUnscoped, listAttempts, listDeliverySeries, listEventsUnscoped, type EventRow } from '../storage/events';
+import { adminPage, type AdminPageQuery } from '../readback/list-page';
+import { findEventUnscoped, listAttempts, listDeliverySeries, type EventRow, type WithSeries } from '../storage/events';
+import { pageEventsUnscoped } from '../storage/pages';
 import { findMerchant } from '../storage/merchants';
 import { redeliverEvent } from './dispatch';
 import { presentEvent } from './present';
@@ -13,9 +15,9 @@ export async function presentEventLog(db: Db, events: EventRow[]) {
   return events.map((e) => presentEvent(e, attempts, series));
 }
 
-/** The operator's event log across merchants, newest first, each event with its delivery attempts. */
-export async function listEventLogForOperator(db: Db, filter: Parameters<typeof listEventsUnscoped>[1]) {
-  return presentEventLog(db, await listEventsUnscoped(db, filter));
+/** A page of the operator's event log across merchants, newest first, each event with its delivery attempts. */
+export function listEventLogForOperator(db: Db, query: AdminPageQuery & Parameters<typeof pageEventsUnscoped>[1]) {
+  return adminPage((page) => pageEventsUnscoped(db, query, page), query, (rows) => presentEventLog(db, rows));
 }
 
 /** One event for the operator (any merchant's), with its delivery attempts. */
@@ -23,8 +25,11 @@ export async function getEventForOperator(db: Db, id: string) {
   return (await presentEventLog(db, [await eventForOperator(db, id)]))[0]!;
 }
 
-/** The operator's resend: a new delivery series of an enabled outbox event to the merchant's webhook_url. */
-export async function resendEvent(deps: AppDeps, id: string) {
+/**
+ * The operator's resend: a new delivery series of an enabled outbox event to the merchant's
+ * webhook_url. `withSeries` (a merchant's audit row) commits with the series.
+ */
+export async function resendEvent(deps: AppDeps, id: string, withSeries?: WithSeries) {
   const event = await eventForOperator(deps.db, id);
   if (!event.enabled) {
     throw new ValidationError('This event is not enabled for the merchant.', 'It was off in the merchant\'s enabled_events when it was recorded, so it was never sent and cannot be; enabling it applies to events recorded from then on.');
@@ -32,7 +37,7 @@ export async function resendEvent(deps: AppDeps, id: string) {
   if (event.channel === 'hold') throw new ValidationError('A hold is never re-sent.', 'checkout.hold is synchronous and never retried.');
   const merchant = await findMerchant(deps.db, event.merchant_id);
   if (!merchant?.settings.webhook_url) throw new ValidationError('The merchant has no webhook_url.', 'Set webhook_url in the merchant settings, then resend; the event is kept.');
-  const series = await redeliverEvent(deps, event.id, 'resend');
+  const series = await redeliverEvent(deps, event.id, 'resend', withSeries);
   return { id: event.id, resent: true, series };
 }
 

@@ -37,7 +37,26 @@ export const pathId = (example: string) => z.object({ id: z.string().openapi({ d
 export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 export const html = { content: { 'text/html': { schema: z.string() } } };
 
+/** A page of a cursor-paged list: `{results, has_more, next_starting_after}`. */
+export const page = (item: z.ZodType) =>
+  z.object({ results: z.array(item), has_more: z.boolean(), next_starting_after: z.string().nullable().openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }) });
+
+/** What every admin list's description says about its paging, and its 404. */
+export const ADMIN_PAGING = 'Pages with a cursor: pass next_starting_after as starting_after until has_more is false. The order is stable (created_at, then id; the event log by commit order).';
+export const UNKNOWN_CURSOR = 'starting_after is not an item of this list (or is another merchant\'s than merchant_id).';
+
+/** The admin API's lists: their query with the cursor, described; `maxRows` is the most one page answers, `defaultRows` when no limit is given. */
+export function adminPaged(query: z.ZodObject, maxRows: number, defaultRows: number): z.ZodObject {
+  return query.extend({
+    starting_after: z.string().optional().openapi({ description: 'The next_starting_after of the previous page: the page starts after that item. An id that is not an item of this list (or is another merchant\'s than merchant_id) is 404.' }),
+    limit: z.coerce.number().int().min(1).max(maxRows).optional().openapi({ description: `Rows per page, 1 to ${maxRows} (${defaultRows} when not given).` }),
+  });
+}
+
 type Responses = Record<number, [string, z.ZodType?]>;
+
+/** Extension operations that take an Idempotency-Key (the public and wallet POSTs all do): documented with the contract's parameter. */
+export const IDEMPOTENT_OPERATIONS = new Set<string>();
 
 /** One documented operation: id, tag, summary, auth, inputs and responses, with the shared error responses. */
 export function operation(op: {
@@ -54,7 +73,10 @@ export function operation(op: {
   responses: Responses;
   errors?: Record<number, string>;
   htmlResponse?: boolean;
+  /** Takes the Idempotency-Key header (src/http/idempotency.ts). */
+  idempotent?: boolean;
 }): void {
+  if (op.idempotent) IDEMPOTENT_OPERATIONS.add(op.id);
   const responses: RouteConfig['responses'] = {};
   for (const [status, [description, schema]] of Object.entries(op.responses)) {
     responses[Number(status)] = schema ? { description, ...json(schema) } : op.htmlResponse ? { description, ...html } : { description };

@@ -1,6 +1,6 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { registry } from './openapi-registry';
-import { TAGS } from './openapi-operation';
+import { IDEMPOTENT_OPERATIONS, TAGS } from './openapi-operation';
 import { describeFields } from './openapi-glossary';
 // Importing the schema modules registers their paths (the contract's first, then the extensions).
 import '../customers/schemas';
@@ -51,7 +51,7 @@ const TAG_DESCRIPTIONS: Array<{ name: string; description: string }> = [
 
 type Operation = { operationId?: string; tags?: string[]; parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
 
-/** Every public and wallet POST takes an optional Idempotency-Key (one middleware, documented once). */
+/** Every public and wallet POST takes an optional Idempotency-Key (one middleware, documented once), and so do the extensions marked idempotent. */
 function documentIdempotency(doc: { paths: Record<string, Record<string, Operation>>; components?: Record<string, Record<string, unknown>> }): void {
   doc.components!.parameters = {
     ...doc.components!.parameters,
@@ -61,13 +61,14 @@ function documentIdempotency(doc: { paths: Record<string, Record<string, Operati
       required: false,
       description:
         'Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); ' +
-        'with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout).',
+        'with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout; ' +
+        'merchant dashboard: per account, apart from the API\'s keys).',
       schema: { type: 'string', maxLength: 255, example: '5f0c6c1e-7d0b-4b5e-9a8e-2f4d1a0c9b11' },
     },
   };
   for (const [path, ops] of Object.entries(doc.paths)) {
     const post = ops.post;
-    if (!post || !(path.startsWith('/api/v1/') || path.startsWith('/wallet/v1/'))) continue;
+    if (!post || !(path.startsWith('/api/v1/') || path.startsWith('/wallet/v1/') || IDEMPOTENT_OPERATIONS.has(post.operationId ?? ''))) continue;
     post.parameters = [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   }
 }

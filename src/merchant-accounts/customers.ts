@@ -1,7 +1,7 @@
 import type { AppDeps } from '../app-deps';
 import { presentCustomerWithRestriction } from '../admin/service';
 import { presentRestriction, unrestrictCustomer } from '../customers/restrictions';
-import { listPage } from '../readback/service';
+import { listPage } from '../readback/list-page';
 import { pageCustomers, type CustomerPageFilter } from '../storage/pages';
 import { recordAudit } from './audit';
 import { asMerchantNotFound } from './developers';

@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import { Review, TimelineEntry } from '../admin/openapi';
 import { ChargeResponse } from '../charges/schemas';
-import { operation, pathId, TAGS } from '../http/openapi-operation';
+import { operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { CheckoutDetail, EventListQuery, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
-import { MerchantSessionAuth, page } from './openapi';
+import { MerchantSessionAuth } from './openapi';
 import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
 
 const tag = TAGS.merchantDashboard;
@@ -36,6 +36,7 @@ operation({
   method: 'post', path: '/merchant/v1/developers/webhook/signing_secret/roll', id: 'merchantRollSigningSecret', tag, security,
   summary: 'Roll the wss_ signing secret (shown once); the previous one signs beside it until previous_webhook_secret_expires_at',
   description: 'With an Idempotency-Key header, a retried roll answers the first roll\'s secret and rolls once.',
+  idempotent: true,
   body: RollSigningSecretBody,
   responses: { 201: ['The new signing secret', z.object({ webhook_signing_secret: z.string(), previous_webhook_secret_expires_at: timestamp.nullable() })] },
   errors: { ...developers, 422: 'Invalid input, or rolled again during the overlap without force.' },

@@ -119,11 +119,9 @@ export async function asMerchantNotFound<T>(read: Promise<T>): Promise<T> {
   }
 }
 
-/** Resends one of the merchant's events as a new delivery series; another merchant's is 404. */
+/** Resends one of the merchant's events as a new delivery series, audited in the series' transaction; another merchant's is 404. */
 export async function resendMerchantEvent(deps: AppDeps, session: MerchantSession, id: string) {
   const merchantId = session.merchant.id;
   await merchantEvent(deps, merchantId, id);
-  const resent = await resendEvent(deps, id);
-  await recordAudit(deps.db, { merchantId, actor: actorOf(session), action: 'event.resent', target: id, details: { series: resent.series } });
-  return resent;
+  return resendEvent(deps, id, (trx, series) => recordAudit(trx, { merchantId, actor: actorOf(session), action: 'event.resent', target: id, details: { series } }));
 }

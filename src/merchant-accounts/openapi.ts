@@ -1,6 +1,6 @@
 // The merchant dashboard's API (operator spec, section 7) and the pages its mails link to, in the OpenAPI document.
 import { z } from 'zod';
-import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { registry } from '../http/openapi-registry';
 import { PageQuery } from '../readback/schemas';
 import {
@@ -20,8 +20,6 @@ const signedIn = { 401: 'No session, a revoked one (signed out, person removed, 
 const owners = { ...signedIn, 403: 'Beyond the role: only owners manage the team and read the audit log.' };
 const link = { 422: 'Invalid input, or a link that is used, expired or unknown.' };
 const memberParams = pathId('usr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw');
-export const page = (item: z.ZodType) =>
-  z.object({ results: z.array(item), has_more: z.boolean(), next_starting_after: z.string().nullable().openapi({ description: 'Pass as starting_after for the next page; null on the last page.' }) });
 
 operation({
   method: 'post', path: '/admin/v1/merchants/{id}/invitations', id: 'adminInviteMerchantUser', tag: TAGS.admin, security: [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }],

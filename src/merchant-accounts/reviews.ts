@@ -1,13 +1,12 @@
 import type { AppDeps } from '../app-deps';
 import { reviewDetails } from '../admin/service';
 import { MerchantNotFoundError } from '../http/errors';
-import { listPage } from '../readback/service';
+import { listPage } from '../readback/list-page';
 import { presentReview } from '../reviews/present';
 import { decideReview } from '../reviews/service';
 import { pageReviews } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import type { ReviewDecision } from '../../workflows/contract';
-import { recordAudit } from './audit';
 import type { MerchantSession } from './sessions';
 import { asMerchantNotFound } from './developers';
 
@@ -42,13 +41,6 @@ export async function decideMerchantReview(deps: AppDeps, session: MerchantSessi
   const merchantId = session.merchant.id;
   const review = await findReviewUnscoped(deps.db, reviewId);
   if (!review || review.merchant_id !== merchantId) throw new MerchantNotFoundError('Review not found.', `No review ${reviewId} in this account.`);
-  const decided = await decideReview(deps, reviewId, decision, deciderOf(session));
-  await recordAudit(deps.db, {
-    merchantId,
-    actor: { kind: 'user', id: session.user.id },
-    action: decision === 'approved' ? 'review.approved' : 'review.declined',
-    target: reviewId,
-    details: { checkout_id: review.checkout_id, amount_cents: review.amount_cents },
-  });
-  return decided;
+  // The audit row is written by the activity that records the decision, in its transaction.
+  return decideReview(deps, reviewId, decision, deciderOf(session), { actorId: session.user.id });
 }

@@ -8,7 +8,8 @@ import { listCheckoutCharges } from '../storage/charges';
 import { findCheckout, type CheckoutRow } from '../storage/checkouts';
 import { findCustomer, type CustomerRow } from '../storage/customers';
 import { findMerchantEvent } from '../storage/events';
-import { pageCharges, pageCheckouts, pageEvents, pageSucceededRefunds, UnknownCursorError, type Page, type PageRequest } from '../storage/pages';
+import { pageCharges, pageCheckouts, pageEvents, pageSucceededRefunds, type PageRequest } from '../storage/pages';
+import { listPage } from './list-page';
 import { findRefund, type RefundRow } from '../storage/refunds';
 import { findCheckoutReview } from '../storage/reviews';
 
@@ -20,22 +21,6 @@ import { findCheckoutReview } from '../storage/reviews';
 
 function notFound(what: string, id: string): NotFoundError {
   return new NotFoundError(`${what} not found.`, `No ${what.toLowerCase()} ${id} exists for this business.`);
-}
-
-/** A page as the API answers it: results, whether more exist, and the cursor for the next page. */
-export async function listPage<Row extends { id: string }, Out>(
-  read: () => Promise<Page<Row>>,
-  present: (rows: Row[]) => Promise<Out[]> | Out[],
-): Promise<{ results: Out[]; has_more: boolean; next_starting_after: string | null }> {
-  let page: Page<Row>;
-  try {
-    page = await read();
-  } catch (error) {
-    if (error instanceof UnknownCursorError) throw new NotFoundError('Unknown starting_after.', `No item ${error.cursor} exists in this list for this business.`);
-    throw error;
-  }
-  const last = page.rows[page.rows.length - 1];
-  return { results: await present(page.rows), has_more: page.hasMore, next_starting_after: page.hasMore && last ? last.id : null };
 }
 
 export function presentStoredCheckout(row: CheckoutRow) {

@@ -1,6 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { adminListLimit } from '../admin/schemas';
+import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { ReviewDecision } from '../../workflows/contract';
@@ -10,6 +10,7 @@ const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
   merchant_id: z.string().min(1).optional(),
   limit: adminListLimit,
+  starting_after: startingAfter,
   /** `oldest` (the queue's order) or `newest` (recent decisions first: a limit keeps the latest, not the first ever made). */
   order: z.enum(['oldest', 'newest']).default('oldest'),
 });
@@ -20,8 +21,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
 
   router.get('/reviews', async (req, res) => {
     const query = parseOrThrow(ReviewListQuery, req.query, 'Query');
-    const results = await listReviewsForOperator(deps.db, { status: query.status, merchantId: query.merchant_id, limit: query.limit, newestFirst: query.order === 'newest' });
-    res.json({ results });
+    res.json(await listReviewsForOperator(deps.db, query));
   });
 
   const decide =

@@ -2,33 +2,36 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AppDeps } from '../app-deps';
 import { reviewDetails } from '../admin/service';
+import { adminPage, type AdminPageQuery } from '../readback/list-page';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
-import { findReviewUnscoped, listReviewsUnscoped, type ReviewRow } from '../storage/reviews';
+import { pageReviewsUnscoped } from '../storage/pages';
+import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { presentReview } from './present';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
-import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type ReviewDecision } from '../../workflows/contract';
+import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type DecisionAudit, type ReviewDecision } from '../../workflows/contract';
 
-export interface ReviewListFilter {
+export interface ReviewListQuery extends AdminPageQuery {
   status?: ReviewRow['status'];
-  merchantId?: string;
-  limit: number;
-  newestFirst: boolean;
+  merchant_id?: string;
+  order: 'oldest' | 'newest';
 }
 
-/** The operator's review queue across merchants, each review with what a reviewer needs beside it. */
-export async function listReviewsForOperator(db: Db, filter: ReviewListFilter) {
-  const rows = await listReviewsUnscoped(db, filter);
-  const details = await reviewDetails(db, rows);
-  return rows.map((row, i) => ({ ...presentReview(row), ...details[i] }));
+/** A page of the operator's review queue across merchants, each review with what a reviewer needs beside it. */
+export function listReviewsForOperator(db: Db, query: ReviewListQuery) {
+  return adminPage((page) => pageReviewsUnscoped(db, { merchant_id: query.merchant_id, status: query.status }, query.order === 'oldest', page), query, async (rows) => {
+    const details = await reviewDetails(db, rows);
+    return rows.map((row, i) => ({ ...presentReview(row), ...details[i]! }));
+  });
 }
 
 /**
  * A reviewer's decision, sent to the paused checkout workflow, which decides: the review as it
  * stands after it, with its decider. A review already decided (by another reviewer, or before)
- * is a 422; so is an approval whose re-checks refused it (the review stays pending).
+ * is a 422; so is an approval whose re-checks refused it (the review stays pending). `audit`
+ * (a merchant's person) has the decision's audit row written in the decision's own transaction.
  */
-export async function decideReview(deps: AppDeps, reviewId: string, decision: ReviewDecision, decidedBy: string) {
+export async function decideReview(deps: AppDeps, reviewId: string, decision: ReviewDecision, decidedBy: string, audit?: DecisionAudit) {
   const { db, temporal } = deps;
   const review = await findReviewUnscoped(db, reviewId);
   if (!review) throw new AdminNotFoundError('Review not found.', `No review ${reviewId}.`);
@@ -38,7 +41,7 @@ export async function decideReview(deps: AppDeps, reviewId: string, decision: Re
     // decision, while a second reviewer's request, even at the same moment and for the same
     // decision, is a second update that the workflow refuses (one decision, one 200).
     const decided = await sendOnceCaughtUp(
-      () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
+      () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: audit ? [decision, decidedBy, audit] : [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
       // The review is listed (its row committed) a moment before its workflow, which made it,
       // hears back and waits for the decision: until then it refuses every decision as a second
       // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.

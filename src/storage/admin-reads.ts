@@ -1,12 +1,10 @@
 import type { Knex } from 'knex';
 import type { Db } from './db';
-import { withDefaultSettings } from '../domain/settings';
 import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { CustomerRow } from './customers';
 import { listAttempts, listDeliverySeries, type EventRow } from './events';
 import { GEO_CHECK_MAX_AGE_MS, type GeoCheckRow } from './geo-checks';
-import type { MerchantRow } from './merchants';
 import type { RefundRow } from './refunds';
 
 /**
@@ -29,8 +27,6 @@ export interface AdminSearch {
   /** Customers whose email contains this (case-insensitive). */
   email?: string;
 }
-
-const NEWEST_FIRST = [{ column: 'created_at', order: 'desc' as const }, { column: 'id', order: 'desc' as const }];
 
 /** A LIKE pattern matching `fragment` anywhere, its wildcards taken literally. */
 export const containing = (fragment: string) => `%${fragment.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -55,30 +51,6 @@ export function narrowCharges(db: Db, query: Knex.QueryBuilder, s: AdminSearch):
   if (s.checkoutId) query.where({ checkout_id: s.checkoutId });
   if (s.chargeId) query.where({ id: s.chargeId });
   if (s.email) query.whereIn('customer_id', emailMatches(db, s.email));
-}
-
-export async function searchCheckoutsUnscoped(db: Db, s: AdminSearch, limit: number): Promise<AdminCheckoutRow[]> {
-  const query = db<AdminCheckoutRow>('checkouts');
-  narrowCheckouts(db, query, s);
-  return query.orderBy(NEWEST_FIRST).limit(limit);
-}
-
-export async function searchChargesUnscoped(db: Db, s: AdminSearch, limit: number): Promise<ChargeRow[]> {
-  const query = db<ChargeRow>('charges');
-  narrowCharges(db, query, s);
-  return query.orderBy(NEWEST_FIRST).limit(limit);
-}
-
-/** With the defaults of settings added after each was onboarded, as findMerchant reads one. */
-export async function listMerchantsUnscoped(db: Db, limit: number): Promise<MerchantRow[]> {
-  const rows = await db<MerchantRow>('merchants').orderBy(NEWEST_FIRST).limit(limit);
-  return rows.map((row) => ({ ...row, settings: withDefaultSettings(row.settings, row.environment) }));
-}
-
-export async function listRestrictedCustomersUnscoped(db: Db, merchantId: string | undefined, limit: number): Promise<AdminCustomerRow[]> {
-  const query = db<AdminCustomerRow>('customers').whereNotNull('restriction_reason');
-  if (merchantId) query.where({ merchant_id: merchantId });
-  return query.orderBy('restricted_at', 'desc').limit(limit);
 }
 
 export async function findCustomersUnscoped(db: Db, ids: string[]): Promise<CustomerRow[]> {

@@ -52,18 +52,6 @@ export async function findMerchantEvent(db: Db, merchantId: string, id: string):
   return db<EventRow>('events').where({ merchant_id: merchantId, id }).first();
 }
 
-export async function listEventsUnscoped(
-  db: Db,
-  filter: { merchantId?: string; type?: string; checkoutId?: string; chargeId?: string; limit: number },
-): Promise<EventRow[]> {
-  const query = db<EventRow>('events');
-  if (filter.merchantId) query.where({ merchant_id: filter.merchantId });
-  if (filter.type) query.where({ type: filter.type });
-  if (filter.checkoutId) query.where({ checkout_id: filter.checkoutId });
-  if (filter.chargeId) query.where({ charge_id: filter.chargeId });
-  return query.orderBy('seq', 'desc').limit(filter.limit);
-}
-
 export async function listAttempts(db: Db, eventIds: string[]): Promise<DeliveryAttemptRow[]> {
   if (eventIds.length === 0) return [];
   return db<DeliveryAttemptRow>('event_delivery_attempts').whereIn('event_id', eventIds).orderBy('id');
@@ -271,16 +259,20 @@ export interface DeliverySeriesRow {
   requested_at: Date;
 }
 
+/** What commits with a new delivery series (the resend's audit row), in its transaction. */
+export type WithSeries = (trx: Db, series: number) => Promise<void>;
+
 /**
  * Starts the next delivery series of an event (a resend or a replay): its number, recorded with
  * why it runs. The event row is locked while the number is taken, so two at once get two numbers.
  */
-export async function startDeliverySeries(db: Db, eventId: string, reason: DeliverySeriesRow['reason']): Promise<number> {
+export async function startDeliverySeries(db: Db, eventId: string, reason: DeliverySeriesRow['reason'], withSeries?: WithSeries): Promise<number> {
   return db.transaction(async (trx) => {
     await trx('events').where({ id: eventId }).forUpdate().first('id');
     const last = await trx('event_delivery_series').where({ event_id: eventId }).max<{ max: number | null }>('series as max').first();
     const series = Math.max(last?.max ?? 1, 1) + 1;
     await trx('event_delivery_series').insert({ event_id: eventId, series, reason });
+    await withSeries?.(trx, series);
     return series;
   });
 }

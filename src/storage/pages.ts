@@ -5,8 +5,11 @@ import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
 import type { EventRow } from './events';
 import type { MerchantAuditRow } from './merchant-audit-log';
+import { withDefaultSettings } from '../domain/settings';
+import type { MerchantRow } from './merchants';
 import type { RefundRow } from './refunds';
 import type { ReviewRow } from './reviews';
+import type { SubscriptionRow } from './subscriptions';
 
 /** One page of a list (newest first unless said otherwise): `limit` rows after the `startingAfter` row (exclusive). */
 export interface PageRequest {
@@ -56,12 +59,15 @@ async function pageOf<T>(
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
-/** The merchant's scope plus the optional equality filters given (those left undefined do not narrow). */
-function merchantScope(merchantId: string, filters: Record<string, string | boolean | undefined>): Record<string, string | boolean> {
-  const out: Record<string, string | boolean> = { merchant_id: merchantId };
+/** The equality filters given (those left undefined do not narrow). */
+function definedOnly(filters: Record<string, string | boolean | undefined>): Record<string, string | boolean> {
+  const out: Record<string, string | boolean> = {};
   for (const [column, value] of Object.entries(filters)) if (value !== undefined) out[column] = value;
   return out;
 }
+
+/** The merchant's scope plus the optional equality filters given. */
+const merchantScope = (merchantId: string, filters: Record<string, string | boolean | undefined>) => ({ ...definedOnly(filters), merchant_id: merchantId });
 
 export const pageCheckouts = (db: Db, merchantId: string, filters: { customer_id?: string }, page: PageRequest) =>
   pageOf<CheckoutRow>(db, 'checkouts', merchantScope(merchantId, filters), page);
@@ -113,3 +119,50 @@ export const pageCheckoutSearch = (db: Db, merchantId: string, search: AdminSear
 /** A merchant's charges, newest first, narrowed by a search. */
 export const pageChargeSearch = (db: Db, merchantId: string, search: AdminSearch, page: PageRequest) =>
   pageOf<ChargeRow>(db, 'charges', merchantScope(merchantId, {}), page, { kind: 'created' }, (query) => narrowCharges(db, query, search));
+
+// ---------------------------------------------------------------------------------------------
+// The operator's pages across every merchant (the admin API, behind the admin token). Not scoped
+// by merchant, hence the names; never used on a merchant's request path. A `merchant_id` filter,
+// when given, is part of the scope, so a cursor naming another merchant's row is unknown there.
+
+/** Every merchant, newest first, with the defaults of settings added after each was onboarded. */
+export async function pageMerchantsUnscoped(db: Db, page: PageRequest): Promise<Page<MerchantRow>> {
+  const { rows, hasMore } = await pageOf<MerchantRow>(db, 'merchants', {}, page);
+  return { rows: rows.map((row) => ({ ...row, settings: withDefaultSettings(row.settings, row.environment) })), hasMore };
+}
+
+/** Checkouts of any merchant, newest first, narrowed by a search. */
+export const pageCheckoutSearchUnscoped = (db: Db, search: AdminSearch, page: PageRequest) =>
+  pageOf<AdminCheckoutRow>(db, 'checkouts', definedOnly({ merchant_id: search.merchantId }), page, { kind: 'created' }, (query) => narrowCheckouts(db, query, search));
+
+/** Charges of any merchant, newest first, narrowed by a search. */
+export const pageChargeSearchUnscoped = (db: Db, search: AdminSearch, page: PageRequest) =>
+  pageOf<ChargeRow>(db, 'charges', definedOnly({ merchant_id: search.merchantId }), page, { kind: 'created' }, (query) => narrowCharges(db, query, search));
+
+/**
+ * Restricted customers, newest customer first: by when the customer was created, not restricted,
+ * because a restriction lifted and made again would move a row between pages while they are read.
+ */
+export const pageRestrictedCustomersUnscoped = (db: Db, filters: { merchant_id?: string }, page: PageRequest) =>
+  pageOf<AdminCustomerRow>(db, 'customers', definedOnly(filters), page, { kind: 'created' }, (query) => query.whereNotNull('restriction_reason'));
+
+/**
+ * Reviews: the queue oldest first, or decisions newest first. The status is a filter, not the
+ * cursor's scope: a reviewer who decides the last review of a page still reads the next page.
+ */
+export const pageReviewsUnscoped = (db: Db, filters: { merchant_id?: string; status?: string }, oldestFirst: boolean, page: PageRequest) =>
+  pageOf<ReviewRow>(db, 'reviews', definedOnly({ merchant_id: filters.merchant_id }), page, { kind: 'created', oldestFirst }, (query) => {
+    if (filters.status) query.where({ status: filters.status });
+  });
+
+/** The event log, newest first (commit sequence). */
+export const pageEventsUnscoped = (db: Db, filters: { merchant_id?: string; type?: string; checkout_id?: string; charge_id?: string }, page: PageRequest) =>
+  pageOf<EventRow>(db, 'events', definedOnly({ merchant_id: filters.merchant_id }), page, { kind: 'seq' }, (query) => {
+    query.where(definedOnly({ type: filters.type, checkout_id: filters.checkout_id, charge_id: filters.charge_id }));
+  });
+
+/** Subscriptions, newest first; like the review queue, the status narrows without scoping the cursor. */
+export const pageSubscriptionsUnscoped = (db: Db, filters: { merchant_id?: string; customer_id?: string; status?: string }, page: PageRequest) =>
+  pageOf<SubscriptionRow>(db, 'subscriptions', definedOnly({ merchant_id: filters.merchant_id }), page, { kind: 'created' }, (query) => {
+    query.where(definedOnly({ customer_id: filters.customer_id, status: filters.status }));
+  });

@@ -49,14 +49,3 @@ export async function spendReview(db: Db, id: string, chargeId: string): Promise
   return (await db<ReviewRow>('reviews').where({ id, charge_id: chargeId }).first()) !== undefined;
 }
 
-/**
- * Oldest first: reviewers work the queue in arrival order; `newestFirst` for a history of decisions.
- * Not scoped: the admin sees every merchant.
- */
-export async function listReviewsUnscoped(db: Db, filter: { status?: ReviewRow['status']; merchantId?: string; limit: number; newestFirst?: boolean }): Promise<ReviewRow[]> {
-  const order = filter.newestFirst ? 'desc' : 'asc';
-  const query = db<ReviewRow>('reviews').orderBy([{ column: 'created_at', order }, { column: 'id', order }]).limit(filter.limit);
-  if (filter.status) query.where({ status: filter.status });
-  if (filter.merchantId) query.where({ merchant_id: filter.merchantId });
-  return query;
-}

@@ -88,22 +88,6 @@ export async function advanceSubscriptionClock(db: Db, id: string, offsetMs: num
   return row as SubscriptionRow;
 }
 
-export interface SubscriptionFilter {
-  merchantId?: string;
-  customerId?: string;
-  status?: StoredSubscriptionStatus;
-  limit: number;
-}
-
-/** Operator listing across merchants (the admin API), newest first. */
-export async function listSubscriptionsUnscoped(db: Db, filter: SubscriptionFilter): Promise<SubscriptionRow[]> {
-  const query = db<SubscriptionRow>('subscriptions').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(filter.limit);
-  if (filter.merchantId) void query.where({ merchant_id: filter.merchantId });
-  if (filter.customerId) void query.where({ customer_id: filter.customerId });
-  if (filter.status) void query.where({ status: filter.status });
-  return query;
-}
-
 export async function markWorkflowStarted(db: Db, ids: string[]): Promise<void> {
   if (!ids.length) return;
   await db('subscriptions').whereIn('id', ids).whereNull('workflow_started_at').update({ workflow_started_at: db.fn.now() });

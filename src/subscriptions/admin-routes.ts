@@ -9,8 +9,7 @@ export function subscriptionAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
   router.get('/subscriptions', async (req, res) => {
-    const query = parseOrThrow(SubscriptionListQuery, req.query, 'Query');
-    res.json(await listAdminSubscriptions(deps, { merchantId: query.merchant_id, customerId: query.customer_id, status: query.status, limit: query.limit }));
+    res.json(await listAdminSubscriptions(deps, parseOrThrow(SubscriptionListQuery, req.query, 'Query')));
   });
 
   router.get('/subscriptions/:id', async (req, res) => {

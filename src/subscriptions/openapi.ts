@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { SubscriptionObject } from '../checkouts/schemas';
 import { ChargeResponse } from '../charges/schemas';
-import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
+import { listPaged } from '../admin/openapi';
 import { AdvanceClockBody, CancelBody, CustomerClockBody, PaymentMethodBody, SubscriptionListQuery } from './schemas';
 
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
@@ -11,7 +12,8 @@ const tag = TAGS.admin;
 const subscriptionParams = pathId('sub_7Gk2kQ8sLm3Xa7Pc1Rt5VbNw');
 const AdminSubscription = SubscriptionObject.extend({ merchant_id: z.string(), customer_id: z.string(), checkout_id: z.string() }).passthrough();
 
-operation({ method: 'get', path: '/admin/v1/subscriptions', id: 'adminListSubscriptions', tag, security, summary: 'Subscriptions by merchant, customer and status', query: SubscriptionListQuery, responses: { 200: ['Subscriptions', z.object({ results: z.array(AdminSubscription) })] }, errors });
+operation({ method: 'get', path: '/admin/v1/subscriptions', id: 'adminListSubscriptions', tag, security, summary: 'Subscriptions by merchant, customer and status, newest first',
+  description: ADMIN_PAGING, query: listPaged(SubscriptionListQuery), responses: { 200: ['Subscriptions', page(AdminSubscription)] }, errors: { ...errors, 404: UNKNOWN_CURSOR } });
 operation({ method: 'get', path: '/admin/v1/subscriptions/{id}', id: 'adminGetSubscription', tag, security, summary: 'A subscription with its charges, one per period', params: subscriptionParams, responses: { 200: ['The subscription', AdminSubscription.extend({ charges: z.array(ChargeResponse) })] }, errors });
 operation({ method: 'post', path: '/admin/v1/subscriptions/{id}/cancel', id: 'adminCancelSubscription', tag, security, summary: 'Cancel now, or at the end of the current period', params: subscriptionParams, body: CancelBody, responses: { 200: ['The subscription', AdminSubscription] }, errors });
 operation({ method: 'post', path: '/admin/v1/subscriptions/{id}/payment_method', id: 'adminChangeSubscriptionPaymentMethod', tag, security, summary: "Charge renewals to another of the customer's saved methods", params: subscriptionParams, body: PaymentMethodBody, responses: { 200: ['The subscription', AdminSubscription] }, errors });

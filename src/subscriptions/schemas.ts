@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { adminListLimit } from '../admin/schemas';
+import { adminListLimit, startingAfter } from '../admin/schemas';
 import { SUBSCRIPTION_STATUSES } from '../domain/subscriptions';
 
 /** Test clocks move forward by at most ten years per call: enough for any renewal schedule. */
@@ -10,6 +10,7 @@ export const SubscriptionListQuery = z.object({
   customer_id: z.string().min(1).max(64).optional(),
   status: z.enum(SUBSCRIPTION_STATUSES).exclude(['incomplete']).optional(),
   limit: adminListLimit,
+  starting_after: startingAfter,
 });
 
 export const CancelBody = z

@@ -6,11 +6,12 @@ import { findCustomerByIdUnscoped } from '../storage/customers';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { dispatchCommitted } from '../events/dispatch';
+import { adminPage, type AdminPageQuery } from '../readback/list-page';
+import { pageSubscriptionsUnscoped } from '../storage/pages';
 import { recordSubscriptionEvent } from './effects';
 import {
   advanceSubscriptionClock,
   findSubscriptionByIdUnscoped,
-  listSubscriptionsUnscoped,
   setCustomerClockOffset,
   updateSubscription,
   type SubscriptionRow,
@@ -51,13 +52,15 @@ async function load(deps: SubscriptionDeps, id: string): Promise<{ sub: Subscrip
   return { sub, merchant: (await findMerchant(deps.db, sub.merchant_id))! };
 }
 
-export async function listAdminSubscriptions(deps: SubscriptionDeps, filter: Parameters<typeof listSubscriptionsUnscoped>[1]) {
-  const rows = await listSubscriptionsUnscoped(deps.db, filter);
-  const environments = new Map<string, MerchantRow>();
-  for (const row of rows) {
-    if (!environments.has(row.merchant_id)) environments.set(row.merchant_id, (await findMerchant(deps.db, row.merchant_id))!);
-  }
-  return { results: rows.map((row) => presentAdminSubscription(row, environments.get(row.merchant_id)!)) };
+/** A page of subscriptions across merchants, newest first. */
+export function listAdminSubscriptions(deps: SubscriptionDeps, query: AdminPageQuery & Parameters<typeof pageSubscriptionsUnscoped>[1]) {
+  return adminPage((page) => pageSubscriptionsUnscoped(deps.db, query, page), query, async (rows) => {
+    const environments = new Map<string, MerchantRow>();
+    for (const row of rows) {
+      if (!environments.has(row.merchant_id)) environments.set(row.merchant_id, (await findMerchant(deps.db, row.merchant_id))!);
+    }
+    return rows.map((row) => presentAdminSubscription(row, environments.get(row.merchant_id)!));
+  });
 }
 
 /** One subscription with every charge it made (its first charge is period 0). */

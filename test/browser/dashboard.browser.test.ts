@@ -187,6 +187,21 @@ describe('dashboard', () => {
     const page = await signIn();
     await page.goto(`${service.baseUrl}/dashboard/reviews?status=approved`);
     await page.locator(`[data-review="${latest.reviewId}"]`).waitFor({ timeout: TIMEOUT });
+
+    // One page at a time, saying more follow; Next reads on with the cursor, Previous comes back.
+    const pager = page.locator('nav.pager');
+    await pager.filter({ hasText: 'Page 1 · more on the next page' }).waitFor({ timeout: TIMEOUT });
+    const firstPage = await page.locator('[data-review]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-review')));
+    expect(firstPage).toHaveLength(25);
+    await pager.getByRole('button', { name: 'Next →' }).click();
+    await pager.filter({ hasText: 'Page 2 · more on the next page' }).waitFor({ timeout: TIMEOUT });
+    const secondPage = await page.locator('[data-review]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-review')));
+    expect(secondPage).toHaveLength(25);
+    expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
+    await pager.getByRole('button', { name: '← Previous' }).click();
+    await pager.filter({ hasText: 'Page 1' }).waitFor({ timeout: TIMEOUT });
+    await page.locator(`[data-review="${latest.reviewId}"]`).waitFor({ timeout: TIMEOUT });
+    expect(await pager.getByRole('button', { name: '← Previous' }).isDisabled()).toBe(true);
   });
 
   it('enables an event type in the merchant settings and the next webhook arrives; a new API key is shown once', async () => {

@@ -2053,7 +2053,7 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout). */
+        /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout; merchant dashboard: per account, apart from the API's keys). */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -2143,7 +2143,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout). */
+                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout; merchant dashboard: per account, apart from the API's keys). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -2239,7 +2239,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout). */
+                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout; merchant dashboard: per account, apart from the API's keys). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2316,7 +2316,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout). */
+                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout; merchant dashboard: per account, apart from the API's keys). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2474,7 +2474,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout). */
+                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout; merchant dashboard: per account, apart from the API's keys). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -2700,7 +2700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout). */
+                /** @description Extension: makes the POST safe to retry. The same key with the same request answers the first result again (header Idempotent-Replayed: true); with another request it is 422; while the first is still running the second waits for it. Keys are kept 24 hours, per merchant (wallet: per checkout; merchant dashboard: per account, apart from the API's keys). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;

@@ -1,6 +1,7 @@
 import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, facts, h, json, money, when } from './dom.js';
+import { pagedList } from './pager.js';
 
 const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, id);
 
@@ -84,19 +85,20 @@ export async function checkoutsPage(root, params) {
     ),
     results,
   );
-  const query = q ? `?q=${encodeURIComponent(q)}&limit=50` : '?limit=50';
-  const [checkouts, charges] = await Promise.all([run(() => admin.get(`/checkouts${query}`)), run(() => admin.get(`/charges${query}`))]);
-  if (!checkouts || !charges) return;
+  const query = q ? `?q=${encodeURIComponent(q)}&limit=25` : '?limit=25';
+  const checkouts = pagedList(`/checkouts${query}`, (rows) =>
+    h('ul', { class: 'plain list' }, rows.map((c) =>
+      h('li', { class: 'card compact', 'data-checkout': c.id },
+        h('div', { class: 'row spread' }, checkoutLink(c.id), h('span', { class: `badge ${c.state}` }, c.state)),
+        h('p', { class: 'muted' }, `${c.type} · ${c.flow} · ${money(c.fixed_amount_cents ?? c.line_items_total_amount_cents ?? c.balance_amount_cents)} · ${c.customer_id} · ${when(c.created_at)}`),
+      ))),
+    h('p', { class: 'muted' }, 'No checkouts found.'));
+  const charges = pagedList(`/charges${query}`, (rows, reload) => h('ul', { class: 'plain list' }, rows.map((c) => chargeRow(c, reload))), h('p', { class: 'muted' }, 'No charges found.'));
   clear(results,
     h('h3', {}, q ? `Checkouts matching “${q}”` : 'Latest checkouts'),
-    checkouts.results.length
-      ? h('ul', { class: 'plain list' }, checkouts.results.map((c) =>
-          h('li', { class: 'card compact', 'data-checkout': c.id },
-            h('div', { class: 'row spread' }, checkoutLink(c.id), h('span', { class: `badge ${c.state}` }, c.state)),
-            h('p', { class: 'muted' }, `${c.type} · ${c.flow} · ${money(c.fixed_amount_cents ?? c.line_items_total_amount_cents ?? c.balance_amount_cents)} · ${c.customer_id} · ${when(c.created_at)}`),
-          )))
-      : h('p', { class: 'muted' }, 'No checkouts found.'),
+    h('div', { 'data-list': 'checkouts' }, checkouts.el),
     h('h3', {}, q ? 'Charges matching' : 'Latest charges'),
-    charges.results.length ? h('ul', { class: 'plain list' }, charges.results.map((c) => chargeRow(c, () => checkoutsPage(root, params)))) : h('p', { class: 'muted' }, 'No charges found.'),
+    h('div', { 'data-list': 'charges' }, charges.el),
   );
+  await Promise.all([checkouts.reload(), charges.reload()]);
 }

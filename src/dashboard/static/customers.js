@@ -1,6 +1,7 @@
 import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, facts, h, json, when } from './dom.js';
+import { pagedList } from './pager.js';
 
 function customerCard(c, reload) {
   const lift = async () => {
@@ -16,11 +17,7 @@ function customerCard(c, reload) {
 }
 
 export async function customersPage(root) {
-  const list = h('ul', { class: 'plain list' });
-  const reload = async () => {
-    const data = await run(() => admin.get('/customers/restricted?limit=200'));
-    if (data) clear(list, data.results.length ? data.results.map((c) => customerCard(c, reload)) : h('li', { class: 'muted' }, 'No restricted customers.'));
-  };
-  clear(root, h('h2', {}, 'Restricted customers'), h('p', { class: 'muted' }, 'Customers a KYC check restricted. Lifting a restriction lets them pay again.'), list);
-  await reload();
+  const list = pagedList('/customers/restricted?limit=50', (rows, reload) => h('ul', { class: 'plain list' }, rows.map((c) => customerCard(c, reload))), h('p', { class: 'muted' }, 'No restricted customers.'));
+  clear(root, h('h2', {}, 'Restricted customers'), h('p', { class: 'muted' }, 'Customers a KYC check restricted. Lifting a restriction lets them pay again.'), list.el);
+  await list.reload();
 }

@@ -1,6 +1,7 @@
 import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, h, when } from './dom.js';
+import { pagedList } from './pager.js';
 
 function attemptLine(a) {
   return h('li', {}, `#${a.attempt}${a.series > 1 ? ` (series ${a.series})` : ''} ${when(a.started_at)} · `, a.http_status === null ? a.error : `HTTP ${a.http_status}`, ` · ${a.duration_ms} ms`);
@@ -75,14 +76,10 @@ export async function eventsPage(root, params) {
   const types = [...catalog.always_on_events, ...catalog.optional_event_groups.flatMap((g) => g.types)];
   const merchant = params.get('merchant_id') || '';
   const type = params.get('type') || '';
-  const list = h('ul', { class: 'plain list' });
-  const reload = async () => {
-    const q = new URLSearchParams({ limit: '100' });
-    if (merchant) q.set('merchant_id', merchant);
-    if (type) q.set('type', type);
-    const data = await run(() => admin.get(`/events?${q}`));
-    if (data) clear(list, data.results.length ? data.results.map((e) => eventCard(e, reload)) : h('li', { class: 'muted' }, 'No events.'));
-  };
+  const q = new URLSearchParams({ limit: '50' });
+  if (merchant) q.set('merchant_id', merchant);
+  if (type) q.set('type', type);
+  const list = pagedList(`/events?${q}`, (rows, reload) => h('ul', { class: 'plain list' }, rows.map((e) => eventCard(e, reload))), h('p', { class: 'muted' }, 'No events.'));
   clear(root,
     h('h2', {}, 'Events'),
     h('div', { class: 'split' },
@@ -92,10 +89,10 @@ export async function eventsPage(root, params) {
           h('select', { name: 'type', 'aria-label': 'Type' }, h('option', { value: '' }, 'any type'), types.map((t) => h('option', { value: t, selected: t === type }, t))),
           h('button', { type: 'submit', class: 'primary' }, 'Filter'),
         ),
-        list,
+        list.el,
       ),
       replayForm(types),
     ),
   );
-  await reload();
+  await list.reload();
 }

@@ -1,6 +1,7 @@
 import { admin } from './api.js';
 import { confirmAction, run, toast } from './app.js';
 import { clear, facts, h, when } from './dom.js';
+import { pagedList } from './pager.js';
 
 const checkbox = (name, value, checked, label = value, describedBy = null) =>
   h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value, checked, 'aria-describedby': describedBy }), label);
@@ -112,9 +113,13 @@ function createForm(onCreated) {
 }
 
 export async function merchantsPage(root, params) {
-  const [list, catalog] = await Promise.all([run(() => admin.get('/merchants?limit=200')), run(() => admin.get('/settings_catalog'))]);
-  if (!list || !catalog) return;
+  const catalog = await run(() => admin.get('/settings_catalog'));
+  if (!catalog) return;
   const selectedId = params.get('id');
+  const list = pagedList('/merchants?limit=50', (rows) =>
+    h('ul', { class: 'plain merchants' }, rows.map((m) =>
+      h('li', {}, h('a', { href: `/dashboard/merchants?id=${encodeURIComponent(m.id)}`, 'aria-current': m.id === selectedId ? 'page' : null }, m.name), h('small', { class: 'muted' }, ` ${m.environment}`)))),
+    h('p', { class: 'muted' }, 'No merchants yet.'));
   const detail = h('div', { class: 'detail' });
   const show = async (id, credentials) => {
     const merchant = await run(() => admin.get(`/merchants/${encodeURIComponent(id)}`));
@@ -131,8 +136,7 @@ export async function merchantsPage(root, params) {
     h('h2', {}, 'Merchants'),
     h('div', { class: 'split' },
       h('div', {},
-        h('ul', { class: 'plain merchants' }, list.results.map((m) =>
-          h('li', {}, h('a', { href: `/dashboard/merchants?id=${encodeURIComponent(m.id)}`, 'aria-current': m.id === selectedId ? 'page' : null }, m.name), h('small', { class: 'muted' }, ` ${m.environment}`)))),
+        list.el,
         createForm((created) => {
           history.replaceState(null, '', `/dashboard/merchants?id=${encodeURIComponent(created.id)}`);
           toast('Merchant created. Copy its secrets now.');
@@ -142,6 +146,7 @@ export async function merchantsPage(root, params) {
       detail,
     ),
   );
+  await list.reload();
   if (selectedId) await show(selectedId);
   else clear(detail, h('p', { class: 'muted' }, 'Choose a merchant to see its settings and API keys.'));
 }

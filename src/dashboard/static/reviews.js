@@ -1,6 +1,7 @@
 import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, facts, h, money, when } from './dom.js';
+import { pagedList } from './pager.js';
 
 function paymentMethodText(pm) {
   if (!pm) return '—';
@@ -57,20 +58,16 @@ function reviewCard(review, reload) {
 
 export async function reviewsPage(root, params) {
   const status = params.get('status') || 'pending';
-  const list = h('div', { class: 'list' });
-  const reload = async () => {
-    // The queue oldest first; decisions newest first, so the latest 200 show, not the first 200 ever made.
-    const order = status === 'pending' ? 'oldest' : 'newest';
-    const data = await run(() => admin.get(`/reviews?status=${encodeURIComponent(status)}&limit=200&order=${order}`));
-    if (!data) return;
-    const rows = data.results;
-    clear(list, rows.length ? rows.map((r) => reviewCard(r, reload)) : h('p', { class: 'muted' }, status === 'pending' ? 'No reviews waiting. New withdrawals that need review appear here.' : 'Nothing here yet.'));
-  };
+  // The queue oldest first; decisions newest first, so the latest show first.
+  const order = status === 'pending' ? 'oldest' : 'newest';
+  const list = pagedList(`/reviews?status=${encodeURIComponent(status)}&limit=25&order=${order}`,
+    (rows, reload) => h('div', { class: 'list' }, rows.map((r) => reviewCard(r, reload))),
+    h('p', { class: 'muted' }, status === 'pending' ? 'No reviews waiting. New withdrawals that need review appear here.' : 'Nothing here yet.'));
   clear(root,
     h('h2', {}, 'Review queue'),
     h('p', { class: 'muted' }, 'Withdrawals paused for review. Approving creates the charge and places the hold; declining blocks the checkout.'),
     h('nav', { class: 'tabs' }, ['pending', 'approved', 'declined'].map((s) => h('a', { href: `/dashboard/reviews?status=${s}`, 'aria-current': s === status ? 'page' : null }, s[0].toUpperCase() + s.slice(1)))),
-    list,
+    list.el,
   );
-  await reload();
+  await list.reload();
 }

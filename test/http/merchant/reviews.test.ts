@@ -68,6 +68,35 @@ describe('the review queue and decisions', () => {
     expect(audit.map((e: { action: string; target: string }) => [e.action, e.target])).toEqual([['review.approved', first], ['review.declined', second]]);
   });
 
+  it("writes one audit entry per decision, in the decision's own transaction; a refused or repeated decision, or the operator's, writes none", async () => {
+    const own = await reviewedShop();
+    const reviewer = await member(service, own.merchant.id, 'reviewer');
+    const db = service.deps.db;
+    const entries = (target: string) => db('merchant_audit_log').where({ merchant_id: own.merchant.id, target }).select('actor', 'action', 'details', 'created_at');
+    const refused = await pendingReview(own);
+    await db('customers').where({ id: own.customerId }).update({ restriction_reason: 'KYC_DOES_NOT_MATCH_PROFILE_NAME', restricted_at: new Date() });
+    const refusal = await asMember(service, reviewer, 'POST', `/reviews/${refused}/approve`);
+    expect([refusal.status, refusal.body.error]).toEqual([422, 'Approval refused.']);
+    expect(await entries(refused)).toEqual([]);
+
+    await db('customers').where({ id: own.customerId }).update({ restriction_reason: null, restricted_at: null });
+    expect((await asMember(service, reviewer, 'POST', `/reviews/${refused}/approve`)).status).toBe(200);
+    expect((await asMember(service, reviewer, 'POST', `/reviews/${refused}/decline`)).status).toBe(422);
+    const review = await db('reviews').where({ id: refused }).first();
+    const written = await entries(refused);
+    expect(written).toEqual([{ actor: reviewer.user.id, action: 'review.approved', details: { checkout_id: review.checkout_id, amount_cents: 1500 }, created_at: expect.any(Date) }]);
+    // The transaction's clock: an entry written in a later transaction would carry a later time.
+    expect(written[0].created_at.toISOString()).toBe(review.decided_at.toISOString());
+
+    const declined = await pendingReview(own);
+    expect((await asMember(service, reviewer, 'POST', `/reviews/${declined}/decline`)).status).toBe(200);
+    expect((await entries(declined)).map((e: { action: string }) => e.action)).toEqual(['review.declined']);
+
+    const operators = await pendingReview(own);
+    expect((await request(service.baseUrl, 'POST', `/admin/v1/reviews/${operators}/approve`, { token: service.adminToken })).status).toBe(200);
+    expect(await entries(operators)).toEqual([]);
+  });
+
   it("answers another merchant's reviews 404, like missing ones, and lists only the session's merchant's", async () => {
     const other = await reviewedShop();
     const theirs = await pendingReview(other);

@@ -91,9 +91,10 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('documents the optional Idempotency-Key on every public and wallet POST', () => {
-    for (const { name, op } of operations().filter((o) => /^POST \/(api|wallet)\/v1\//.test(o.name))) {
-      expect([name, op.parameters?.some((p) => p.$ref === '#/components/parameters/IdempotencyKey')]).toEqual([name, true]);
+  it('documents the optional Idempotency-Key on every public and wallet POST, and on the dashboard\'s signing secret roll', () => {
+    const takesKey = (name: string) => /^POST \/(api|wallet)\/v1\//.test(name) || name === 'POST /merchant/v1/developers/webhook/signing_secret/roll';
+    for (const { name, op } of operations()) {
+      expect([name, op.parameters?.some((p) => p.$ref === '#/components/parameters/IdempotencyKey') ?? false]).toEqual([name, takesKey(name)]);
     }
   });
 

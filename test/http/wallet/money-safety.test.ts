@@ -541,6 +541,17 @@ describe('a retried review decision (audit)', () => {
     const again = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'approved' });
     expect(again).toEqual(first);
   });
+
+  it("writes a merchant person's audit entry with the decision, once however often the activity runs", async () => {
+    const { createReviewActivities } = await import('../../../activities/reviews');
+    const activities = createReviewActivities(service.deps);
+    const checkout = await withdrawalInReview({ checkout_expiry_seconds: 600 });
+    const audit = { actorId: `usr_${checkout.id}` };
+    const first = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'declined', audit });
+    await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'declined', audit });
+    const entries = await service.deps.db('merchant_audit_log').where({ target: first.id });
+    expect(entries.map((e: { actor: string; action: string }) => [e.actor, e.action])).toEqual([[audit.actorId, 'review.declined']]);
+  });
 });
 
 describe('an approval whose worker comes back late (audit)', () => {
