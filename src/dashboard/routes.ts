@@ -1,6 +1,6 @@
-import express, { Router, type Response } from 'express';
+import { Router, type Response } from 'express';
 import path from 'node:path';
-import { findStaticDir } from '../http/static-dir';
+import { dashboardAssets, findStaticDir, PAGE_HEADERS } from '../http/static-dir';
 import { z } from 'zod';
 import { AdminAuthenticationError } from '../http/errors';
 import { parseOrThrow } from '../http/validate';
@@ -13,20 +13,6 @@ export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', '
 const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'dom.js']);
 
 const SignInBody = z.object({ token: z.string().min(1).max(500), name: z.string().trim().min(1).max(80) }).strict();
-
-
-/**
- * Nothing from another origin, never framed, never cached: the pages show operators' data.
- * Trusted Types with no policy: a string can never become HTML or script (innerHTML and the like
- * throw), so "every value as text" is the browser's rule, not only the code's.
- */
-const PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'same-origin',
-  'X-Content-Type-Options': 'nosniff',
-  'Cache-Control': 'no-store',
-};
 
 /** GET /dashboard/* pages and assets, and the session endpoints (sign in, read, sign out). */
 export function dashboardRoutes(sessions: DashboardSessions, throttle: AdminTokenThrottle): Router {
@@ -64,7 +50,7 @@ export function dashboardRoutes(sessions: DashboardSessions, throttle: AdminToke
     // The pages' headers on every asset: app.html and login.html are served here too, and must not be framed either.
     res.set(PAGE_HEADERS);
     next();
-  }, express.static(dir, { index: false, redirect: false }));
+  }, ...dashboardAssets(dir));
 
   router.get(['/', '/:page'], async (req, res, next) => {
     const page = req.params.page ?? 'reviews';

@@ -1,0 +1,27 @@
+import { h, clear, when } from './dom.js';
+import { pagedList } from './list.js';
+
+/** Who made the change as people read it: the person's email, the operator, or the invited person. */
+function actorText(entry) {
+  if (entry.actor === 'admin') return 'the operator';
+  if (entry.actor_email) return entry.actor_email;
+  if (entry.details && typeof entry.details.email === 'string' && entry.actor.startsWith('inv_')) return `${entry.details.email} (invited)`;
+  return `a former member (${entry.actor})`;
+}
+
+function detailsText(details) {
+  const pairs = Object.entries(details || {});
+  return pairs.length ? pairs.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ') : '';
+}
+
+/** The audit log (owners), newest first, paged. */
+export async function auditPage(root) {
+  const list = pagedList('/audit-log', (entry) =>
+    h('li', { class: 'card compact', 'data-audit': entry.action },
+      h('div', { class: 'row spread' }, h('strong', {}, entry.action), h('time', { datetime: entry.at, class: 'muted' }, when(entry.at))),
+      h('p', {}, 'By ', h('span', { class: 'actor' }, actorText(entry)), entry.target ? [' · on ', h('code', {}, entry.target)] : null),
+      detailsText(entry.details) && h('p', { class: 'muted' }, h('small', {}, detailsText(entry.details))),
+    ), 'No changes recorded yet.');
+  clear(root, h('h2', {}, 'Audit log'), h('p', { class: 'muted' }, 'Every change made in this account, newest first.'), list);
+  await list.ready;
+}
