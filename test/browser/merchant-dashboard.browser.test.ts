@@ -9,7 +9,7 @@ import { WebhookReceiver } from '../support/receiver';
 import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium, screenshotsAtBothWidths, toastShows } from '../support/browser';
 import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from '../support/fixtures';
 import { latestMailTo, linkIn } from '../support/mailpit';
-import { adminInvite, PASSWORD, uniqueEmail } from '../support/merchant-accounts';
+import { adminInvite, member, PASSWORD, uniqueEmail } from '../support/merchant-accounts';
 
 /**
  * The merchant dashboard driven by a real browser (Debian's chromium through playwright-core)
@@ -79,6 +79,15 @@ async function signIn(page: Page, email: string, secret: string | null): Promise
   await page.locator('#who').filter({ hasText: email }).waitFor();
 }
 
+/** Every request the page made that was answered 4xx or 5xx, as `METHOD /path status`. */
+function refusedRequests(page: Page): string[] {
+  const refused: string[] = [];
+  page.on('response', (res) => {
+    if (res.status() >= 400) refused.push(`${res.request().method()} ${new URL(res.url()).pathname} ${res.status()}`);
+  });
+  return refused;
+}
+
 async function pausedWithdrawal(shop: Shop, amount: number) {
   const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: amount });
   const res = await attempt(service, checkout, { payment_method: CARD() });
@@ -110,13 +119,14 @@ describe('merchant dashboard', () => {
     // 2. The owner accepts from the mail, enrols an authenticator, and signs in with its code.
     const owner = await ownerContext.newPage();
     const ownerErrors = collectErrors(owner);
+    const ownerRefused = refusedRequests(owner);
     const ownerSecret = await acceptInvitation(owner, ownerEmail, true);
     await owner.goto(`${service.baseUrl}/merchant/login`);
     await screenshotsAtBothWidths(owner, ARTIFACTS, 'login');
     await signIn(owner, ownerEmail, ownerSecret);
     expect(await owner.locator('#environment').textContent()).toBe('sandbox');
+    expect(await owner.locator('#enrol-totp').isVisible()).toBe(false);
     expect(await owner.locator('#nav a[data-page="team"]').isVisible()).toBe(true);
-    expect(await owner.evaluate(HTML_FROM_STRING_PROBE)).toBe('refused');
 
     // 3. An API key, checkout.failed enabled, a declined sandbox payment made with the new key, its delivery, a resend.
     await owner.goto(`${service.baseUrl}/merchant/developers`);
@@ -162,6 +172,8 @@ describe('merchant dashboard', () => {
     await screenshotsAtBothWidths(owner, ARTIFACTS, 'payments');
     await owner.locator(`[data-checkout="${paid.id}"] a`).click();
     await owner.locator('ol.timeline [data-kind="webhook.attempt"]').first().waitFor();
+    const timeline = (await owner.locator('ol.timeline').textContent())!;
+    expect([timeline.includes('created: $25.00 (credit)'), /\d cents/.test(timeline)]).toEqual([true, false]);
     await screenshotsAtBothWidths(owner, ARTIFACTS, 'checkout');
     await owner.locator(`[data-charge="${paidAttempt.body.charge.id}"]`).getByRole('button', { name: 'Refund' }).click();
     await confirm(owner, /Refund \$25\.00 to Ada Lovelace/);
@@ -175,6 +187,7 @@ describe('merchant dashboard', () => {
     await toastShows(owner, `Invitation mailed to ${reviewerEmail}`);
     const reviewer = await reviewerContext.newPage();
     const reviewerErrors = collectErrors(reviewer);
+    const reviewerRefused = refusedRequests(reviewer);
     await acceptInvitation(reviewer, reviewerEmail, false);
     await signIn(reviewer, reviewerEmail, null);
     expect(await reviewer.locator('#nav a[data-page="team"]').isVisible()).toBe(false);
@@ -250,7 +263,59 @@ describe('merchant dashboard', () => {
     for (const [action, who] of steps) {
       await owner.locator(`[data-audit="${action}"]`).filter({ has: owner.locator('.actor', { hasText: who }) }).first().waitFor({ timeout: 5_000 });
     }
-    expect(ownerErrors).toEqual([]);
-    expect(reviewerErrors).toEqual([]);
+    // The only refused requests: the sign-in before the code was asked for, and the browser's favicon.
+    const scriptErrors = (errors: string[]) => errors.filter((e) => !e.startsWith('Failed to load resource'));
+    expect([scriptErrors(ownerErrors), scriptErrors(reviewerErrors)]).toEqual([[], []]);
+    expect(ownerRefused.filter((r) => !r.endsWith('/favicon.ico 404'))).toEqual(['POST /merchant/v1/session 401']);
+    expect(reviewerRefused.filter((r) => !r.endsWith('/favicon.ico 404'))).toEqual([]);
+    expect(await owner.evaluate(HTML_FROM_STRING_PROBE)).toBe('refused');
+
+    // Signing out ends the session: the pages send the browser back to the sign-in page.
+    await reviewer.getByRole('button', { name: 'Sign out' }).click();
+    await reviewer.waitForURL('**/merchant/login');
+    await reviewer.goto(`${service.baseUrl}/merchant/reviews`);
+    await reviewer.waitForURL('**/merchant/login');
   }, 300_000);
+
+  it('a viewer sees lists 25 rows at a time with "Load more", and no action the role may not take', async () => {
+    const shop = await openShop(service, { webhook_url: receiver.url });
+    for (let i = 0; i < 30; i++) {
+      const res = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: shop.merchant.api_key, body: uniqueCustomer({ first_name: `Customer${i}` }) });
+      expect(res.status).toBe(201);
+    }
+    await service.deps.db('customers').where({ merchant_id: shop.merchant.id }).update({ restriction_reason: 'KYC_DOES_NOT_MATCH_PROFILE_NAME', restricted_at: new Date() });
+    const viewer = await member(service, shop.merchant.id, 'viewer');
+    const page = await ownerContext.newPage();
+    await signIn(page, viewer.email, null);
+    for (const hidden of ['team', 'audit']) expect([hidden, await page.locator(`#nav a[data-page="${hidden}"]`).isVisible()]).toEqual([hidden, false]);
+
+    await page.goto(`${service.baseUrl}/merchant/customers`);
+    await page.locator('[data-customer]').nth(24).waitFor();
+    expect(await page.locator('[data-customer]').count()).toBe(25);
+    expect(await page.getByRole('button', { name: 'Lift restriction' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.locator('[data-customer]').nth(30).waitFor();
+    expect(await page.locator('[data-customer]').count()).toBe(31);
+    expect(await page.getByRole('button', { name: 'Load more' }).isVisible()).toBe(false);
+
+    await page.goto(`${service.baseUrl}/merchant/developers`);
+    await page.locator('input[name="enabled_events"]').first().waitFor();
+    expect(await page.getByRole('button', { name: 'Issue a new API key' }).count()).toBe(0);
+    expect(await page.locator('input[name="enabled_events"]').first().isDisabled()).toBe(true);
+    // The server still refuses what the page hides.
+    const issue = `fetch('/merchant/v1/me').then((r) => r.json()).then((me) => fetch('/merchant/v1/developers/api_keys', { method: 'POST', headers: { 'X-CSRF-Token': me.csrf_token } })).then((r) => r.status)`;
+    expect(await page.evaluate(issue)).toBe(403);
+  });
+
+  it('mails a reset link from the sign-in page\'s "Forgot your password?" form', async () => {
+    const shop = await openShop(service);
+    const viewer = await member(service, shop.merchant.id, 'viewer');
+    const page = await ownerContext.newPage();
+    await page.goto(`${service.baseUrl}/merchant/login`);
+    await page.getByText('Forgot your password?').click();
+    await page.getByLabel('Your email').fill(viewer.email);
+    await page.getByRole('button', { name: 'Mail me a reset link' }).click();
+    await page.locator('#forgot-result').filter({ hasText: 'a reset link is on its way' }).waitFor();
+    expect(linkIn(await latestMailTo(viewer.email, /password/i))).toContain('/merchant/reset-password?token=');
+  });
 });

@@ -43,7 +43,8 @@ export function timelineEntry(entry) {
   return h('li', { class: `entry ${entry.kind.replace('.', '-')}`, 'data-kind': entry.kind },
     h('time', { datetime: entry.at }, when(entry.at)),
     h('span', { class: 'kind' }, entry.kind),
-    h('p', {}, entry.summary),
+    // The API's summaries count in cents; a person reads money.
+    h('p', {}, entry.summary.replace(/\b(\d+) cents\b/g, (_, cents) => money(Number(cents)))),
     extra,
   );
 }

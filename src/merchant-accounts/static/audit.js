@@ -1,17 +1,19 @@
-import { h, clear, when } from './dom.js';
+import { h, clear, money, when } from './dom.js';
 import { pagedList } from './list.js';
 
 /** Who made the change as people read it: the person's email, the operator, or the invited person. */
 function actorText(entry) {
   if (entry.actor === 'admin') return 'the operator';
   if (entry.actor_email) return entry.actor_email;
-  if (entry.details && typeof entry.details.email === 'string' && entry.actor.startsWith('inv_')) return `${entry.details.email} (invited)`;
+  // Before their account exists, an invited person acts as their invitation (the authenticator enrolment on its page).
+  if (entry.actor.startsWith('inv_')) return `the invited person (${entry.actor})`;
   return `a former member (${entry.actor})`;
 }
 
 function detailsText(details) {
   const pairs = Object.entries(details || {});
-  return pairs.length ? pairs.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ') : '';
+  const text = (k, v) => (k.endsWith('_cents') && typeof v === 'number' ? money(v) : typeof v === 'string' ? v : JSON.stringify(v));
+  return pairs.map(([k, v]) => `${k.replace(/_cents$/, '')}: ${text(k, v)}`).join(' · ');
 }
 
 /** The audit log (owners), newest first, paged. */

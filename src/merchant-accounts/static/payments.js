@@ -41,7 +41,7 @@ async function showCheckout(root, id, session) {
     facts([
       ['State', h('span', { class: `badge ${checkout.state}` }, checkout.state)],
       ['Type / flow', `${checkout.type} / ${checkout.flow}`],
-      ['Customer', checkout.customer_id],
+      ['Customer', checkout.charges[0] && checkout.charges[0].customer ? customerName(checkout.charges[0].customer) : checkout.customer_id],
       checkout.blocked_reason && ['Blocked', checkout.blocked_reason],
       ['Created', when(checkout.created_at)],
       ['Expires', when(checkout.expires_at)],

@@ -138,7 +138,7 @@ describe('GET /merchant/v1/home', () => {
       expect(home.body.failed_deliveries.map((d: { event_id: string }) => d.event_id)).not.toContain(theirs.id);
       expect(home.body.failed_deliveries[0]).toEqual({
         event_id: second.id, type: 'checkout.succeeded', checkout_id: second.checkout_id, created_at: new Date(second.created_at).toISOString(),
-        attempts: second.delivery_attempts, last_attempt: { at: expect.any(String), http_status: 503, error: null },
+        attempts: second.delivery_attempts, last_attempt: { at: expect.any(String), http_status: 503, error: 'HTTP 503' },
       });
       expect(second.delivery_attempts).toBeGreaterThan(1);
       expect(home.body.deposits).toEqual({ count: 2, amount_cents: 2400 });
