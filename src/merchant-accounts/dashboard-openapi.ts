@@ -27,12 +27,12 @@ operation({
     200: ['The home page', z.object({
       day: z.string().openapi({ description: 'Today (UTC), YYYY-MM-DD.', example: '2026-11-27' }),
       currency: z.string().openapi({ example: 'USD' }),
-      deposits: Volume,
-      withdrawals: Volume,
+      deposits: Volume.openapi({ description: "Today's succeeded deposits (credit charges): how many, and their sum in cents." }),
+      withdrawals: Volume.openapi({ description: "Today's succeeded withdrawals (debit charges): how many, and their sum in cents." }),
       failed_deliveries: z.array(z.object({
         event_id: z.string(), type: z.string(), checkout_id: z.string().nullable(), created_at: timestamp, attempts: z.number().int(),
-        last_attempt: z.object({ at: timestamp, http_status: z.number().int().nullable(), error: z.string().nullable() }).nullable(),
-      })),
+        last_attempt: z.object({ at: timestamp, http_status: z.number().int().nullable(), error: z.string().nullable() }).nullable().openapi({ description: 'The last delivery attempt: when, the HTTP status (null without an answer) and the error.' }),
+      })).openapi({ description: `The ${HOME_FAILED_DELIVERIES} newest events whose delivery failed, newest first.` }),
     })],
   },
   errors: reading,

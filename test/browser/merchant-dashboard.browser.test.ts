@@ -270,11 +270,23 @@ describe('merchant dashboard', () => {
     expect(reviewerRefused.filter((r) => !r.endsWith('/favicon.ico 404'))).toEqual([]);
     expect(await owner.evaluate(HTML_FROM_STRING_PROBE)).toBe('refused');
 
-    // Signing out ends the session: the pages send the browser back to the sign-in page.
-    await reviewer.getByRole('button', { name: 'Sign out' }).click();
-    await reviewer.waitForURL('**/merchant/login');
+    // The owner changes the reviewer's role, then removes them: their open page is sent to the sign-in page.
+    await owner.goto(`${service.baseUrl}/merchant/team`);
+    const person = owner.locator(`[data-person="${reviewerEmail}"]`);
+    await person.locator('select').selectOption('viewer');
+    await person.getByRole('button', { name: 'Change role' }).click();
+    await toastShows(owner, `${reviewerEmail} is now viewer.`);
+    await owner.locator(`[data-person="${reviewerEmail}"]`).getByRole('button', { name: 'Remove' }).click();
+    await confirm(owner, new RegExp(`Remove ${reviewerEmail.replace(/[.+]/g, '\\$&')} \\(viewer\\)`));
+    await toastShows(owner, `${reviewerEmail} removed.`);
     await reviewer.goto(`${service.baseUrl}/merchant/reviews`);
     await reviewer.waitForURL('**/merchant/login');
+
+    // Signing out ends the session: the pages send the browser back to the sign-in page.
+    await owner.getByRole('button', { name: 'Sign out' }).click();
+    await owner.waitForURL('**/merchant/login');
+    await owner.goto(`${service.baseUrl}/merchant/audit`);
+    await owner.waitForURL('**/merchant/login');
   }, 300_000);
 
   it('a viewer sees lists 25 rows at a time with "Load more", and no action the role may not take', async () => {

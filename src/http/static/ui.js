@@ -1,5 +1,15 @@
 // Shared by the operator's and the merchant's dashboards: the toast, the confirmation dialog and
-// the API's errors. The pages carry #toast and dialog#confirm (with #confirm-text and #confirm-ok).
+// the API's errors. #toast and dialog#confirm are added to the page the first time they are needed.
+import { h } from './dom.js';
+
+const once = (id, make) => document.getElementById(id) || document.body.appendChild(make());
+const toastElement = () => once('toast', () => h('p', { id: 'toast', class: 'toast', role: 'status', hidden: true }));
+const confirmDialog = () =>
+  once('confirm', () =>
+    h('dialog', { id: 'confirm' },
+      h('form', { method: 'dialog' },
+        h('p', { id: 'confirm-text' }),
+        h('div', { class: 'row' }, h('button', { value: 'cancel', class: 'secondary' }, 'Cancel'), h('button', { value: 'ok', id: 'confirm-ok', class: 'primary' }, 'Confirm')))));
 
 /** An error the page shows: the API's own {error, hint}. */
 export class ApiError extends Error {
@@ -12,7 +22,7 @@ export class ApiError extends Error {
 
 /** A short message at the bottom of the screen (success or failure of an action). */
 export function toast(message, kind = 'ok') {
-  const el = document.getElementById('toast');
+  const el = toastElement();
   el.textContent = message;
   el.className = `toast ${kind}`;
   el.hidden = false;
@@ -22,7 +32,7 @@ export function toast(message, kind = 'ok') {
 
 /** The confirmation step before anything that changes money or access. Resolves true on Confirm. */
 export function confirmAction(text, okLabel = 'Confirm') {
-  const dialog = document.getElementById('confirm');
+  const dialog = confirmDialog();
   document.getElementById('confirm-text').textContent = text;
   document.getElementById('confirm-ok').textContent = okLabel;
   dialog.showModal();

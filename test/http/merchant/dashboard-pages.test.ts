@@ -63,12 +63,12 @@ describe('the merchant dashboard pages', () => {
   });
 
   it("serves the sign-in page's assets to anyone and the others only with a session", async () => {
-    for (const asset of ['login.js', 'dashboard.css', 'merchant.css', 'dom.js', 'ui.js']) {
+    for (const asset of ['login.js', 'dashboard.css', 'merchant.css']) {
       const res = await get(`/assets/${asset}`);
       expect([asset, res.status]).toEqual([asset, 200]);
       expectPageHeaders(res);
     }
-    for (const asset of ['app.js', 'api.js', 'home.js', 'developers.js', 'records.js', 'app.html']) {
+    for (const asset of ['app.js', 'api.js', 'home.js', 'developers.js', 'dom.js', 'ui.js', 'records.js', 'app.html']) {
       const res = await get(`/assets/${asset}`);
       expect([asset, res.status, ((await res.json()) as { error: string }).error]).toEqual([asset, 401, 'Sign in first.']);
       expect([asset, (await get(`/assets/${asset}`, people.viewer)).status]).toEqual([asset, 200]);
@@ -149,12 +149,17 @@ describe('GET /merchant/v1/home', () => {
 });
 
 describe('GET /merchant/v1/audit-log', () => {
-  it("names each acting person by email while they are in the team, and the operator's entries as admin", async () => {
+  it("names each acting person by email while they are in the team; the operator's entries and a removed person's have none", async () => {
     const own = await openShop(service);
     const owner = await member(service, own.merchant.id, 'owner');
+    const removed = await member(service, own.merchant.id, 'viewer');
+    expect((await asMember(service, owner, 'DELETE', `/team/${removed.user.id}`)).status).toBe(200);
     const log = await asMember(service, owner, 'GET', '/audit-log?limit=50');
-    const byAction = (action: string) => log.body.results.find((e: { action: string }) => e.action === action);
-    expect(byAction('session.created')).toMatchObject({ actor: owner.user.id, actor_email: owner.email });
-    expect(byAction('invitation.created')).toMatchObject({ actor: 'admin', actor_email: null });
+    const byActor = (actor: string, action: string) => log.body.results.find((e: { actor: string; action: string }) => e.actor === actor && e.action === action);
+    expect(byActor(owner.user.id, 'session.created')).toMatchObject({ actor_email: owner.email });
+    expect(byActor('admin', 'invitation.created')).toMatchObject({ actor_email: null });
+    // Someone removed since: their entries keep their id; the entry of the removal names their email.
+    expect(byActor(removed.user.id, 'session.created')).toMatchObject({ actor_email: null });
+    expect(byActor(owner.user.id, 'member.removed')).toMatchObject({ actor_email: owner.email, details: { email: removed.email, role: 'viewer' } });
   });
 });
