@@ -163,6 +163,22 @@ describe('merchant dashboard', () => {
     await owner.reload();
     await eventCard.filter({ hasText: 'series 2' }).waitFor();
 
+    // The webhook URL saved again, the signing secret rolled with an overlap, the onboarding key revoked.
+    await owner.getByRole('button', { name: 'Save URL' }).click();
+    await toastShows(owner, 'Webhook URL saved.');
+    await owner.getByLabel('Overlap (hours)').fill('2');
+    await owner.getByRole('button', { name: 'Roll signing secret' }).click();
+    await confirm(owner, /keeps signing beside the new one for 2 hours/);
+    await owner.locator('#webhook .secrets code').filter({ hasText: /^wss_/ }).waitFor();
+    expect(await owner.locator('#previous-secret').textContent()).toMatch(/^The previous secret keeps signing beside the new one until /);
+    const oldKey = shop.merchant.api_key;
+    await owner.locator(`[data-key="${oldKey.slice(0, 12)}"]`).getByRole('button', { name: 'Revoke' }).click();
+    await confirm(owner, new RegExp(`Revoke the API key ${oldKey.slice(0, 12)}`));
+    await toastShows(owner, 'API key revoked.');
+    // The contract answers a refused key 422, as it does every authentication failure.
+    expect((await request(service.baseUrl, 'GET', `/api/v1/customers/${shop.customerId}`, { token: oldKey })).status).toBe(422);
+    expect((await request(service.baseUrl, 'GET', `/api/v1/customers/${shop.customerId}`, { token: apiKey })).status).toBe(200);
+
     // The home page: today's volume as money; the payments page: the checkout, its charges and timeline; a refund after a confirmation.
     await owner.goto(`${service.baseUrl}/merchant`);
     await owner.locator('[data-stat="deposits"]').filter({ hasText: '$25.00' }).waitFor();
@@ -170,6 +186,12 @@ describe('merchant dashboard', () => {
     await owner.goto(`${service.baseUrl}/merchant/payments`);
     await owner.locator(`[data-checkout="${declined.id}"]`).filter({ hasText: '$1,234.56' }).waitFor();
     await screenshotsAtBothWidths(owner, ARTIFACTS, 'payments');
+    await owner.getByLabel('Search payments').fill(declined.id);
+    await owner.getByRole('button', { name: 'Search' }).click();
+    await owner.waitForURL(/q=chk_/);
+    await owner.locator(`[data-checkout="${declined.id}"]`).waitFor();
+    expect(await owner.locator('[data-checkout]').count()).toBe(1);
+    await owner.goto(`${service.baseUrl}/merchant/payments`);
     await owner.locator(`[data-checkout="${paid.id}"] a`).click();
     await owner.locator('ol.timeline [data-kind="webhook.attempt"]').first().waitFor();
     const timeline = (await owner.locator('ol.timeline').textContent())!;
@@ -200,8 +222,8 @@ describe('merchant dashboard', () => {
     expect((await service.deps.db('merchant_users').where({ email: reviewerEmail }).first()).totp_enabled_at).not.toBeNull();
 
     // 5. The reviewer approves one withdrawal and declines another, each after a second press naming amount and customer.
-    const first = await pausedWithdrawal(shop, 1500);
-    const second = await pausedWithdrawal(shop, 2500);
+    const first = await pausedWithdrawal(keyShop, 1500);
+    const second = await pausedWithdrawal(keyShop, 2500);
     await reviewer.goto(`${service.baseUrl}/merchant/reviews`);
     const approveCard = reviewer.locator(`[data-review="${first.reviewId}"]`);
     await approveCard.waitFor();
@@ -251,6 +273,9 @@ describe('merchant dashboard', () => {
     const steps: Array<[string, string]> = [
       ['invitation.created', 'the operator'],
       ['api_key.issued', ownerEmail],
+      ['api_key.revoked', ownerEmail],
+      ['webhook_url.changed', ownerEmail],
+      ['signing_secret.rolled', ownerEmail],
       ['enabled_events.changed', ownerEmail],
       ['event.resent', ownerEmail],
       ['charge.refunded', ownerEmail],
