@@ -203,6 +203,10 @@ describe('merchant dashboard', () => {
 
     // 4. The owner invites a reviewer, who accepts from the mail and signs in in a second browser, then enrols an authenticator.
     await owner.goto(`${service.baseUrl}/merchant/team`);
+    // A refusal shows the API's error and hint: the last owner cannot remove themselves.
+    await owner.locator(`[data-person="${ownerEmail}"]`).getByRole('button', { name: 'Remove' }).click();
+    await confirm(owner, /Remove owner-/);
+    await toastShows(owner, 'The last owner stays. Make another person an owner first');
     await owner.locator('#invite').getByLabel('Email').fill(reviewerEmail);
     await owner.locator('#invite select[name="role"]').selectOption('reviewer');
     await owner.getByRole('button', { name: 'Send invitation' }).click();
@@ -288,10 +292,10 @@ describe('merchant dashboard', () => {
     for (const [action, who] of steps) {
       await owner.locator(`[data-audit="${action}"]`).filter({ has: owner.locator('.actor', { hasText: who }) }).first().waitFor({ timeout: 5_000 });
     }
-    // The only refused requests: the sign-in before the code was asked for, and the browser's favicon.
+    // The only refused requests: the sign-in before the code was asked for, the last owner's removal, and the browser's favicon.
     const scriptErrors = (errors: string[]) => errors.filter((e) => !e.startsWith('Failed to load resource'));
     expect([scriptErrors(ownerErrors), scriptErrors(reviewerErrors)]).toEqual([[], []]);
-    expect(ownerRefused.filter((r) => !r.endsWith('/favicon.ico 404'))).toEqual(['POST /merchant/v1/session 401']);
+    expect(ownerRefused.filter((r) => !r.endsWith('/favicon.ico 404'))).toEqual(['POST /merchant/v1/session 401', expect.stringMatching(/^DELETE \/merchant\/v1\/team\/usr_\w+ 422$/)]);
     expect(reviewerRefused.filter((r) => !r.endsWith('/favicon.ico 404'))).toEqual([]);
     expect(await owner.evaluate(HTML_FROM_STRING_PROBE)).toBe('refused');
 
