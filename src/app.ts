@@ -36,6 +36,7 @@ import { createMerchantAccounts } from './merchant-accounts';
 import { merchantAccountRoutes } from './merchant-accounts/routes';
 import { merchantDashboardRoutes } from './merchant-accounts/dashboard-routes';
 import { merchantAccountPageRoutes } from './merchant-accounts/page-routes';
+import { merchantDashboardPageRoutes } from './merchant-accounts/dashboard-page-routes';
 import { merchantInvitationAdminRoutes } from './merchant-accounts/admin-routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps): Express {
   const accounts = createMerchantAccounts(deps);
   app.use('/merchant/v1', merchantAccountRoutes(accounts), merchantDashboardRoutes(deps, accounts));
   app.use(merchantAccountPageRoutes(accounts.ctx));
+  app.use('/merchant', merchantDashboardPageRoutes(accounts.ctx));
   app.use(
     '/admin/v1',
     sessions.requireAdminOrSession(requireAdmin(deps.config.adminToken, throttle)),

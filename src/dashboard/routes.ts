@@ -1,5 +1,5 @@
-import express, { Router, type Response } from 'express';
-import path from 'node:path';
+import { Router } from 'express';
+import { addDashboardPages } from '../http/dashboard-pages';
 import { findStaticDir } from '../http/static-dir';
 import { z } from 'zod';
 import { AdminAuthenticationError } from '../http/errors';
@@ -14,31 +14,10 @@ const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'dom.js']);
 
 const SignInBody = z.object({ token: z.string().min(1).max(500), name: z.string().trim().min(1).max(80) }).strict();
 
-
-/**
- * Nothing from another origin, never framed, never cached: the pages show operators' data.
- * Trusted Types with no policy: a string can never become HTML or script (innerHTML and the like
- * throw), so "every value as text" is the browser's rule, not only the code's.
- */
-const PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'same-origin',
-  'X-Content-Type-Options': 'nosniff',
-  'Cache-Control': 'no-store',
-};
-
-/** GET /dashboard/* pages and assets, and the session endpoints (sign in, read, sign out). */
+/** The session endpoints (sign in, read, sign out), and the pages and assets under /dashboard. */
 export function dashboardRoutes(sessions: DashboardSessions, throttle: AdminTokenThrottle): Router {
   const dir = findStaticDir(__dirname, 'src/dashboard', 'app.html');
   const router = Router();
-  const send = (res: Response, file: string) => {
-    res.set(PAGE_HEADERS);
-    res.sendFile(path.join(dir, file));
-  };
-
-  router.get('/login', (_req, res) => send(res, 'login.html'));
-
   // Throttled with the admin API's bearer check (the same guess): a blocked address is refused whatever token it sends.
   router.post('/session', async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body ?? {});
@@ -56,22 +35,8 @@ export function dashboardRoutes(sessions: DashboardSessions, throttle: AdminToke
     res.json({ signed_out: true });
   });
 
-  // Assets: the sign-in page's are public; the application's need a session. A file that does not
-  // exist, a directory or another method than GET/HEAD falls through to the JSON 404 (not the
-  // static handler's errors, which reached the error handler as a 500, or its empty 405).
-  router.use('/assets', async (req, res, next) => {
-    if (!PUBLIC_ASSETS.has(req.path.replace(/^\//, '')) && !(await sessions.read(req))) return next(new AdminAuthenticationError('Not signed in.'));
-    // The pages' headers on every asset: app.html and login.html are served here too, and must not be framed either.
-    res.set(PAGE_HEADERS);
-    next();
-  }, express.static(dir, { index: false, redirect: false }));
-
-  router.get(['/', '/:page'], async (req, res, next) => {
-    const page = req.params.page ?? 'reviews';
-    if (!(DASHBOARD_PAGES as readonly string[]).includes(String(page))) return next();
-    if (!(await sessions.read(req))) return res.redirect(303, '/dashboard/login');
-    send(res, 'app.html');
+  return addDashboardPages(router, {
+    dir, mount: '/dashboard', pages: DASHBOARD_PAGES, home: 'reviews', publicAssets: PUBLIC_ASSETS,
+    signedIn: async (req) => !!(await sessions.read(req)), notSignedIn: () => new AdminAuthenticationError('Not signed in.'),
   });
-
-  return router;
 }

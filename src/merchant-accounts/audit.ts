@@ -1,6 +1,7 @@
 import { newId } from '../domain/ids';
 import type { Db } from '../storage/db';
 import { insertAuditEntry, type MerchantAuditRow } from '../storage/merchant-audit-log';
+import { listMerchantUsers } from '../storage/merchant-users';
 import { pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
 import { MerchantNotFoundError } from '../http/errors';
 import { actorName, type Actor } from './context';
@@ -33,15 +34,17 @@ export async function recordAudit(db: Db, entry: { merchantId: string; actor: Ac
   await insertAuditEntry(db, { id: newId('auditEntry'), merchant_id: entry.merchantId, actor: actorName(entry.actor), action: entry.action, target: entry.target, details: entry.details ?? {} });
 }
 
-export function presentAuditEntry(row: MerchantAuditRow) {
-  return { id: row.id, actor: row.actor, action: row.action, target: row.target, details: row.details, at: row.created_at.toISOString() };
+/** `actor_email`: the person's email while they are in the team (null for the operator, an invitation, or someone removed since). */
+export function presentAuditEntry(row: MerchantAuditRow, emails: Map<string, string> = new Map()) {
+  return { id: row.id, actor: row.actor, actor_email: emails.get(row.actor) ?? null, action: row.action, target: row.target, details: row.details, at: row.created_at.toISOString() };
 }
 
 /** One page of the merchant's audit log, newest first. */
 export async function auditLogPage(db: Db, merchantId: string, page: { limit: number; starting_after?: string }) {
   try {
     const { rows, hasMore } = await pageMerchantAuditLog(db, merchantId, { limit: page.limit, startingAfter: page.starting_after });
-    return { results: rows.map(presentAuditEntry), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
+    const emails = new Map((await listMerchantUsers(db, merchantId)).map((user) => [user.id, user.email]));
+    return { results: rows.map((row) => presentAuditEntry(row, emails)), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
   } catch (error) {
     if (error instanceof UnknownCursorError) throw new MerchantNotFoundError('Audit entry not found.', `starting_after ${error.cursor} is not an entry of this account's audit log.`);
     throw error;

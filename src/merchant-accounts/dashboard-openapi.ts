@@ -6,6 +6,8 @@ import { operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { CheckoutDetail, EventListQuery, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
 import { MerchantSessionAuth } from './openapi';
+import { MERCHANT_PAGES } from './dashboard-page-routes';
+import { HOME_FAILED_DELIVERIES } from './home';
 import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
 
 const tag = TAGS.merchantDashboard;
@@ -17,6 +19,33 @@ const developers = {
   403: 'Beyond the role: only owners and developers change the Developers section.',
   422: 'Invalid input.',
 };
+const Volume = z.object({ count: z.number().int(), amount_cents: z.number().int() });
+operation({
+  method: 'get', path: '/merchant/v1/home', id: 'merchantHome', tag, security, summary: "Today's (UTC) succeeded volume and the latest failed webhook deliveries",
+  description: `Deposits and withdrawals apart: the charges created today (UTC) that are succeeded, counted and summed in cents. failed_deliveries: the ${HOME_FAILED_DELIVERIES} newest events whose delivery failed (every attempt of its series refused), each with its last attempt.`,
+  responses: {
+    200: ['The home page', z.object({
+      day: z.string().openapi({ description: 'Today (UTC), YYYY-MM-DD.', example: '2026-11-27' }),
+      currency: z.string().openapi({ example: 'USD' }),
+      deposits: Volume.openapi({ description: "Today's succeeded deposits (credit charges): how many, and their sum in cents." }),
+      withdrawals: Volume.openapi({ description: "Today's succeeded withdrawals (debit charges): how many, and their sum in cents." }),
+      failed_deliveries: z.array(z.object({
+        event_id: z.string(), type: z.string(), checkout_id: z.string().nullable(), created_at: timestamp, attempts: z.number().int(),
+        last_attempt: z.object({ at: timestamp, http_status: z.number().int().nullable(), error: z.string().nullable() }).nullable().openapi({ description: 'The last delivery attempt: when, the HTTP status (null without an answer) and the error.' }),
+      })).openapi({ description: `The ${HOME_FAILED_DELIVERIES} newest events whose delivery failed, newest first.` }),
+    })],
+  },
+  errors: reading,
+});
+
+const pageResponses: Record<number, [string]> = { 200: ['HTML'], 303: ['To /merchant/login'] };
+operation({ method: 'get', path: '/merchant/login', id: 'merchantDashboardSignInPage', tag, summary: 'The merchant dashboard sign-in page (and the forgotten-password form)', responses: { 200: ['HTML'] }, htmlResponse: true });
+operation({ method: 'get', path: '/merchant', id: 'merchantDashboardHome', tag, security, summary: 'The merchant dashboard (home); redirects to the sign-in page without a session', responses: pageResponses, htmlResponse: true });
+operation({
+  method: 'get', path: '/merchant/{page}', id: 'merchantDashboardPage', tag, security, summary: 'A merchant dashboard page; redirects to the sign-in page without a session',
+  params: z.object({ page: z.enum(MERCHANT_PAGES).openapi({ description: 'The page.' }) }), responses: pageResponses, htmlResponse: true,
+});
+
 const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });
 const eventParams = pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
 

@@ -12,6 +12,7 @@ import type { MerchantAccounts } from './index';
 import { allow, merchantSessionOf } from './middleware';
 import { customersPage, liftRestriction } from './customers';
 import { chargesPage, checkoutsPage, merchantCheckout, merchantTimeline, refundMerchantCharge } from './payments';
+import { merchantHome } from './home';
 import { decideMerchantReview, reviewQueuePage } from './reviews';
 import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody } from './schemas';
 
@@ -21,6 +22,10 @@ import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueue
  */
 export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session }: Pick<MerchantAccounts, 'requireSession'>): Router {
   const router = Router();
+
+  router.get('/home', session, allow('read'), async (req, res) => {
+    res.json(await merchantHome(deps, merchantSessionOf(req).merchant.id));
+  });
 
   router.get('/developers/api_keys', session, allow('read'), async (req, res) => {
     res.json(await listMerchantKeys(deps, merchantSessionOf(req)));

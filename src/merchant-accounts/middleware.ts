@@ -34,8 +34,7 @@ export function clearSessionCookie(res: Response, secure: boolean): void {
 export function requireMerchantSession(ctx: AccountsContext): RequestHandler {
   return async (req, _res, next) => {
     try {
-      const token = cookieValue(req, MERCHANT_SESSION_COOKIE);
-      const session = token && token.length <= 200 ? await readSession(ctx, token) : null;
+      const session = await sessionOfRequest(ctx, req);
       if (!session) throw new MerchantSessionError('Sign in first.', 'Sign in with POST /merchant/v1/session; the session cookie then authenticates every call.');
       if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.header(MERCHANT_CSRF_HEADER), session.csrfToken)) {
         throw new MerchantSessionError('Missing or wrong CSRF token.', `Send the session's csrf_token in the ${MERCHANT_CSRF_HEADER} header with every change.`);
@@ -46,6 +45,12 @@ export function requireMerchantSession(ctx: AccountsContext): RequestHandler {
       next(error);
     }
   };
+}
+
+/** The live session the request's cookie names, or null (no cookie, or a session that ended). */
+export async function sessionOfRequest(ctx: AccountsContext, req: Request): Promise<MerchantSession | null> {
+  const token = cookieValue(req, MERCHANT_SESSION_COOKIE);
+  return token && token.length <= 200 ? readSession(ctx, token) : null;
 }
 
 /** The role guard: a call beyond the person's role is 403 with a hint naming the roles that may. */

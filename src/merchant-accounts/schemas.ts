@@ -81,6 +81,7 @@ export const AuditEntry = z
   .object({
     id: z.string().openapi({ example: 'aud_2Lq2kQ8sLm3Xa7Pc1Rt5VbNw' }),
     actor: z.string().openapi({ description: 'The person (usr_...) who made the change, `admin` for the operator, or the invitation (inv_...) before its person has an account.' }),
+    actor_email: z.string().nullable().openapi({ description: "The acting person's email while they are in the team; null for the operator, an invitation, or a person removed since." }),
     action: z.string().openapi({ example: 'member.role_changed' }),
     target: z.string().nullable().openapi({ description: 'The id of what was changed.' }),
     details: z.record(z.string(), z.unknown()),

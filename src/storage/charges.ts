@@ -173,3 +173,15 @@ export async function lockChargeUnscoped(db: Db, id: string): Promise<ChargeRow 
 export async function findFirstChargeOfMethod(db: Db, paymentMethodId: string): Promise<ChargeRow | undefined> {
   return db<ChargeRow>('charges').where({ payment_method_id: paymentMethodId }).orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id', order: 'asc' }]).first();
 }
+
+/** The merchant's charges created since `since` that are succeeded now: count and cents per transaction type. */
+export async function sumSucceededChargesSince(db: Db, merchantId: string, since: Date): Promise<Array<{ transaction_type: ChargeRow['transaction_type']; count: number; amount_cents: number }>> {
+  const rows: Array<{ transaction_type: ChargeRow['transaction_type']; count: string | number; amount_cents: string | number | null }> = await db('charges')
+    .where({ merchant_id: merchantId, status: 'succeeded' })
+    .where('created_at', '>=', since)
+    .groupBy('transaction_type')
+    .select('transaction_type')
+    .count({ count: '*' })
+    .sum({ amount_cents: 'amount_cents' });
+  return rows.map((r) => ({ transaction_type: r.transaction_type, count: Number(r.count), amount_cents: Number(r.amount_cents) }));
+}

@@ -52,6 +52,12 @@ export async function findMerchantEvent(db: Db, merchantId: string, id: string):
   return db<EventRow>('events').where({ merchant_id: merchantId, id }).first();
 }
 
+/** The merchant's newest events whose delivery ended failed (every attempt of the series refused), newest first. */
+export async function listFailedDeliveries(db: Db, merchantId: string, limit: number): Promise<EventRow[]> {
+  // By created_at, so the (merchant_id, created_at) index walks the newest first.
+  return db<EventRow>('events').where({ merchant_id: merchantId, delivery_status: 'failed' }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(limit);
+}
+
 export async function listAttempts(db: Db, eventIds: string[]): Promise<DeliveryAttemptRow[]> {
   if (eventIds.length === 0) return [];
   return db<DeliveryAttemptRow>('event_delivery_attempts').whereIn('event_id', eventIds).orderBy('id');

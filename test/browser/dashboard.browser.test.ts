@@ -5,7 +5,7 @@ import type { Service } from '../support/harness';
 import { useServiceWithReceiver } from '../support/file-environment';
 import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
-import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium } from '../support/browser';
+import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium, screenshotsAtBothWidths, toastShows } from '../support/browser';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
 
 /**
@@ -66,21 +66,6 @@ async function confirm(page: Page): Promise<void> {
   await page.locator('#confirm-ok').click();
 }
 
-async function toast(page: Page, text: string | RegExp): Promise<void> {
-  await page.locator('#toast').filter({ hasText: text }).waitFor({ state: 'visible', timeout: TIMEOUT });
-}
-
-/** Screenshots a page at desktop width and at 390 px, and checks nothing overflows sideways on the phone. */
-async function screenshots(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(100);
-  const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
-  expect([name, overflow]).toEqual([name, 0]);
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 async function pausedWithdrawal(shop: Shop, amount: number, card = '4242424242424242') {
   const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: amount });
   const res = await attempt(service, checkout, { payment_method: CARD(card) });
@@ -97,7 +82,7 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('That admin token is not valid.').waitFor();
     expect(page.url()).toMatch(/\/dashboard\/login$/);
-    await screenshots(page, 'login');
+    await screenshotsAtBothWidths(page, ARTIFACTS, 'login');
   });
 
   it('a refused sign-in shows its hint, such as how long a throttled address waits', async () => {
@@ -143,19 +128,19 @@ describe('dashboard', () => {
     const approveCard = page.locator(`[data-review="${first.reviewId}"]`);
     await approveCard.waitFor();
     await expect(approveCard.textContent()).resolves.toMatch(/Evidence[\s\S]*KYC[\s\S]*Geo check/);
-    await screenshots(page, 'reviews');
+    await screenshotsAtBothWidths(page, ARTIFACTS, 'reviews');
     await approveCard.getByRole('button', { name: 'Approve' }).click();
     // The first click only asks; cancelling changes nothing.
     await page.locator('dialog#confirm').getByRole('button', { name: 'Cancel' }).click();
     expect((await service.deps.db('reviews').where({ id: first.reviewId }).first()).status).toBe('pending');
     await approveCard.getByRole('button', { name: 'Approve' }).click();
     await confirm(page);
-    await toast(page, 'Review approved.');
+    await toastShows(page, 'Review approved.');
 
     const declineCard = page.locator(`[data-review="${second.reviewId}"]`);
     await declineCard.getByRole('button', { name: 'Decline' }).click();
     await confirm(page);
-    await toast(page, 'Review declined.');
+    await toastShows(page, 'Review declined.');
 
     const rows = await service.deps.db('reviews').whereIn('id', [first.reviewId, second.reviewId]).orderBy('amount_cents');
     expect(rows.map((r) => [r.status, r.decided_by])).toEqual([['approved', REVIEWER], ['declined', REVIEWER]]);
@@ -223,9 +208,9 @@ describe('dashboard', () => {
     expect(await note.textContent()).toMatch(/takes withdrawals should enable this.*reversed after it succeeded/);
     expect(await note.isVisible()).toBe(true);
     await failed.check();
-    await screenshots(page, 'merchants');
+    await screenshotsAtBothWidths(page, ARTIFACTS, 'merchants');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await toast(page, 'Settings saved.');
+    await toastShows(page, 'Settings saved.');
     expect((await service.deps.db('merchants').where({ id: shop.merchant.id }).first()).settings.enabled_events).toEqual(['checkout.failed']);
 
     const after = await declined();
@@ -265,11 +250,11 @@ describe('dashboard', () => {
       await form.getByLabel('Merchant id').fill(shop.merchant.id);
       await form.getByRole('button', { name: 'Count events' }).click();
       await form.getByText('1 event match this filter.').waitFor();
-      await screenshots(page, 'events');
+      await screenshotsAtBothWidths(page, ARTIFACTS, 'events');
       expect(down.requests.filter((r) => r.body?.event_id === failedEvent.id)).toHaveLength(5);
       await form.getByRole('button', { name: 'Replay 1 event' }).click();
       await confirm(page);
-      await toast(page, '1 event queued for redelivery.');
+      await toastShows(page, '1 event queued for redelivery.');
       await waitFor(() => down.requests.filter((r) => r.body?.event_id === failedEvent.id).length === 6, TIMEOUT, 'the replayed event');
 
       // The checkout's timeline: search, open, read the webhook attempts and the Temporal link.
@@ -283,16 +268,16 @@ describe('dashboard', () => {
       await expect(attempts.filter({ hasText: 'HTTP 200' }).textContent()).resolves.toMatch(/Latency\s*\d+ ms[\s\S]*Response\s*ok/);
       const temporal = page.getByRole('link', { name: 'Open the workflow in Temporal Web UI' });
       expect(await temporal.getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${checkout.id}`);
-      await screenshots(page, 'checkout-timeline');
+      await screenshotsAtBothWidths(page, ARTIFACTS, 'checkout-timeline');
 
       // Refund the charge from the page.
       await page.locator(`[data-charge="${chargeId}"]`).getByRole('button', { name: 'Refund' }).click();
       await confirm(page);
-      await toast(page, 'Charge refunded.');
+      await toastShows(page, 'Charge refunded.');
       expect((await getCharge(service, shop, chargeId)).body.status).toBe('refunded');
       await page.goto(`${service.baseUrl}/dashboard/checkouts`);
       await page.locator(`[data-checkout="${checkout.id}"]`).waitFor();
-      await screenshots(page, 'checkouts');
+      await screenshotsAtBothWidths(page, ARTIFACTS, 'checkouts');
     } finally {
       await down.stop();
     }
@@ -321,7 +306,7 @@ describe('dashboard', () => {
     await page.goto(`${service.baseUrl}/dashboard/customers`);
     const card = page.locator(`[data-customer="${shop.customerId}"]`);
     await card.filter({ hasText: XSS }).waitFor();
-    await screenshots(page, 'customers');
+    await screenshotsAtBothWidths(page, ARTIFACTS, 'customers');
     await page.goto(`${service.baseUrl}/dashboard/checkouts?id=${blocked.id}`);
     await page.getByText('Why it was blocked (evidence)').waitFor();
     expect(await page.evaluate('window.__xss')).toBeUndefined();
@@ -330,7 +315,7 @@ describe('dashboard', () => {
     await page.goto(`${service.baseUrl}/dashboard/customers`);
     await card.getByRole('button', { name: 'Unrestrict' }).click();
     await confirm(page);
-    await toast(page, 'Restriction lifted.');
+    await toastShows(page, 'Restriction lifted.');
     expect((await service.deps.db('customers').where({ id: shop.customerId }).first()).restriction_reason).toBeNull();
     expect(errors).toEqual([]);
     // Audit: the pages also run under Trusted Types with no policy, so no string can become HTML

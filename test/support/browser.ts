@@ -1,4 +1,5 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import path from 'node:path';
 
 /** Debian's chromium through playwright-core (playwright cannot download its own browser here). */
 export function launchChromium(): Promise<Browser> {
@@ -23,3 +24,22 @@ export function collectErrors(page: Page): string[] {
  * Trusted Types (CSP require-trusted-types-for 'script', no policy) throw, 'assigned' otherwise.
  */
 export const HTML_FROM_STRING_PROBE = `(() => { try { document.body.insertAdjacentHTML('beforeend', '<img src=x onerror="window.__xss=3">'); return 'assigned'; } catch (error) { return error instanceof TypeError ? 'refused' : String(error); } })()`;
+
+/**
+ * Screenshots a page at desktop width (`<name>.png`) and at 390 px (`<name>-390.png`) into `dir`,
+ * and checks nothing overflows sideways on the phone.
+ */
+export async function screenshotsAtBothWidths(page: Page, dir: string, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(100);
+  const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+  expect([name, overflow]).toEqual([name, 0]);
+  await page.screenshot({ path: path.join(dir, `${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** Waits for the dashboard's toast (#toast) to show `text`. */
+export async function toastShows(page: Page, text: string | RegExp, timeout = 30_000): Promise<void> {
+  await page.locator('#toast').filter({ hasText: text }).waitFor({ state: 'visible', timeout });
+}

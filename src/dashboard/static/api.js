@@ -1,4 +1,6 @@
 // Calls to the admin API with the session cookie; state-changing calls carry the CSRF header.
+import { ApiError } from './ui.js';
+
 let csrf = null;
 
 export async function loadSession() {
@@ -10,15 +12,6 @@ export async function loadSession() {
   const session = await res.json();
   csrf = session.csrf;
   return session;
-}
-
-/** An error the page shows: the API's own {error, hint}. */
-export class ApiError extends Error {
-  constructor(status, body) {
-    super(body && body.error ? body.error + (body.hint ? ` ${body.hint}` : '') : `HTTP ${status}`);
-    this.status = status;
-    this.body = body;
-  }
 }
 
 export async function api(method, path, body) {

@@ -2,6 +2,7 @@ import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, facts, h, json, money, when } from './dom.js';
 import { pagedList } from './pager.js';
+import { timelineEntry } from './records.js';
 
 const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, id);
 
@@ -22,28 +23,6 @@ function chargeRow(charge, onRefunded) {
       ['Created', when(charge.created_at)],
     ]),
     refundable && h('button', { class: 'danger small', onclick: refund }, 'Refund'),
-  );
-}
-
-/** One timeline line: when, what, and the record's details (attempt status, latency, answer). */
-function timelineEntry(entry) {
-  const d = entry.details;
-  const extra = [];
-  if (entry.kind === 'webhook.attempt' || entry.kind === 'hold') {
-    extra.push(facts([
-      ['Status', d.http_status === null ? d.error : `HTTP ${d.http_status}`],
-      ['Latency', `${d.duration_ms} ms`],
-      ['URL', d.url],
-      ['Response', d.response_excerpt === null || d.response_excerpt === undefined ? '—' : h('code', {}, d.response_excerpt)],
-    ]));
-  }
-  if (entry.kind === 'review.created' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
-  if (entry.kind === 'checkout.blocked' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
-  return h('li', { class: `entry ${entry.kind.replace('.', '-')}`, 'data-kind': entry.kind },
-    h('time', { datetime: entry.at }, when(entry.at)),
-    h('span', { class: 'kind' }, entry.kind),
-    h('p', {}, entry.summary),
-    extra,
   );
 }
 

@@ -2,10 +2,7 @@ import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, h, when } from './dom.js';
 import { pagedList } from './pager.js';
-
-function attemptLine(a) {
-  return h('li', {}, `#${a.attempt}${a.series > 1 ? ` (series ${a.series})` : ''} ${when(a.started_at)} · `, a.http_status === null ? a.error : `HTTP ${a.http_status}`, ` · ${a.duration_ms} ms`);
-}
+import { attemptLine } from './records.js';
 
 function eventCard(event, reload) {
   const resend = async () => {

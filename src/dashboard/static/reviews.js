@@ -2,30 +2,7 @@ import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, facts, h, money, when } from './dom.js';
 import { pagedList } from './pager.js';
-
-function paymentMethodText(pm) {
-  if (!pm) return '—';
-  const card = pm.details && pm.details.card;
-  if (card) return `${pm.payment_type}: ${card.brand || 'card'} ending ${card.last4 || card.last_four || '?'}`;
-  const bank = pm.details && pm.details.bank_account;
-  if (bank) return `${pm.payment_type}: account ending ${bank.last4 || bank.last_four || '?'}`;
-  return pm.payment_type;
-}
-
-/** The KYC and geo evidence a reviewer decides on, as plain facts. */
-function evidenceView(evidence) {
-  if (!evidence) return h('p', { class: 'muted' }, 'No evidence recorded.');
-  const kyc = evidence.kyc_record;
-  const geo = evidence.geo_check;
-  return h('div', { class: 'evidence' },
-    h('h4', {}, 'Evidence'),
-    facts([
-      ['Rule', evidence.rule ? `review withdrawals of at least ${money(evidence.rule.min_amount_cents)}` : '—'],
-      ['KYC', kyc ? `${kyc.verified ? 'verified' : 'NOT verified'} by ${kyc.provider} (${kyc.first_name} ${kyc.last_name}, ${kyc.state} ${kyc.country}) · ${kyc.id}` : 'no KYC record'],
-      ['Geo check', geo ? `${geo.passed ? 'passed' : 'FAILED'}: ${[geo.municipality, geo.region, geo.country].filter(Boolean).join(', ')} at ${when(geo.checked_at)} · ${geo.id}` : 'no geo check'],
-    ]),
-  );
-}
+import { evidenceView, paymentMethodText } from './records.js';
 
 function reviewCard(review, reload) {
   const c = review.customer;

@@ -1,3 +1,4 @@
+// Shared by the operator's and the merchant's dashboards (served under each one's /assets/).
 // Every piece of data reaches the page as text (textContent / text nodes), never as HTML.
 
 /** h('tag', {attrs, onclick}, ...children): children that are not nodes become text nodes. */
@@ -21,7 +22,13 @@ export function clear(el, ...children) {
   return el;
 }
 
-export const money = (cents) => (cents === null || cents === undefined ? '—' : `$${(cents / 100).toFixed(2)}`);
+const formats = new Map();
+/** Integer cents as money in the currency (the contract's is USD): 123456 -> "$1,234.56". */
+export function money(cents, currency = 'USD') {
+  if (cents === null || cents === undefined) return '—';
+  if (!formats.has(currency)) formats.set(currency, new Intl.NumberFormat('en-US', { style: 'currency', currency }));
+  return formats.get(currency).format(cents / 100);
+}
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** A definition list of label/value pairs; values are shown as text. */

@@ -1,0 +1,55 @@
+// Shared by the operator's and the merchant's dashboards: how a payment method, a review's
+// evidence, a timeline entry and a delivery attempt read on a page (always as text).
+import { facts, h, json, money, when } from './dom.js';
+
+export function paymentMethodText(pm) {
+  if (!pm) return '—';
+  const card = pm.details && pm.details.card;
+  if (card) return `${pm.payment_type}: ${card.brand || 'card'} ending ${card.last4 || card.last_four || '?'}`;
+  const bank = pm.details && pm.details.bank_account;
+  if (bank) return `${pm.payment_type}: account ending ${bank.last4 || bank.last_four || '?'}`;
+  return pm.payment_type;
+}
+
+/** The KYC and geo evidence a reviewer decides on, as plain facts. */
+export function evidenceView(evidence) {
+  if (!evidence) return h('p', { class: 'muted' }, 'No evidence recorded.');
+  const kyc = evidence.kyc_record;
+  const geo = evidence.geo_check;
+  return h('div', { class: 'evidence' },
+    h('h4', {}, 'Evidence'),
+    facts([
+      ['Rule', evidence.rule ? `review withdrawals of at least ${money(evidence.rule.min_amount_cents)}` : '—'],
+      ['KYC', kyc ? `${kyc.verified ? 'verified' : 'NOT verified'} by ${kyc.provider} (${kyc.first_name} ${kyc.last_name}, ${kyc.state} ${kyc.country}) · ${kyc.id}` : 'no KYC record'],
+      ['Geo check', geo ? `${geo.passed ? 'passed' : 'FAILED'}: ${[geo.municipality, geo.region, geo.country].filter(Boolean).join(', ')} at ${when(geo.checked_at)} · ${geo.id}` : 'no geo check'],
+    ]),
+  );
+}
+
+/** One timeline line: when, what, and the record's details (attempt status, latency, answer). */
+export function timelineEntry(entry) {
+  const d = entry.details;
+  const extra = [];
+  if (entry.kind === 'webhook.attempt' || entry.kind === 'hold') {
+    extra.push(facts([
+      ['Status', d.http_status === null ? d.error : `HTTP ${d.http_status}`],
+      ['Latency', `${d.duration_ms} ms`],
+      ['URL', d.url],
+      ['Response', d.response_excerpt === null || d.response_excerpt === undefined ? '—' : h('code', {}, d.response_excerpt)],
+    ]));
+  }
+  if (entry.kind === 'review.created' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
+  if (entry.kind === 'checkout.blocked' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
+  return h('li', { class: `entry ${entry.kind.replace('.', '-')}`, 'data-kind': entry.kind },
+    h('time', { datetime: entry.at }, when(entry.at)),
+    h('span', { class: 'kind' }, entry.kind),
+    // The API's summaries count in cents; a person reads money.
+    h('p', {}, entry.summary.replace(/\b(\d+) cents\b/g, (_, cents) => money(Number(cents)))),
+    extra,
+  );
+}
+
+/** One delivery attempt: number (and series after a resend), when, the answer and how long it took. */
+export function attemptLine(a) {
+  return h('li', {}, `#${a.attempt}${a.series > 1 ? ` (series ${a.series})` : ''} ${when(a.started_at)} · `, a.http_status === null ? a.error : `HTTP ${a.http_status}`, ` · ${a.duration_ms} ms`);
+}

@@ -1,0 +1,39 @@
+// Sign in with email, password and, when the account has one, the authenticator code; or ask for a reset link.
+const form = document.getElementById('sign-in');
+const error = document.getElementById('error');
+const codeField = document.getElementById('code-field');
+
+const post = async (path, body) => {
+  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { res, body: await res.json().catch(() => ({})) };
+};
+const say = (el, text) => {
+  el.textContent = text;
+  el.hidden = false;
+};
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  error.hidden = true;
+  const data = new FormData(form);
+  const body = { email: data.get('email'), password: data.get('password') };
+  if (!codeField.hidden && data.get('totp_code')) body.totp_code = data.get('totp_code');
+  const { res, body: answer } = await post('/merchant/v1/session', body);
+  if (res.ok) {
+    location.assign('/merchant');
+    return;
+  }
+  // The API says when the account needs a code: then the field appears and the person signs in again.
+  if (res.status === 401 && answer.error === 'Authenticator code required.') {
+    codeField.hidden = false;
+    codeField.querySelector('input').focus();
+  }
+  say(error, [answer.error, answer.hint].filter(Boolean).join(' ') || 'Sign-in failed.');
+});
+
+const forgot = document.getElementById('forgot');
+forgot.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const { res, body } = await post('/merchant/v1/password-resets', { email: new FormData(forgot).get('email') });
+  say(document.getElementById('forgot-result'), res.ok ? 'If that email has an account, a reset link is on its way. It works once, for an hour.' : [body.error, body.hint].filter(Boolean).join(' '));
+});
