@@ -21,6 +21,7 @@ export const ID_PREFIX = {
   merchantUser: 'usr_',
   invitation: 'inv_',
   auditEntry: 'aud_',
+  operatorUser: 'opr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -4,10 +4,12 @@ import { presentLoaded } from '../charges/load';
 import { refundCharge } from '../charges/refund';
 import { MerchantNotFoundError } from '../http/errors';
 import { listPage, presentStoredCheckout } from '../readback/service';
-import { findCharge } from '../storage/charges';
+import { findCharge, type ChargeRow } from '../storage/charges';
+import type { Db } from '../storage/db';
 import { setRefundRequester } from '../storage/refunds';
 import { pageChargeSearch, pageCheckoutSearch } from '../storage/pages';
 import { recordAudit } from './audit';
+import type { Actor } from './context';
 import { asMerchantNotFound } from './developers';
 import type { MerchantSession } from './sessions';
 
@@ -57,10 +59,14 @@ export async function refundMerchantCharge(deps: AppDeps, session: MerchantSessi
   const charge = await findCharge(deps.db, merchantId, chargeId);
   if (!charge) throw new MerchantNotFoundError('Charge not found.', `No charge ${chargeId} in this account.`);
   const refunded = await refundCharge(deps, chargeId, { merchantId }, 'dashboard');
-  // The refund row names the person too, with its audit entry.
-  await deps.db.transaction(async (trx) => {
-    await setRefundRequester(trx, merchantId, chargeId, session.user.email);
-    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'charge.refunded', target: chargeId, details: { amount_cents: charge.amount_cents, checkout_id: charge.checkout_id } });
-  });
+  await recordDashboardRefund(deps.db, charge, { kind: 'user', id: session.user.id }, session.user.email);
   return refunded;
+}
+
+/** After a dashboard refund (a merchant's or the operator's), the refund row names the person who asked (null: the admin token), with its audit entry. */
+export async function recordDashboardRefund(db: Db, charge: ChargeRow, actor: Actor, requestedBy: string | null): Promise<void> {
+  await db.transaction(async (trx) => {
+    if (requestedBy !== null) await setRefundRequester(trx, charge.merchant_id, charge.id, requestedBy);
+    await recordAudit(trx, { merchantId: charge.merchant_id, actor, action: 'charge.refunded', target: charge.id, details: { amount_cents: charge.amount_cents, checkout_id: charge.checkout_id } });
+  });
 }

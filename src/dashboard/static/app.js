@@ -41,7 +41,7 @@ export async function run(action, success) {
 
 async function start() {
   const session = await loadSession();
-  document.getElementById('who').textContent = session.name;
+  document.getElementById('who').textContent = `${session.user.email} (${session.user.role})`;
   document.getElementById('sign-out').addEventListener('click', () => run(signOut));
   const name = location.pathname.split('/')[2] || 'reviews';
   for (const link of document.querySelectorAll('#nav a')) link.toggleAttribute('aria-current', link.dataset.page === name);

@@ -1,7 +1,6 @@
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
-import { attempt, CARD, createCheckout, openShop, type Shop } from '../../support/fixtures';
-import { request } from '../../support/http';
+import { openShop, pausedForReview, type Shop } from '../../support/fixtures';
 import type { WebhookReceiver } from '../../support/receiver';
 import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
 
@@ -10,23 +9,9 @@ let receiver: WebhookReceiver;
 useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 const DECIDERS = ['owner', 'reviewer'];
-const NYC = { latitude: 40.7128, longitude: -74.006 };
-const KYC = (customerId: string) => ({
-  customer_id: customerId, first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-01-01', address_line_1: '1 Main St',
-  city: 'Albany', state: 'NY', postal_code: '12207', country: 'USA', provider: 'persona', verified: true,
-});
-
 const reviewedShop = () => openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 500 } });
 
-/** A withdrawal paused for review (KYC on file, a geo check passed): its review id. */
-async function pendingReview(shop: Shop): Promise<string> {
-  await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', { token: shop.merchant.api_key, body: KYC(shop.customerId) });
-  const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 1500 });
-  await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/device_pings`, { body: NYC, headers: { 'x-client-secret': checkout.client_secret } });
-  const paused = await attempt(service, checkout, { payment_method: CARD() });
-  if (paused.status !== 202) throw new Error(`not paused for review: ${paused.status} ${paused.text}`);
-  return paused.body.review.id as string;
-}
+const pendingReview = (shop: Shop) => pausedForReview(service, shop);
 
 let shop: Shop;
 let people: Record<string, SignedIn>;
