@@ -98,9 +98,12 @@ describe('a code works once (merchant people and operators alike)', () => {
   it('refuses a code replayed at sign-in within its 30 seconds, and an older one', async () => {
     const email = uniqueEmail('replay');
     const invited = await inviteOperator(service, email, 'operator_viewer');
-    const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
-    // The acceptance spent the current code.
-    const replayedAcceptance = await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: currentTotpCode(secret) });
+    const token = tokenOf(invited.body.accept_url);
+    const secret = (await request(service.baseUrl, 'POST', '/merchant/v1/invitations/totp', { body: { token } })).body.secret as string;
+    const acceptanceCode = currentTotpCode(secret);
+    expect((await request(service.baseUrl, 'POST', '/merchant/v1/invitations/accept', { body: { token, password: PASSWORD, totp_code: acceptanceCode } })).status).toBe(201);
+    // The acceptance spent its code.
+    const replayedAcceptance = await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: acceptanceCode });
     expect([replayedAcceptance.status, replayedAcceptance.body.error]).toEqual([401, 'Authenticator code already used.']);
     const code = currentTotpCode(secret, 1);
     expect((await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: code })).status).toBe(200);
