@@ -3,6 +3,7 @@ import { operatorRoleMay, type OperatorRole } from '../../../src/domain/operator
 import { adminRoutePermission } from '../../../src/operator-accounts/admin-permissions';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
+import { latestMailTo, linkIn } from '../../support/mailpit';
 import { attempt, CARD, createCheckout, getCharge, openShop, pausedForReview, waitFor, type Shop } from '../../support/fixtures';
 import { request, uniqueCustomer } from '../../support/http';
 import { asMember, errorWithHint, PASSWORD, signIn, tokenOf, uniqueEmail } from '../../support/merchant-accounts';
@@ -91,6 +92,22 @@ describe('operator accounts: invitation, acceptance with an authenticator, sign-
     const viewer = people.operator_viewer!;
     const asMerchantCookie = { cookie: viewer.cookie.replace('dashboard_session=', 'merchant_session='), csrf: viewer.csrf };
     expect((await asMember(service, asMerchantCookie, 'GET', '/me')).status).toBe(401);
+  });
+});
+
+describe("an operator's forgotten password", () => {
+  it('is reset from the mailed link of the merchant accounts\' reset; the invitation was mailed too; the authenticator stays', async () => {
+    const email = uniqueEmail('forgetful');
+    const invited = await inviteOperator(service, email, 'operator_viewer');
+    expect(linkIn(await latestMailTo(email, /invitation/))).toBe(invited.body.accept_url);
+    const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
+    expect((await request(service.baseUrl, 'POST', '/merchant/v1/password-resets', { body: { email } })).status).toBe(202);
+    const link = linkIn(await latestMailTo(email, /Reset/));
+    const newPassword = 'a brand new password 42';
+    expect((await request(service.baseUrl, 'POST', '/merchant/v1/password-resets/complete', { body: { token: tokenOf(link), password: newPassword } })).status).toBe(200);
+    expect((await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) })).status).toBe(401);
+    const signedIn = await operatorSignInRequest(service, { email, password: newPassword, totp_code: currentTotpCode(secret, 1) });
+    expect([signedIn.status, signedIn.body.user.role]).toEqual([200, 'operator_viewer']);
   });
 });
 
