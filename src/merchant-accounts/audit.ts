@@ -30,6 +30,7 @@ export type AuditAction =
   | 'customer.unrestricted'
   | 'charge.refunded'
   | 'settings.changed'
+  | 'operator.role_changed'
   | 'operator.removed';
 
 /**

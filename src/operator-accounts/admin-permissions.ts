@@ -27,6 +27,7 @@ export const ADMIN_ROUTE_PERMISSIONS: ReadonlyArray<readonly [method: string, pa
   ['POST', '/sandbox/charges/:id/transition', 'sandbox'],
   ['GET', '/operators', 'operators'],
   ['POST', '/operators/invitations', 'operators'],
+  ['PATCH', '/operators/:id', 'operators'],
   ['DELETE', '/operators/:id', 'operators'],
 ];
 

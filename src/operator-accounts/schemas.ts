@@ -10,6 +10,8 @@ const role = z
 export const OperatorInvitationBody = InvitationBody.extend({ role }).strict();
 export type OperatorInvitationBody = z.infer<typeof OperatorInvitationBody>;
 
+export const OperatorRoleBody = z.object({ role }).strict();
+
 export const Operator = MerchantUser.extend({ id: z.string().openapi({ example: 'opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw' }), role }).openapi('Operator');
 
 export const OperatorInvitation = z

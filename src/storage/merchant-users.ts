@@ -73,6 +73,12 @@ export async function deleteOperatorUnscoped(db: Db, id: string): Promise<Operat
   return rows[0] as OperatorUserRow | undefined;
 }
 
+/** Changes the role of one of the operator's people; their sessions take it with their next call. */
+export async function updateOperatorRoleUnscoped(db: Db, id: string, role: OperatorRole): Promise<OperatorUserRow | undefined> {
+  const rows = await db('merchant_users').where({ id }).whereNull('merchant_id').update({ role }).returning('*');
+  return rows[0] as OperatorUserRow | undefined;
+}
+
 /**
  * Spends an authenticator time step: moves the person's last accepted step forward to `step` in
  * the claiming statement itself, so a code (or an older one) accepted once is refused afterwards,

@@ -39,6 +39,7 @@ const ADMIN_ROUTES: Array<[string, string]> = [
   ['POST', '/admin/v1/sandbox/charges/ch_x/transition'],
   ['GET', '/admin/v1/operators'],
   ['POST', '/admin/v1/operators/invitations'],
+  ['PATCH', '/admin/v1/operators/opr_x'],
   ['DELETE', '/admin/v1/operators/opr_x'],
 ];
 const PAGES = ['/dashboard', '/dashboard/reviews', '/dashboard/merchants', '/dashboard/checkouts', '/dashboard/events', '/dashboard/customers'];

@@ -204,6 +204,22 @@ describe('operator roles on the admin API', () => {
   });
 });
 
+describe("changing an operator's role", () => {
+  it('applies with the next call of their session; unknown ids are 404', async () => {
+    const promoted = await operator(service, 'operator_viewer');
+    const body = { review: { enabled: true, min_amount_cents: 100 } };
+    const shop = await openShop(service);
+    expect((await asOperator(service, promoted, 'PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { body })).status).toBe(403);
+    const changed = await request(service.baseUrl, 'PATCH', `/admin/v1/operators/${promoted.user.id}`, { token: service.adminToken, body: { role: 'operator_admin' } });
+    expect([changed.status, changed.body.role]).toEqual([200, 'operator_admin']);
+    expect((await asOperator(service, promoted, 'PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { body })).status).toBe(200);
+    expect((await request(service.baseUrl, 'PATCH', '/admin/v1/operators/opr_missing', { token: service.adminToken, body: { role: 'operator_viewer' } })).status).toBe(404);
+    expect((await request(service.baseUrl, 'PATCH', `/admin/v1/operators/${promoted.user.id}`, { token: service.adminToken, body: { role: 'owner' } })).status).toBe(422);
+    const log = await service.deps.db('merchant_audit_log').where({ action: 'settings.changed', merchant_id: shop.merchant.id }).first();
+    expect([log.actor, log.actor_email, log.details]).toEqual([promoted.user.id, promoted.email, { settings: ['review'] }]);
+  });
+});
+
 describe('removal and sign-out end a session at once', () => {
   it('a removed operator\'s session is 401 on its next call; a signed-out one too', async () => {
     const doomed = await operator(service, 'operator_reviewer');
