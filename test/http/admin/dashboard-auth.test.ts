@@ -117,7 +117,8 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     const { cookie, csrf, setCookie } = await signIn();
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
-    // Tests run with NODE_ENV=test over plain HTTP; production adds Secure (test/unit/dashboard-session.test.ts).
+    // Secure outside development (tests run with NODE_ENV=test); only local development over plain http://localhost goes without.
+    expect(setCookie).toMatch(/; Secure/);
     const page = await fetch(`${service.baseUrl}/dashboard/reviews`, { headers: { cookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('/dashboard/assets/app.js');
