@@ -10,7 +10,7 @@ import { presentOperatorSession, signInOperator, signOutOperator } from '../oper
 import { clearDashboardCookie, csrfOk, dashboardSessionOf, setDashboardCookie, SIGN_IN_HINT } from './session';
 
 /** The dashboard's pages; each is the same shell, and app.js renders the page named by the path. */
-export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers'] as const;
+export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers', 'operators'] as const;
 /** Served without a session: the sign-in page needs them. Everything else requires one. */
 const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'dom.js']);
 

@@ -252,6 +252,33 @@ describe('dashboard', () => {
     expect([entry.actor, entry.actor_email]).toEqual([invitation.invited_by, reviewer]);
   });
 
+  it('an operator_admin invites an operator, changes a role and removes a person on the Operators page', async () => {
+    const colleague = uniqueEmail('colleague');
+    await acceptOperatorInvitation(service, (await inviteOperator(service, colleague, 'operator_viewer')).body.accept_url);
+    const colleagueRow = async () => service.deps.db('merchant_users').where({ email: colleague }).first();
+    const page = await signIn();
+    await page.goto(`${service.baseUrl}/dashboard/operators`);
+    const card = page.locator('li[data-operator]').filter({ hasText: colleague });
+    await card.waitFor();
+    await screenshots(page, 'operators');
+    await card.getByLabel(`Role of ${colleague}`).selectOption('operator_reviewer');
+    await toast(page, `${colleague} is now operator_reviewer.`);
+    expect((await colleagueRow()).role).toBe('operator_reviewer');
+
+    const invitee = uniqueEmail('invitee');
+    await page.getByLabel('Email').fill(invitee);
+    await page.locator('form.invite').getByLabel('Role').selectOption('operator_viewer');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await toast(page, 'Invitation sent.');
+    const invitation = await service.deps.db('merchant_invitations').where({ email: invitee }).first();
+    expect([invitation.merchant_id, invitation.role]).toEqual([null, 'operator_viewer']);
+
+    await card.getByRole('button', { name: 'Remove' }).click();
+    await confirm(page);
+    await toast(page, `${colleague} removed.`);
+    expect(await colleagueRow()).toBeUndefined();
+  });
+
   it('replays failed events by filter after the receiver recovers, with a dry-run count first; the timeline shows every attempt', async () => {
     const down = await new WebhookReceiver().start();
     down.responder = () => ({ status: 503 });

@@ -5,8 +5,9 @@ import { merchantsPage } from './merchants.js';
 import { checkoutsPage } from './checkouts.js';
 import { eventsPage } from './events.js';
 import { customersPage } from './customers.js';
+import { operatorsPage } from './operators.js';
 
-const PAGES = { reviews: reviewsPage, merchants: merchantsPage, checkouts: checkoutsPage, events: eventsPage, customers: customersPage };
+const PAGES = { reviews: reviewsPage, merchants: merchantsPage, checkouts: checkoutsPage, events: eventsPage, customers: customersPage, operators: operatorsPage };
 
 /** A short message at the bottom of the screen (success or failure of an action). */
 export function toast(message, kind = 'ok') {

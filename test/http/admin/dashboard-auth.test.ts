@@ -42,7 +42,7 @@ const ADMIN_ROUTES: Array<[string, string]> = [
   ['PATCH', '/admin/v1/operators/opr_x'],
   ['DELETE', '/admin/v1/operators/opr_x'],
 ];
-const PAGES = ['/dashboard', '/dashboard/reviews', '/dashboard/merchants', '/dashboard/checkouts', '/dashboard/events', '/dashboard/customers'];
+const PAGES = ['/dashboard', '/dashboard/reviews', '/dashboard/merchants', '/dashboard/checkouts', '/dashboard/events', '/dashboard/customers', '/dashboard/operators'];
 
 /** One of the operator's people (operator_admin), signed in as themselves: the session's cookie, CSRF token and Set-Cookie header. */
 async function signIn(): Promise<{ cookie: string; csrf: string; setCookie: string }> {
