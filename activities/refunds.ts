@@ -6,8 +6,10 @@ import { deliverAfterCommit } from '../src/events/first-delivery';
 import { findChargeByIdUnscoped, lockChargeUnscoped } from '../src/storage/charges';
 import { findPaymentMethod } from '../src/storage/payment-methods';
 import { chargeMoves } from './charges';
-import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded } from '../src/storage/refunds';
-import { FAILURE_TYPES, type RefundWorkflowInput } from '../workflows/contract';
+import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded, setRefundRequester } from '../src/storage/refunds';
+import { FAILURE_TYPES, type RefundRequester, type RefundWorkflowInput } from '../workflows/contract';
+import { recordAudit } from '../src/merchant-accounts/audit';
+import type { ChargeRow } from '../src/storage/charges';
 import { refundRefusal } from '../src/charges/refund-rules';
 import type { Db } from '../src/storage/db';
 
@@ -38,8 +40,11 @@ export function createRefundActivities(deps: ActivityDeps) {
       return { processorRefundId: outcome.processor_refund_id };
     },
 
-    /** The refund row and the move succeeded -> refunded (checkout.refunded when enabled) in one commit. */
-    async recordRefund(input: { chargeId: string; processorRefundId: string; source: string }): Promise<void> {
+    /**
+     * The refund row, the move succeeded -> refunded (checkout.refunded when enabled) and, for a
+     * dashboard refund, who asked (the row's requested_by and the audit entry) in one commit.
+     */
+    async recordRefund(input: { chargeId: string; processorRefundId: string; source: string; requester?: RefundRequester }): Promise<void> {
       const eventIds = await db.transaction(async (trx) => {
         const charge = (await findChargeByIdUnscoped(trx, input.chargeId))!;
         // A refund recorded before claims existed (replayed workflows) has no pending row yet.
@@ -47,6 +52,7 @@ export function createRefundActivities(deps: ActivityDeps) {
           await insertPendingRefund(trx, { id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, source: input.source });
         }
         await markRefundSucceeded(trx, charge.id, input.processorRefundId);
+        if (input.requester) await recordRequester(trx, charge, input.requester);
         return (await applyChargeMove(trx, { chargeId: charge.id, from: 'succeeded', to: 'refunded' })).eventIds;
       });
       deliverAfterCommit(deps, eventIds);
@@ -72,4 +78,10 @@ async function claim(db: Db, chargeId: string, source: string) {
     await insertPendingRefund(trx, { id: newId('refund'), charge_id: charge.id, merchant_id: charge.merchant_id, amount_cents: charge.amount_cents, source });
     return charge;
   });
+}
+
+/** A dashboard refund's person, recorded with the refund (a retried activity rolls back with it, so once). */
+async function recordRequester(trx: Db, charge: ChargeRow, requester: RefundRequester): Promise<void> {
+  if (requester.email !== null) await setRefundRequester(trx, charge.merchant_id, charge.id, requester.email);
+  await recordAudit(trx, { merchantId: charge.merchant_id, actor: requester.actor, action: 'charge.refunded', target: charge.id, details: { amount_cents: charge.amount_cents, checkout_id: charge.checkout_id } });
 }

@@ -108,11 +108,11 @@ async function decide(trx: Db, { checkout, merchant }: Loaded, input: DecisionRe
   return { result: { review: presentReview(row), expiresAt }, eventIds };
 }
 
-/** A merchant's person decided: the audit row commits with the decision (a refused one writes neither). */
+/** The decision's audit row commits with the decision (a refused one writes neither). */
 function recordDecisionAudit(trx: Db, row: ReviewRow, audit: DecisionAudit) {
   return recordAudit(trx, {
     merchantId: row.merchant_id,
-    actor: { kind: 'user', id: audit.actorId },
+    actor: audit.actor,
     action: row.status === 'approved' ? 'review.approved' : 'review.declined',
     target: row.id,
     details: { checkout_id: row.checkout_id, amount_cents: row.amount_cents },

@@ -73,6 +73,9 @@ node dist/src/entry/migrate.js
 
 node dist/src/entry/worker.js & PIDS+=($!)
 node dist/src/entry/api.js & PIDS+=($!)
+# A fresh machine has nobody to sign in to the operator dashboard: in development the first
+# operator is invited by mail (docs/operator-guide.md); elsewhere, with the admin token, by hand.
+if [ "${NODE_ENV:-development}" = development ]; then node scripts/first-operator.mjs || true; fi
 
 # The token itself is never printed: a set ADMIN_TOKEN is shown by name.
 if [ -n "${ADMIN_TOKEN:-}" ]; then ADMIN_SHOWN='$ADMIN_TOKEN'; else ADMIN_SHOWN='dev-admin-token'; fi
@@ -80,6 +83,7 @@ cat >&2 <<INFO
 
   API          http://localhost:$PORT/api/v1   (OpenAPI: /api/v1/openapi.json)
   Wallet       ${WALLET_BASE_URL:-http://localhost:$PORT}/checkout/{checkout_id}?client_secret=...
+  Dashboard    http://localhost:$PORT/dashboard   (your email, password and authenticator code)
   Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer $ADMIN_SHOWN)
   Temporal UI  http://localhost:$TEMPORAL_UI_PORT  (Temporal gRPC at $TEMPORAL_ADDRESS)
   Mail inbox   $INBOX   (invitations and password resets)

@@ -27,8 +27,8 @@ import { walletRoutes } from './wallet/routes';
 import { readbackRoutes } from './readback/routes';
 import { adminDataRoutes } from './admin/routes';
 import { dashboardRoutes } from './dashboard/routes';
-import { DashboardSessions } from './dashboard/session';
-import { storedRevocations } from './dashboard/revocations';
+import { requireAdminOrSession } from './dashboard/session';
+import { operatorAdminRoutes } from './operator-accounts/admin-routes';
 import { AdminTokenThrottle } from './http/admin-token-throttle';
 import { requireAdmin } from './http/auth';
 import { docsRoutes } from './docs/routes';
@@ -76,20 +76,21 @@ export function createApp(deps: AppDeps): Express {
   // The hosted checkout page (GET /checkout/:id) and its assets under /wallet-assets.
   app.use(walletPageRoutes(deps));
 
-  // The dashboard signs in with the admin token; its session cookie then also opens the admin API.
-  // Wrong tokens, at the sign-in or as a bearer, count against the client's address alike.
-  const throttle = new AdminTokenThrottle(deps.db, deps.config.adminTokenThrottle);
-  const sessions = new DashboardSessions(deps.config.adminToken, deps.config.nodeEnv === 'production', storedRevocations(deps.db));
-  app.use('/dashboard', dashboardRoutes(sessions, throttle));
-
-  // The merchant dashboard's API and the pages its mailed links open: the merchant's own people, signed in as themselves.
+  // People sign in as themselves with one account machinery: the merchant's people to the merchant
+  // dashboard, the operator's people (operator roles) to the operator dashboard, whose session then
+  // also opens the admin API within the role. The admin token stays for automation on the admin API;
+  // wrong tokens count against the client's address.
   const accounts = createMerchantAccounts(deps);
+  const throttle = new AdminTokenThrottle(deps.db, deps.config.adminTokenThrottle);
+  app.use('/dashboard', dashboardRoutes(accounts));
+
+  // The merchant dashboard's API and the pages its mailed links open (the operator's invitations too).
   app.use('/merchant/v1', merchantAccountRoutes(accounts), merchantDashboardRoutes(deps, accounts));
   app.use(merchantAccountPageRoutes(accounts.ctx));
   app.use('/merchant', merchantDashboardPageRoutes(accounts.ctx));
   app.use(
     '/admin/v1',
-    sessions.requireAdminOrSession(requireAdmin(deps.config.adminToken, throttle)),
+    requireAdminOrSession(accounts.ctx, requireAdmin(deps.config.adminToken, throttle)),
     merchantAdminRoutes(deps),
     reviewAdminRoutes(deps),
     chargeAdminRoutes(deps),
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps): Express {
     subscriptionAdminRoutes(deps),
     adminDataRoutes(deps),
     merchantInvitationAdminRoutes(accounts.ctx),
+    operatorAdminRoutes(accounts.ctx),
   );
 
   app.use(notFoundHandler);

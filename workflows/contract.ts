@@ -41,6 +41,8 @@ export interface RefundWorkflowInput {
   chargeId: string;
   /** `processor`: the processor refunded on its own (the sandbox simulator); only recorded. */
   source: 'api' | 'dashboard' | 'sandbox' | 'processor';
+  /** A dashboard refund's person (absent for the public API and the processor's own refunds). */
+  requester?: RefundRequester;
 }
 
 export interface DeliveryWorkflowInput {
@@ -191,11 +193,24 @@ export interface ReviewSnapshot {
 /** The wallet's payment attempt; answers once the charge has its first outcome (or the review exists). */
 export const submitAttemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('submitAttempt');
 /**
- * Whose decision it is in the merchant's audit log (a person of the merchant, by user id): the
- * audit row is written in the transaction that records the decision, so one never commits without the other.
+ * Whose decision it is in the merchant's audit log: a person of the merchant, one of the operator's
+ * people (with their email, kept with the entry) or the operator's admin token. The audit row is
+ * written in the transaction that records the decision, so one never commits without the other.
  */
 export interface DecisionAudit {
-  actorId: string;
+  actor: AuditActor;
+}
+
+/** Who made a change, as the merchant's audit log names them (plain data, carried in workflow inputs). */
+export type AuditActor = { kind: 'user'; id: string } | { kind: 'operator'; id: string; email: string } | { kind: 'admin' };
+
+/**
+ * Who asked for a dashboard refund: the refund row's `requested_by` (the person's email; null for
+ * the admin token) and the audit entry, written in the transaction that records the refund.
+ */
+export interface RefundRequester {
+  email: string | null;
+  actor: AuditActor;
 }
 
 /**

@@ -13,6 +13,6 @@ const db = proxyActivities<Activities>(DATABASE);
  */
 export async function refundWorkflow(input: RefundWorkflowInput): Promise<{ chargeId: string; status: 'refunded' }> {
   const refund = await processor.refundAtProcessor({ chargeId: input.chargeId, source: input.source });
-  await db.recordRefund({ chargeId: input.chargeId, processorRefundId: refund.processorRefundId, source: input.source });
+  await db.recordRefund({ chargeId: input.chargeId, processorRefundId: refund.processorRefundId, source: input.source, ...(input.requester ? { requester: input.requester } : {}) });
   return { chargeId: input.chargeId, status: 'refunded' };
 }

@@ -1,13 +1,15 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { assertNoRefundBody, refundCharge } from './refund';
+import { adminActorOf } from '../dashboard/session';
+import { refundAsOperator } from '../operator-accounts/actions';
+import { assertNoRefundBody } from './refund';
 
 /** The dashboard refund: the same rules, result and event as the public endpoint, for any merchant. */
 export function chargeAdminRoutes(deps: AppDeps): Router {
   const router = Router();
   router.post('/charges/:id/refund', async (req, res) => {
     assertNoRefundBody(req.body);
-    res.json(await refundCharge(deps, req.params.id!, {}, 'dashboard'));
+    res.json(await refundAsOperator(deps, adminActorOf(req), req.params.id!));
   });
   return router;
 }

@@ -5,7 +5,7 @@ import { ApiError, ServiceUnavailableError, ValidationError } from '../http/erro
 import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
-import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundWorkflowId, type RefundWorkflowInput } from '../../workflows/contract';
+import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundWorkflowId, type RefundRequester, type RefundWorkflowInput } from '../../workflows/contract';
 import { executeWorkflow } from '../temporal/workflows';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
@@ -55,8 +55,9 @@ const REQUEST_REF_MEMO = 'idempotency_ref';
  * runs as a workflow keyed by the charge id, so a double submit cannot refund twice.
  * `requestRef` (derived from the request's Idempotency-Key) lets the same request, sent again
  * after its answer was lost, be answered by the refund it started instead of as a second refund.
+ * `requester` (a dashboard refund's person) is recorded in the refund's own transaction.
  */
-export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source'], requestRef?: string) {
+export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source'], requestRef?: string, requester?: RefundRequester) {
   const operatorHint = source !== 'api';
   const { db, temporal, config } = deps;
   // Another merchant's charge is the same answer as a missing one; the operator sees every merchant's.
@@ -74,7 +75,7 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
     await executeWorkflow(temporal, WORKFLOWS.refund, {
       taskQueue: config.taskQueue,
       workflowId: refundWorkflowId(charge.id),
-      args: [{ chargeId: charge.id, source }],
+      args: [{ chargeId: charge.id, source, ...(requester ? { requester } : {}) }],
       typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
       priority: priorityOf('request', charge.merchant_id),
       // Only a refund the processor refused may be tried again; a done or running one may not.

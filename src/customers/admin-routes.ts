@@ -1,14 +1,15 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody } from '../http/validate';
-import { presentRestriction, unrestrictCustomer } from './restrictions';
+import { adminActorOf } from '../dashboard/session';
+import { unrestrictAsOperator } from '../operator-accounts/actions';
 
 /** Admin routes for customers; mounted under /admin/v1 behind the admin token. */
 export function customerAdminRoutes(deps: AppDeps): Router {
   const router = Router();
   router.post('/customers/:id/unrestrict', async (req, res) => {
     parseEmptyBody(req.body);
-    res.json(presentRestriction(await unrestrictCustomer(deps, req.params.id!)));
+    res.json(await unrestrictAsOperator(deps, adminActorOf(req), req.params.id!));
   });
   return router;
 }

@@ -22,6 +22,7 @@ export const ID_PREFIX = {
   invitation: 'inv_',
   auditEntry: 'aud_',
   mail: 'mail_',
+  operatorUser: 'opr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -22,7 +22,8 @@ export type ErrorKind =
   | 'route_not_found'
   | 'merchant_session'
   | 'merchant_forbidden'
-  | 'merchant_not_found';
+  | 'merchant_not_found'
+  | 'operator_forbidden';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   // The contract answers unparseable JSON with 400.
@@ -52,6 +53,8 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   merchant_forbidden: 403,
   // Under /merchant/v1 another merchant's object is a 404, like a missing one.
   merchant_not_found: 404,
+  // An operator's dashboard session calling the admin API beyond their operator role.
+  operator_forbidden: 403,
 };
 
 export class ApiError extends Error {
@@ -119,8 +122,15 @@ export class AuthenticationError extends ApiError {
 
 /** Raised when the admin bearer token is missing or wrong. */
 export class AdminAuthenticationError extends ApiError {
-  constructor(message = 'Admin token not valid.') {
-    super('admin_authentication', message, 'Send Authorization: Bearer <ADMIN_TOKEN>.');
+  constructor(message = 'Admin token not valid.', hint = 'Send Authorization: Bearer <ADMIN_TOKEN>, or sign in to the operator dashboard at /dashboard/login.') {
+    super('admin_authentication', message, hint);
+  }
+}
+
+/** Raised when one of the operator's people calls the admin API beyond their operator role. */
+export class OperatorForbiddenError extends ApiError {
+  constructor(message: string, hint: string) {
+    super('operator_forbidden', message, hint);
   }
 }
 

@@ -55,7 +55,7 @@ export const GLOSSARY: Record<string, string> = {
   database: "ok or unreachable.",
   date_of_birth: "Date of birth, YYYY-MM-DD.",
   decided_at: "When the review was decided, or null while pending.",
-  decided_by: "Who decided the review: the dashboard's signed-in name, or admin API.",
+  decided_by: "Who decided the review: the email of the person signed in (one of the operator's people, or the merchant's), or `admin API` for the admin token.",
   delivery_status: "pending, delivered, failed (all attempts failed), not_enabled (recorded, never sent) or no_webhook_url.",
   deposit: "Methods enabled for deposits.",
   details: "The record's own fields.",

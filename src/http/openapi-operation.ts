@@ -11,7 +11,7 @@ export const DashboardSession = registry.registerComponent('securitySchemes', 'd
   type: 'apiKey',
   in: 'cookie',
   name: 'dashboard_session',
-  description: 'The dashboard session cookie (HttpOnly, SameSite=Strict), set by POST /dashboard/session; state-changing calls also send X-Dashboard-CSRF.',
+  description: "An operator's dashboard session cookie (HttpOnly, SameSite=Strict, Secure outside development), set by POST /dashboard/session; state-changing calls also send X-Dashboard-CSRF. It opens the admin API within the operator's role (403 beyond it).",
 });
 export const WalletAuth = registry.registerComponent('securitySchemes', 'checkoutClientSecret', {
   type: 'apiKey',

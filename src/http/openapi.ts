@@ -15,6 +15,7 @@ import '../wallet/openapi';
 import '../dashboard/openapi';
 import '../events/openapi';
 import '../merchant-accounts/openapi';
+import '../operator-accounts/openapi';
 import '../processor-events/openapi';
 import '../merchant-accounts/dashboard-openapi';
 

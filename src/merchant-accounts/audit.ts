@@ -1,9 +1,9 @@
-import { newId } from '../domain/ids';
+import { ID_PREFIX, newId } from '../domain/ids';
 import type { Db } from '../storage/db';
 import { insertAuditEntry, type MerchantAuditRow } from '../storage/merchant-audit-log';
-import { listMerchantUsers } from '../storage/merchant-users';
 import { pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
 import { MerchantNotFoundError } from '../http/errors';
+import { isOperator, listMerchantUsers, type AccountRow } from '../storage/merchant-users';
 import { actorName, type Actor } from './context';
 
 /** The audit log's actions: every change made through /merchant/v1 and the admin API's invitations. */
@@ -27,16 +27,36 @@ export type AuditAction =
   | 'review.approved'
   | 'review.declined'
   | 'customer.unrestricted'
-  | 'charge.refunded';
+  | 'charge.refunded'
+  | 'settings.changed'
+  | 'operator.role_changed'
+  | 'operator.removed';
 
-/** Writes one audit row; callers pass their transaction so the change and its row commit together. */
-export async function recordAudit(db: Db, entry: { merchantId: string; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {
-  await insertAuditEntry(db, { id: newId('auditEntry'), merchant_id: entry.merchantId, actor: actorName(entry.actor), action: entry.action, target: entry.target, details: entry.details ?? {} });
+/**
+ * Writes one audit row; callers pass their transaction so the change and its row commit together.
+ * `merchantId` is null for the operator's own entries (an operator invited, signed in, removed).
+ */
+export async function recordAudit(db: Db, entry: { merchantId: string | null; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {
+  const actorEmail = entry.actor.kind === 'operator' ? entry.actor.email : null;
+  await insertAuditEntry(db, { id: newId('auditEntry'), merchant_id: entry.merchantId, actor: actorName(entry.actor), actor_email: actorEmail, action: entry.action, target: entry.target, details: entry.details ?? {} });
 }
 
-/** `actor_email`: the person's email while they are in the team (null for the operator, an invitation, or someone removed since). */
+/** The actor of a person acting on their own account (a sign-in, an enrolment, a reset). */
+export function actorOfAccount(account: AccountRow): Actor {
+  return isOperator(account) ? { kind: 'operator', id: account.id, email: account.email } : { kind: 'user', id: account.id };
+}
+
+/** Who an entry's actor is, from its id's prefix: the operator's people are opr_, the merchant's usr_. */
+function actorKind(actor: string): 'person' | 'operator' | 'admin' | 'invitation' {
+  if (actor === 'admin') return 'admin';
+  if (actor.startsWith(ID_PREFIX.operatorUser)) return 'operator';
+  if (actor.startsWith(ID_PREFIX.invitation)) return 'invitation';
+  return 'person';
+}
+
+/** `actor_email`: an operator's as kept with the entry, else the person's while they are in the team (null for the admin token, an invitation, or someone removed since). */
 export function presentAuditEntry(row: MerchantAuditRow, emails: Map<string, string> = new Map()) {
-  return { id: row.id, actor: row.actor, actor_email: emails.get(row.actor) ?? null, action: row.action, target: row.target, details: row.details, at: row.created_at.toISOString() };
+  return { id: row.id, actor: row.actor, actor_kind: actorKind(row.actor), actor_email: row.actor_email ?? emails.get(row.actor) ?? null, action: row.action, target: row.target, details: row.details, at: row.created_at.toISOString() };
 }
 
 /** One page of the merchant's audit log, newest first. */

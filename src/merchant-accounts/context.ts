@@ -13,7 +13,14 @@ export interface AccountsContext {
   config: Pick<Config, 'apiBaseUrl' | 'merchantSignInThrottle'>;
 }
 
-/** Who made a change: a person of the merchant, the operator through the admin API, or an invited person before their account exists. */
-export type Actor = { kind: 'user'; id: string } | { kind: 'admin' } | { kind: 'invitation'; id: string };
+/**
+ * Who made a change: a person of the merchant, one of the operator's people (signed in to the
+ * operator dashboard), the admin token (automation on the admin API), or an invited person before
+ * their account exists.
+ */
+export type Actor = { kind: 'user'; id: string } | { kind: 'operator'; id: string; email: string } | { kind: 'admin' } | { kind: 'invitation'; id: string };
+
+/** Who acts through the admin API: one of the operator's people signed in to the dashboard, or the admin token. */
+export type AdminActor = Extract<Actor, { kind: 'operator' | 'admin' }>;
 
 export const actorName = (actor: Actor): string => (actor.kind === 'admin' ? 'admin' : actor.id);

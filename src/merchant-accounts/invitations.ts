@@ -4,16 +4,20 @@ import { AdminNotFoundError, ConflictError, ValidationError } from '../http/erro
 import { findMerchant } from '../storage/merchants';
 import { hashSecret } from '../crypto';
 import { findOpenInvitationByTokenHashUnscoped, insertMerchantInvitation, markInvitationAccepted, setInvitationPendingTotp, type MerchantInvitationRow } from '../storage/merchant-invitations';
-import { EmailTakenError, findMerchantUserByEmailUnscoped, insertMerchantUser } from '../storage/merchant-users';
-import { recordAudit } from './audit';
+import type { MerchantRole } from '../domain/merchant-roles';
+import type { OperatorRole } from '../domain/operator-roles';
+import { EmailTakenError, findAccountByEmailUnscoped, insertAccount, type AccountRow } from '../storage/merchant-users';
+import { actorOfAccount, recordAudit } from './audit';
 import { queueMail, sendQueuedMail } from './mail-outbox';
 import type { Mail } from './mailer';
 import { actorName, type AccountsContext, type Actor } from './context';
 import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentUser } from './present';
-import type { AcceptInvitationBody, InvitationBody } from './schemas';
-import { hashPassword, newOneTimeToken, newTotpSecret, totpCodeMatches, totpUri } from './secrets';
+import type { AcceptInvitationBody } from './schemas';
+import { hashPassword, newOneTimeToken, newTotpSecret, totpCodeStep, totpUri } from './secrets';
+import { TOTP_ISSUER, totpRefusal } from './totp';
 
-export const TOTP_ISSUER = 'Payments dashboard';
+/** Whom an invitation is for: a merchant's person (its merchant and a merchant role) or the operator's (no merchant, an operator role). */
+export type InvitationScope = { merchantId: string; role: MerchantRole } | { merchantId: null; role: OperatorRole };
 
 export const INVALID_INVITATION = new ValidationError(
   'Invitation not valid.',
@@ -23,26 +27,38 @@ export const INVALID_INVITATION = new ValidationError(
 const EMAIL_TAKEN_HINT = 'One email address holds one account: the person signs in with it, or uses another address.';
 
 /** The admin API's invitation: the merchant named in the path must exist (404 otherwise). */
-export async function inviteToMerchant(ctx: AccountsContext, merchantId: string, body: InvitationBody) {
+export async function inviteToMerchant(ctx: AccountsContext, merchantId: string, actor: Actor, body: { email: string; role: MerchantRole }) {
   if (!(await findMerchant(ctx.db, merchantId))) throw new AdminNotFoundError('Merchant not found.', `No merchant ${merchantId} exists.`);
-  return inviteMember(ctx, merchantId, { kind: 'admin' }, body);
+  return invite(ctx, { merchantId, role: body.role }, actor, body.email);
+}
+
+/** Invites one of the operator's people (the admin token or an operator_admin): they must enrol an authenticator to accept. */
+export function inviteOperator(ctx: AccountsContext, actor: Actor, body: { email: string; role: OperatorRole }) {
+  return invite(ctx, { merchantId: null, role: body.role }, actor, body.email);
+}
+
+/** A merchant's owner invites a person to their team (the merchant is the session's). */
+export function inviteMember(ctx: AccountsContext, merchantId: string, actor: Actor, body: { email: string; role: MerchantRole }) {
+  return invite(ctx, { merchantId, role: body.role }, actor, body.email);
 }
 
 /**
- * Invites a person to a merchant (the merchant must exist; the caller checked): the invitation, its
- * audit row and its mail commit together, then the mail is sent (and retried by the mail outbox
- * until it is). The token is in the answer and the mail only; the table keeps its hash.
+ * Invites a person (a merchant's, whose merchant the caller checked, or the operator's): the
+ * invitation, its audit row and its mail commit together, then the mail is sent (and retried by the
+ * mail outbox until it is). The token is in the answer and the mail only; the table keeps its hash.
+ * One email holds one account, whatever its scope.
  */
-export async function inviteMember(ctx: AccountsContext, merchantId: string, actor: Actor, body: InvitationBody) {
-  if (await findMerchantUserByEmailUnscoped(ctx.db, body.email)) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
+async function invite(ctx: AccountsContext, scope: InvitationScope, actor: Actor, email: string) {
+  if (await findAccountByEmailUnscoped(ctx.db, email)) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
   const { token, hash } = newOneTimeToken();
+  const merchantId = scope.merchantId;
   const acceptUrl = linkWithToken(ctx.config.apiBaseUrl, ACCEPT_INVITATION_PATH, token);
   const { invitation, mailId } = await ctx.db.transaction(async (trx) => {
     const row = await insertMerchantInvitation(trx, {
       id: newId('invitation'),
       merchant_id: merchantId,
-      email: body.email,
-      role: body.role,
+      email,
+      role: scope.role,
       token_hash: hash,
       expires_at: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
       invited_by: actorName(actor),
@@ -86,37 +102,41 @@ export async function acceptInvitation(ctx: AccountsContext, body: AcceptInvitat
   return ctx.db.transaction(async (trx) => {
     const invitation = await findOpenInvitationByTokenHashUnscoped(trx, hashSecret(body.token), true);
     if (!invitation) throw INVALID_INVITATION;
-    const totp = await confirmedTotp(ctx, invitation, body.totp_code);
-    const id = newId('merchantUser');
-    const user = await insertMerchantUser(trx, {
-      id,
-      merchant_id: invitation.merchant_id,
-      email: invitation.email,
-      role: invitation.role,
-      password_hash: passwordHash,
-      totp_secret_sealed: totp,
-      totp_enabled_at: totp ? new Date() : null,
-    }).catch((error: unknown) => {
+    // Never null for an operator's invitation: confirmedTotp refuses one without a code.
+    const totp = confirmedTotp(ctx, invitation, body.totp_code);
+    const common = { email: invitation.email, password_hash: passwordHash, totp_enabled_at: totp ? new Date() : null, totp_last_step: totp?.step ?? null };
+    const user: AccountRow = await (invitation.merchant_id === null
+      ? insertAccount(trx, { ...common, id: newId('operatorUser'), merchant_id: null, role: invitation.role as OperatorRole, totp_secret_sealed: totp!.sealed })
+      : insertAccount(trx, { ...common, id: newId('merchantUser'), merchant_id: invitation.merchant_id, role: invitation.role as MerchantRole, totp_secret_sealed: totp?.sealed ?? null })
+    ).catch((error: unknown) => {
       if (error instanceof EmailTakenError) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
       throw error;
     });
     await markInvitationAccepted(trx, invitation.id);
-    await recordAudit(trx, { merchantId: invitation.merchant_id, actor: { kind: 'user', id }, action: 'invitation.accepted', target: invitation.id, details: { role: user.role, totp_enabled: totp !== null } });
+    await recordAudit(trx, { merchantId: invitation.merchant_id, actor: actorOfAccount(user), action: 'invitation.accepted', target: invitation.id, details: { role: user.role, totp_enabled: totp !== null } });
     return { user: presentUser(user) };
   });
 }
 
-/** The sealed secret to enable, when a code came with the acceptance; a wrong code is refused rather than ignored. */
-async function confirmedTotp(ctx: AccountsContext, invitation: MerchantInvitationRow, code: string | undefined): Promise<string | null> {
-  if (code === undefined) return null;
+/**
+ * The sealed secret to enable and the step its code used (so the code cannot sign in too), when a
+ * code came with the acceptance; a wrong code is refused rather than ignored. The operator's people
+ * must send one: they act on every merchant.
+ */
+function confirmedTotp(ctx: AccountsContext, invitation: MerchantInvitationRow, code: string | undefined): { sealed: string; step: number } | null {
   const sealed = invitation.pending_totp_secret_sealed;
+  if (code === undefined) {
+    if (invitation.merchant_id === null) throw new ValidationError('Authenticator required.', "The operator's people enrol an authenticator app: start it with POST /merchant/v1/invitations/totp, then send its code as totp_code.");
+    return null;
+  }
   if (!sealed) throw new ValidationError('No authenticator enrolment was started.', 'Start it with POST /merchant/v1/invitations/totp, or accept without totp_code.');
-  if (!(await totpCodeMatches(ctx.sealer.open(sealed), code))) throw new ValidationError('Authenticator code is wrong.', 'Enter the current six-digit code of the app you enrolled.');
-  return sealed;
+  const step = totpCodeStep(ctx.sealer.open(sealed), code);
+  if (step === null) throw totpRefusal('wrong');
+  return { sealed, step };
 }
 
 /** What the invitation page shows: the open invitation's email and role, or null when the link is not valid. */
-export async function describeInvitation(ctx: AccountsContext, token: string): Promise<{ email: string; role: string } | null> {
+export async function describeInvitation(ctx: AccountsContext, token: string): Promise<{ email: string; role: string; operator: boolean } | null> {
   const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
-  return invitation ? { email: invitation.email, role: invitation.role } : null;
+  return invitation ? { email: invitation.email, role: invitation.role, operator: invitation.merchant_id === null } : null;
 }

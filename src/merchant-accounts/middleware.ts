@@ -72,7 +72,8 @@ function csrfMatches(presented: string | undefined, expected: string): boolean {
   return !!presented && hashesEqual(Buffer.from(presented), Buffer.from(expected));
 }
 
-function cookieValue(req: Request, name: string): string | null {
+/** A cookie of the request by name (no cookie parser: the dashboards read one cookie each). */
+export function cookieValue(req: Request, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=');
     if (key === name) return value.join('=');

@@ -41,11 +41,14 @@ export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
     const invitation = token ? await describeInvitation(ctx, token) : null;
     send(res, {
       title: 'Join the payments dashboard',
-      lines: invitation ? [`You are invited as ${invitation.role}, signing in as ${invitation.email}.`, 'Choose your password; you may also enrol an authenticator app.'] : ['This invitation link is used, expired or unknown. Ask an owner of the account for a new one.'],
+      lines: invitation
+        ? [`You are invited as ${invitation.role}, signing in as ${invitation.email}.`, invitation.operator ? 'Choose your password and enrol an authenticator app: the operator dashboard asks for its code at every sign-in.' : 'Choose your password; you may also enrol an authenticator app.']
+        : ['This invitation link is used, expired or unknown. Ask an owner of the account for a new one.'],
       token: invitation ? token : null,
       submitPath: '/merchant/v1/invitations/accept',
       totpPath: '/merchant/v1/invitations/totp',
-      done: 'Your account is ready: sign in to the dashboard.',
+      done: invitation?.operator ? 'Your account is ready: sign in at /dashboard/login.' : 'Your account is ready: sign in to the dashboard.',
+      totpRequired: invitation?.operator ?? false,
     });
   });
 

@@ -16,23 +16,26 @@ export interface LinkPage {
   totpPath: string;
   /** What the page says once the password is saved. */
   done: string;
+  /** The authenticator is not optional (the operator's people): the code field is required. */
+  totpRequired?: boolean;
 }
 
 /**
  * The page a mailed link opens (invitation or password reset): a password of at least
- * MIN_PASSWORD_LENGTH characters and an optional authenticator enrolment. The script is inline,
+ * MIN_PASSWORD_LENGTH characters and an authenticator enrolment (optional, or required for the operator's people). The script is inline,
  * allowed by a per-answer nonce; it writes only text (textContent), never markup.
  */
 export function renderLinkPage(page: LinkPage, nonce: string): string {
   const e = escapeHtml;
+  const totp = page.totpRequired ? { legend: 'Authenticator app (required)', required: ' required' } : { legend: 'Authenticator app (optional)', required: '' };
   const form = page.token === null
     ? ''
     : `<form id="f" data-token="${e(page.token)}" data-submit="${e(page.submitPath)}" data-totp="${e(page.totpPath)}" data-done="${e(page.done)}">
   <label>Password (at least ${MIN_PASSWORD_LENGTH} characters) <input id="password" type="password" minlength="${MIN_PASSWORD_LENGTH}" maxlength="200" required autocomplete="new-password"></label>
-  <fieldset><legend>Authenticator app (optional)</legend>
+  <fieldset><legend>${totp.legend}</legend>
     <button type="button" id="enrol">Enrol an authenticator app</button>
     <p id="secret" hidden></p>
-    <label>Code <input id="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code"></label>
+    <label>Code <input id="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code"${totp.required}></label>
   </fieldset>
   <button type="submit">Save</button>
   <p id="result" role="status"></p>

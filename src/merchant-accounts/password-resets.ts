@@ -3,8 +3,8 @@ import { hashSecret } from '../crypto';
 import { ValidationError } from '../http/errors';
 import { claimPasswordResetUnscoped, countRecentPasswordResets, findOpenPasswordResetUnscoped, insertPasswordReset } from '../storage/merchant-password-resets';
 import { revokeUserSessions } from '../storage/merchant-sessions';
-import { findMerchantUserByEmailUnscoped, findMerchantUserByIdUnscoped, updateMerchantUser } from '../storage/merchant-users';
-import { recordAudit } from './audit';
+import { findAccountByEmailUnscoped, findAccountByIdUnscoped, updateAccountCredentialsUnscoped } from '../storage/merchant-users';
+import { actorOfAccount, recordAudit } from './audit';
 import { queueMail, sendQueuedMail } from './mail-outbox';
 import type { AccountsContext } from './context';
 import { linkWithToken, RESET_PASSWORD_PATH } from './present';
@@ -15,12 +15,12 @@ import { confirmTotp } from './totp';
 const INVALID_RESET = new ValidationError('Reset link not valid.', 'The link is used, expired or unknown: ask for a new one with POST /merchant/v1/password-resets.');
 
 /**
- * Mails a one-time reset link when the email has an account, at most
+ * Mails a one-time reset link when the email has an account (a merchant's person or an operator), at most
  * MAX_PASSWORD_RESET_MAILS_PER_HOUR an hour. The answer is the same either way, so it tells nobody
  * which emails have accounts.
  */
 export async function requestPasswordReset(ctx: AccountsContext, email: string): Promise<void> {
-  const user = await findMerchantUserByEmailUnscoped(ctx.db, email);
+  const user = await findAccountByEmailUnscoped(ctx.db, email);
   if (!user) return;
   if ((await countRecentPasswordResets(ctx.db, user.id)) >= MAX_PASSWORD_RESET_MAILS_PER_HOUR) {
     ctx.logger.warn({ user_id: user.id }, 'password reset mail not sent: hourly limit reached');
@@ -32,7 +32,7 @@ export async function requestPasswordReset(ctx: AccountsContext, email: string):
   const text = [`Someone asked to reset the password of ${user.email} on the payments dashboard.`, '', `Choose a new one here (the link works once, for ${PASSWORD_RESET_MINUTES} minutes):`, link, '', 'If it was not you, ignore this mail.'].join('\n');
   const mailId = await ctx.db.transaction(async (trx) => {
     await insertPasswordReset(trx, { token_hash: hash, user_id: user.id, expires_at: expiresAt });
-    await recordAudit(trx, { merchantId: user.merchant_id, actor: { kind: 'user', id: user.id }, action: 'password.reset_requested', target: user.id });
+    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'password.reset_requested', target: user.id });
     return queueMail(trx, ctx.sealer, { to: user.email, subject: 'Reset your payments dashboard password', text }, expiresAt);
   });
   await sendQueuedMail(ctx, mailId);
@@ -47,12 +47,12 @@ export async function resetPassword(ctx: AccountsContext, body: PasswordResetBod
   await ctx.db.transaction(async (trx) => {
     const claim = await claimPasswordResetUnscoped(trx, hashSecret(body.token));
     if (!claim) throw INVALID_RESET;
-    const user = await findMerchantUserByIdUnscoped(trx, claim.user_id);
+    const user = await findAccountByIdUnscoped(trx, claim.user_id);
     if (!user) throw INVALID_RESET;
-    await updateMerchantUser(trx, user.merchant_id, user.id, { password_hash: passwordHash });
+    await updateAccountCredentialsUnscoped(trx, user.id, { password_hash: passwordHash });
     if (body.totp_code !== undefined) await confirmTotp(ctx, trx, user.id, body.totp_code);
     await revokeUserSessions(trx, user.id);
-    await recordAudit(trx, { merchantId: user.merchant_id, actor: { kind: 'user', id: user.id }, action: 'password.reset', target: user.id });
+    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'password.reset', target: user.id });
   });
   return { password_reset: true };
 }
@@ -60,6 +60,6 @@ export async function resetPassword(ctx: AccountsContext, body: PasswordResetBod
 /** What the reset page shows: the email of an open reset link, or null when the link is not valid. */
 export async function describePasswordReset(ctx: AccountsContext, token: string): Promise<{ email: string } | null> {
   const reset = await findOpenPasswordResetUnscoped(ctx.db, hashSecret(token));
-  const user = reset && (await findMerchantUserByIdUnscoped(ctx.db, reset.user_id));
+  const user = reset && (await findAccountByIdUnscoped(ctx.db, reset.user_id));
   return user ? { email: user.email } : null;
 }

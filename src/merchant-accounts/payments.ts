@@ -6,9 +6,7 @@ import { MerchantNotFoundError } from '../http/errors';
 import { listPage } from '../readback/list-page';
 import { presentStoredCheckout } from '../readback/service';
 import { findCharge } from '../storage/charges';
-import { setRefundRequester } from '../storage/refunds';
 import { pageChargeSearch, pageCheckoutSearch } from '../storage/pages';
-import { recordAudit } from './audit';
 import { asMerchantNotFound } from './developers';
 import type { MerchantSession } from './sessions';
 
@@ -52,16 +50,9 @@ export async function merchantTimeline(deps: AppDeps, merchantId: string, id: st
   return timeline;
 }
 
-/** The dashboard refund (owners): the same rules, result and event as the operator's; the refund row and the audit log name the person. */
+/** The dashboard refund (owners): the same rules, result and event as the operator's; the refund row and the audit entry name the person, committed with the refund. */
 export async function refundMerchantCharge(deps: AppDeps, session: MerchantSession, chargeId: string) {
-  const merchantId = session.merchant.id;
-  const charge = await findCharge(deps.db, merchantId, chargeId);
-  if (!charge) throw new MerchantNotFoundError('Charge not found.', `No charge ${chargeId} in this account.`);
-  const refunded = await refundCharge(deps, chargeId, { merchantId }, 'dashboard');
-  // The refund row names the person too, with its audit entry.
-  await deps.db.transaction(async (trx) => {
-    await setRefundRequester(trx, merchantId, chargeId, session.user.email);
-    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'charge.refunded', target: chargeId, details: { amount_cents: charge.amount_cents, checkout_id: charge.checkout_id } });
-  });
-  return refunded;
+  // Another merchant's charge is a 404 like a missing one, the dashboard's answer (not the public refund's).
+  if (!(await findCharge(deps.db, session.merchant.id, chargeId))) throw new MerchantNotFoundError('Charge not found.', `No charge ${chargeId} in this account.`);
+  return refundCharge(deps, chargeId, { merchantId: session.merchant.id }, 'dashboard', undefined, { email: session.user.email, actor: { kind: 'user', id: session.user.id } });
 }

@@ -1,7 +1,7 @@
 import type { MerchantInvitationRow } from '../storage/merchant-invitations';
-import type { MerchantUserRow } from '../storage/merchant-users';
+import type { AccountRow } from '../storage/merchant-users';
 
-export function presentUser(user: MerchantUserRow) {
+export function presentUser(user: AccountRow) {
   return { id: user.id, email: user.email, role: user.role, totp_enabled: user.totp_enabled_at !== null, created_at: user.created_at.toISOString() };
 }
 

@@ -46,26 +46,37 @@ export function newTotpSecret(): string {
   return new Secret({ size: 20 }).base32;
 }
 
+const TOTP_PERIOD_SECONDS = 30;
+
 /** RFC 6238 defaults every authenticator app takes: SHA-1, 6 digits, 30-second steps. */
 function totpOf(secret: string, label = '', issuer = ''): TOTP {
-  return new TOTP({ issuer, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+  return new TOTP({ issuer, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD_SECONDS });
 }
 
 export function totpUri(secret: string, email: string, issuer: string): string {
   return totpOf(secret, email, issuer).toString();
 }
 
-/** The current code of a secret (tests act as the authenticator app with it). */
-export function currentTotpCode(secret: string): string {
-  return totpOf(secret).generate();
+/**
+ * The code of a secret now, or `stepOffset` 30-second steps from now (tests act as the
+ * authenticator app with it; a code is used once, so a second sign-in within one step takes the
+ * next step's code, which the drift window accepts).
+ */
+export function currentTotpCode(secret: string, stepOffset = 0): string {
+  return totpOf(secret).generate({ timestamp: Date.now() + stepOffset * TOTP_PERIOD_SECONDS * 1000 });
 }
 
-/** A six-digit code of the secret, accepting the neighbouring 30-second step either side for clock drift. */
-export function totpCodeMatches(secret: string, code: string): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
+/**
+ * The time step of a six-digit code of the secret, accepting the neighbouring step either side for
+ * clock drift, or null when the code is not the secret's. The caller spends the step
+ * (claimTotpStepUnscoped), so each code works once.
+ */
+export function totpCodeStep(secret: string, code: string, now = Date.now()): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
   try {
-    return totpOf(secret).validate({ token: code, window: 1 }) !== null;
+    const delta = totpOf(secret).validate({ token: code, window: 1, timestamp: now });
+    return delta === null ? null : Math.floor(now / 1000 / TOTP_PERIOD_SECONDS) + delta;
   } catch {
-    return false;
+    return null;
   }
 }

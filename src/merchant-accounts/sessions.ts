@@ -3,13 +3,14 @@ import { hashSecret } from '../crypto';
 import { MerchantForbiddenError, MerchantSessionError } from '../http/errors';
 import { findLiveSessionUnscoped, insertMerchantSession, revokeMerchantSession, type SessionMerchant } from '../storage/merchant-sessions';
 import { findMerchant } from '../storage/merchants';
-import { findMerchantUserByEmailUnscoped, type MerchantUserRow } from '../storage/merchant-users';
-import { recordAudit } from './audit';
+import { findMerchantUserByEmailUnscoped, type AccountRow, type MerchantUserRow } from '../storage/merchant-users';
+import { actorOfAccount, recordAudit } from './audit';
 import type { AccountsContext } from './context';
 import { presentUser } from './present';
 import type { SignInBody } from './schemas';
-import { csrfTokenOf, decoyPasswordHash, newOneTimeToken, passwordMatches, totpCodeMatches } from './secrets';
-import { SignInThrottle } from './sign-in-throttle';
+import { csrfTokenOf, decoyPasswordHash, newOneTimeToken, passwordMatches } from './secrets';
+import type { SignInThrottle } from './sign-in-throttle';
+import { spendTotpCode, TOTP_CODE_USED, TOTP_CODE_USED_HINT, TOTP_CODE_WRONG } from './totp';
 
 export const SESSION_SECONDS = MERCHANT_SESSION_HOURS * 3600;
 
@@ -21,24 +22,47 @@ export interface MerchantSession {
   csrfToken: string;
 }
 
-const WRONG_CREDENTIALS = 'Email or password is wrong.';
+export const WRONG_CREDENTIALS = 'Email or password is wrong.';
 
 /**
- * Signs a person in: the throttle first (before any password work), then the password (verified
- * against a decoy hash when no account has the email, so timing tells nothing), then the
- * authenticator code when the person enrolled one. Owners of production merchants must have
- * enrolled one. Answers the session's token (for the cookie) and the answer's body.
+ * The checks every sign-in makes, merchant's or operator's: the throttle first (before any
+ * password work), then the password (verified against a decoy hash when no account has the email,
+ * so timing tells nothing), then the authenticator code when the person enrolled one, spent so it
+ * works once. `find` looks the person up in the sign-in's scope. A right password forgets the
+ * account's failures.
  */
-export async function signIn(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody) {
+export async function authenticate<Row extends AccountRow>(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody, find: (email: string) => Promise<Row | undefined>): Promise<Row> {
   const keys = throttle.keysFor(body.email, clientAddress);
   await throttle.admit(keys);
-  const user = await findMerchantUserByEmailUnscoped(ctx.db, body.email);
+  const user = await find(body.email);
   const passwordOk = await passwordMatches(user?.password_hash ?? (await decoyPasswordHash()), body.password);
   if (!user || !passwordOk) throw await throttle.fail(keys, new MerchantSessionError(WRONG_CREDENTIALS));
   if (user.totp_secret_sealed) {
     if (body.totp_code === undefined) throw new MerchantSessionError('Authenticator code required.', 'Send totp_code: the six-digit code of your authenticator app.');
-    if (!(await totpCodeMatches(ctx.sealer.open(user.totp_secret_sealed), body.totp_code))) throw await throttle.fail(keys, new MerchantSessionError('Authenticator code is wrong.'));
+    const check = await spendTotpCode(ctx, ctx.db, user.id, user.totp_secret_sealed, body.totp_code);
+    if (check === 'used') throw await throttle.fail(keys, new MerchantSessionError(TOTP_CODE_USED, TOTP_CODE_USED_HINT));
+    if (check === 'wrong') throw await throttle.fail(keys, new MerchantSessionError(TOTP_CODE_WRONG));
   }
+  await throttle.succeed(keys);
+  return user;
+}
+
+/** Starts a server-side session for the person and records it; answers the session's token (for the cookie). */
+export async function startSession(ctx: AccountsContext, user: AccountRow, clientAddress: string, seconds: number): Promise<string> {
+  const { token, hash } = newOneTimeToken();
+  await ctx.db.transaction(async (trx) => {
+    await insertMerchantSession(trx, { token_hash: hash, user_id: user.id, expires_at: new Date(Date.now() + seconds * 1000) });
+    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'session.created', target: user.id, details: { client_address: clientAddress } });
+  });
+  return token;
+}
+
+/**
+ * Signs a merchant's person in (authenticate). Owners of production merchants must have enrolled
+ * an authenticator. Answers the session's token (for the cookie) and the answer's body.
+ */
+export async function signIn(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody) {
+  const user = await authenticate(ctx, throttle, clientAddress, body, (email) => findMerchantUserByEmailUnscoped(ctx.db, email));
   const merchant = await findMerchant(ctx.db, user.merchant_id);
   if (!merchant) throw new MerchantSessionError(WRONG_CREDENTIALS);
   if (merchant.environment === 'production' && user.role === 'owner' && !user.totp_secret_sealed) {
@@ -47,12 +71,7 @@ export async function signIn(ctx: AccountsContext, throttle: SignInThrottle, cli
       'Enrol one from a password reset link (POST /merchant/v1/password-resets, then the page the mail links to), then sign in with totp_code.',
     );
   }
-  await throttle.succeed(keys);
-  const { token, hash } = newOneTimeToken();
-  await ctx.db.transaction(async (trx) => {
-    await insertMerchantSession(trx, { token_hash: hash, user_id: user.id, expires_at: new Date(Date.now() + SESSION_SECONDS * 1000) });
-    await recordAudit(trx, { merchantId: user.merchant_id, actor: { kind: 'user', id: user.id }, action: 'session.created', target: user.id, details: { client_address: clientAddress } });
-  });
+  const token = await startSession(ctx, user, clientAddress, SESSION_SECONDS);
   const sessionMerchant: SessionMerchant = { id: merchant.id, name: merchant.name, environment: merchant.environment };
   return { token, body: { user: presentUser(user), merchant: sessionMerchant, csrf_token: csrfTokenOf(token) } };
 }

@@ -4,10 +4,13 @@ import { ADMIN_IDEMPOTENCY_SCOPE, idempotent } from '../http/idempotency';
 import type { AppDeps } from '../app-deps';
 import { targetPolicy } from '../webhooks/target';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from './schemas';
-import { changeSettings, getMerchant, issueKey, listKeys, onboardMerchant, presentMerchant, revokeKey, rollSigningSecret, type MerchantServiceOptions } from './service';
+import { adminActorOf } from '../dashboard/session';
+import { changeSettingsAsOperator, issueKeyAsOperator, revokeKeyAsOperator, rollSigningSecretAsOperator } from '../operator-accounts/actions';
+import { getMerchant, listKeys, onboardMerchant, presentMerchant, type MerchantServiceOptions } from './service';
 
-/** Admin routes for merchants; mounted under /admin/v1 behind the admin token. */
-export function merchantAdminRoutes({ db, config, sealer, resolveHost }: AppDeps): Router {
+/** Admin routes for merchants; mounted under /admin/v1 behind the admin token or an operator session (changes go to the merchant's audit log). */
+export function merchantAdminRoutes(deps: AppDeps): Router {
+  const { db, config, sealer, resolveHost } = deps;
   const router = Router();
   const options: MerchantServiceOptions = { sealer, webhookPolicy: targetPolicy(config), resolveHost };
 
@@ -22,13 +25,13 @@ export function merchantAdminRoutes({ db, config, sealer, resolveHost }: AppDeps
 
   router.patch('/merchants/:id/settings', async (req, res) => {
     const patch = parseOrThrow(SettingsPatchBody, req.body);
-    res.json(await changeSettings(db, options, req.params.id!, patch));
+    res.json(await changeSettingsAsOperator(deps, options, adminActorOf(req), req.params.id!, patch));
   });
 
   // With an Idempotency-Key a retried roll answers the secret of the first, rolled once.
   router.post('/merchants/:id/webhook_secret/roll', idempotent({ db, sealer }, { scope: ADMIN_IDEMPOTENCY_SCOPE }), async (req, res) => {
     const body = parseOrThrow(RollSigningSecretBody, req.body ?? {});
-    res.status(201).json(await rollSigningSecret(db, sealer, req.params.id as string, body));
+    res.status(201).json(await rollSigningSecretAsOperator(deps, adminActorOf(req), req.params.id as string, body));
   });
 
   router.get('/merchants/:id/api_keys', async (req, res) => {
@@ -37,12 +40,12 @@ export function merchantAdminRoutes({ db, config, sealer, resolveHost }: AppDeps
 
   router.post('/merchants/:id/api_keys', async (req, res) => {
     parseEmptyBody(req.body);
-    res.status(201).json(await issueKey(db, req.params.id!));
+    res.status(201).json(await issueKeyAsOperator(deps, adminActorOf(req), req.params.id!));
   });
 
   router.delete('/merchants/:id/api_keys/:keyPrefix', async (req, res) => {
     parseEmptyBody(req.body);
-    await revokeKey(db, req.params.id!, req.params.keyPrefix!);
+    await revokeKeyAsOperator(deps, adminActorOf(req), req.params.id!, req.params.keyPrefix!);
     res.json({ key_prefix: req.params.keyPrefix, revoked: true });
   });
 

@@ -4,7 +4,9 @@ import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { ReviewDecision } from '../../workflows/contract';
-import { decideReview, listReviewsForOperator } from './service';
+import { adminActorOf } from '../dashboard/session';
+import { decideReviewAsOperator } from '../operator-accounts/actions';
+import { listReviewsForOperator } from './service';
 
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
@@ -15,7 +17,7 @@ const ReviewListQuery = z.object({
   order: z.enum(['oldest', 'newest']).default('oldest'),
 });
 
-/** Reviewers list and decide withdrawal reviews; the decision goes to the paused checkout workflow. */
+/** Reviewers list and decide withdrawal reviews; the decision goes to the paused checkout workflow and names the operator who made it. */
 export function reviewAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
@@ -28,7 +30,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     (decision: ReviewDecision): RequestHandler =>
     async (req, res) => {
       parseEmptyBody(req.body);
-      res.json(await decideReview(deps, String(req.params.id), decision, req.operator ?? 'admin API'));
+      res.json(await decideReviewAsOperator(deps, adminActorOf(req), String(req.params.id), decision));
     };
 
   router.post('/reviews/:id/approve', decide('approved'));

@@ -2,8 +2,11 @@ import type { Db } from './db';
 
 export interface MerchantAuditRow {
   id: string;
-  merchant_id: string;
+  /** Null for the operator's own entries (an operator invited, signed in or removed). */
+  merchant_id: string | null;
   actor: string;
+  /** The email of an operator actor, kept with the entry: operators are no merchant's team and may be removed later. */
+  actor_email: string | null;
   action: string;
   target: string | null;
   details: Record<string, unknown>;

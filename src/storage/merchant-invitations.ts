@@ -1,11 +1,13 @@
 import type { MerchantRole } from '../domain/merchant-roles';
+import type { OperatorRole } from '../domain/operator-roles';
 import type { Db } from './db';
 
+/** An invitation to a merchant (merchant_id and a merchant role) or to the operator's people (no merchant, an operator role). */
 export interface MerchantInvitationRow {
   id: string;
-  merchant_id: string;
+  merchant_id: string | null;
   email: string;
-  role: MerchantRole;
+  role: MerchantRole | OperatorRole;
   token_hash: Buffer;
   expires_at: Date;
   accepted_at: Date | null;

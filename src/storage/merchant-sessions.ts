@@ -1,4 +1,4 @@
-import type { MerchantUserRow } from './merchant-users';
+import type { MerchantUserRow, OperatorUserRow } from './merchant-users';
 import type { Db } from './db';
 
 /** Inserts a session, and deletes the person's sessions that have expired or were revoked since they would have: the table holds live sessions and few others. */
@@ -29,6 +29,20 @@ export async function findLiveSessionUnscoped(db: Db, tokenHash: Buffer): Promis
   if (!row) return undefined;
   const { merchant_name: name, merchant_environment: environment, ...user } = row;
   return { user, merchant: { id: user.merchant_id, name, environment } };
+}
+
+/**
+ * The live session with this token hash when its person is one of the operator's (no merchant):
+ * a merchant's session never opens the operator dashboard. Not merchant-scoped.
+ */
+export async function findLiveOperatorSessionUnscoped(db: Db, tokenHash: Buffer): Promise<OperatorUserRow | undefined> {
+  return db('merchant_sessions as s')
+    .join('merchant_users as u', 'u.id', 's.user_id')
+    .where('s.token_hash', tokenHash)
+    .whereNull('u.merchant_id')
+    .whereNull('s.revoked_at')
+    .where('s.expires_at', '>', db.fn.now())
+    .first<OperatorUserRow | undefined>('u.*');
 }
 
 /** Revokes one session; false when it was not live. */

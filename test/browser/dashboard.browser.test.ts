@@ -7,6 +7,9 @@ import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
 import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium, screenshotsAtBothWidths, toastShows } from '../support/browser';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
+import { currentTotpCode } from '../../src/merchant-accounts/secrets';
+import { PASSWORD, uniqueEmail } from '../support/merchant-accounts';
+import { acceptOperatorInvitation, inviteOperator } from '../support/operators';
 
 /**
  * The dashboard driven by a real browser (Debian's chromium through playwright-core) against
@@ -18,7 +21,8 @@ let browser: Browser;
 let context: BrowserContext;
 let receiver: WebhookReceiver;
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/dashboard');
-const REVIEWER = 'Grace Reviewer';
+/** The email of the operator the last signIn() signed in (recorded with their decisions). */
+let reviewer = '';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 const TIMEOUT = 30_000;
 
@@ -36,15 +40,25 @@ beforeEach(async () => {
 });
 afterEach(async () => context.close());
 
+/** Fills the sign-in form. */
+async function fillSignIn(page: Page, email: string, password: string, code: string): Promise<void> {
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Authenticator code').fill(code);
+}
+
+/** A new operator_admin (invited with the admin token, accepted with an authenticator) signs in through the page. */
 async function signIn(): Promise<Page> {
+  reviewer = uniqueEmail('reviewer');
+  const invited = await inviteOperator(service, reviewer, 'operator_admin');
+  const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
   const page = await context.newPage();
   await page.goto(`${service.baseUrl}/dashboard/reviews`);
   await page.waitForURL('**/dashboard/login');
-  await page.getByLabel('Your name').fill(REVIEWER);
-  await page.getByLabel('Admin token').fill(service.adminToken);
+  await fillSignIn(page, reviewer, PASSWORD, currentTotpCode(secret, 1));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL('**/dashboard/reviews');
-  await page.locator('#who').filter({ hasText: REVIEWER }).waitFor();
+  await page.locator('#who').filter({ hasText: reviewer }).waitFor();
   return page;
 }
 
@@ -55,8 +69,7 @@ async function signInAnswered(answer: { status: number; body: unknown }): Promis
     route.request().method() === 'POST' ? route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.body) }) : route.continue(),
   );
   await page.goto(`${service.baseUrl}/dashboard/login`);
-  await page.getByLabel('Your name').fill(REVIEWER);
-  await page.getByLabel('Admin token').fill('not-the-token');
+  await fillSignIn(page, 'someone@example.com', 'not the password', '123456');
   await page.getByRole('button', { name: 'Sign in' }).click();
   return page;
 }
@@ -74,33 +87,31 @@ async function pausedWithdrawal(shop: Shop, amount: number, card = '424242424242
 }
 
 describe('dashboard', () => {
-  it('the sign-in page refuses a wrong admin token, and fits a 390 px phone', async () => {
+  it('the sign-in page refuses a wrong password, and fits a 390 px phone', async () => {
     const page = await context.newPage();
     await page.goto(`${service.baseUrl}/dashboard/login`);
-    await page.getByLabel('Your name').fill(REVIEWER);
-    await page.getByLabel('Admin token').fill('not-the-admin-token');
+    await fillSignIn(page, uniqueEmail('nobody'), 'not the password', '123456');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByText('That admin token is not valid.').waitFor();
+    await page.getByText('Email or password is wrong.').waitFor();
     expect(page.url()).toMatch(/\/dashboard\/login$/);
     await screenshotsAtBothWidths(page, ARTIFACTS, 'login');
   });
 
   it('a refused sign-in shows its hint, such as how long a throttled address waits', async () => {
-    const page = await signInAnswered({ status: 429, body: { error: 'Too many wrong admin tokens from this address.', hint: 'Try again in 42 seconds.' } });
-    await page.locator('#error').filter({ hasText: 'Too many wrong admin tokens from this address. Try again in 42 seconds.' }).waitFor();
+    const page = await signInAnswered({ status: 429, body: { error: 'Too many failed sign-ins for this account.', hint: 'Try again in 42 seconds.' } });
+    await page.locator('#error').filter({ hasText: 'Too many failed sign-ins for this account. Try again in 42 seconds.' }).waitFor();
     expect(page.url()).toMatch(/\/dashboard\/login$/);
   });
 
-  it('the sign-in form submitted before its script runs never puts the admin token in the address', async () => {
+  it('the sign-in form submitted before its script runs never puts the password in the address', async () => {
     const noScript = await browser.newContext({ javaScriptEnabled: false });
     try {
       const page = await noScript.newPage();
       await page.goto(`${service.baseUrl}/dashboard/login`);
-      await page.getByLabel('Your name').fill(REVIEWER);
-      await page.getByLabel('Admin token').fill(service.adminToken);
+      await fillSignIn(page, 'someone@example.com', 'a-secret-password-0123', '123456');
       await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Sign in' }).click()]);
-      expect(page.url()).not.toContain(encodeURIComponent(service.adminToken));
-      expect(page.url()).not.toContain('token=');
+      expect(page.url()).not.toContain('a-secret-password-0123');
+      expect(page.url()).not.toContain('password=');
     } finally {
       await noScript.close();
     }
@@ -143,12 +154,12 @@ describe('dashboard', () => {
     await toastShows(page, 'Review declined.');
 
     const rows = await service.deps.db('reviews').whereIn('id', [first.reviewId, second.reviewId]).orderBy('amount_cents');
-    expect(rows.map((r) => [r.status, r.decided_by])).toEqual([['approved', REVIEWER], ['declined', REVIEWER]]);
+    expect(rows.map((r) => [r.status, r.decided_by])).toEqual([['approved', reviewer], ['declined', reviewer]]);
     await waitFor(async () => (await service.deps.db('charges').where({ checkout_id: first.checkout.id })).length === 1);
     expect(await service.deps.db('charges').where({ checkout_id: second.checkout.id })).toHaveLength(0);
 
     await page.goto(`${service.baseUrl}/dashboard/reviews?status=approved`);
-    await page.locator(`[data-review="${first.reviewId}"]`).filter({ hasText: `approved by ${REVIEWER}` }).waitFor();
+    await page.locator(`[data-review="${first.reviewId}"]`).filter({ hasText: `approved by ${reviewer}` }).waitFor();
     expect(errors).toEqual([]);
   });
 
@@ -226,6 +237,46 @@ describe('dashboard', () => {
     await page.reload();
     await page.getByRole('button', { name: 'Save settings' }).waitFor();
     expect(await page.locator('.secrets').count()).toBe(0);
+
+    // Invites a person to the merchant; the invitation and its audit entry name the operator.
+    const invitee = uniqueEmail('invitee');
+    const inviteForm = page.locator('form.invite');
+    await inviteForm.getByLabel('Email').fill(invitee);
+    await inviteForm.getByLabel('Role').selectOption('developer');
+    await inviteForm.getByRole('button', { name: 'Send invitation' }).click();
+    await toastShows(page, 'Invitation sent.');
+    await inviteForm.locator('[role=status]').filter({ hasText: `Invited ${invitee} as developer` }).waitFor();
+    const invitation = await service.deps.db('merchant_invitations').where({ email: invitee }).first();
+    expect([invitation.merchant_id, invitation.role]).toEqual([shop.merchant.id, 'developer']);
+    const entry = await service.deps.db('merchant_audit_log').where({ action: 'invitation.created', target: invitation.id }).first();
+    expect([entry.actor, entry.actor_email]).toEqual([invitation.invited_by, reviewer]);
+  });
+
+  it('an operator_admin invites an operator, changes a role and removes a person on the Operators page', async () => {
+    const colleague = uniqueEmail('colleague');
+    await acceptOperatorInvitation(service, (await inviteOperator(service, colleague, 'operator_viewer')).body.accept_url);
+    const colleagueRow = async () => service.deps.db('merchant_users').where({ email: colleague }).first();
+    const page = await signIn();
+    await page.goto(`${service.baseUrl}/dashboard/operators`);
+    const card = page.locator('li[data-operator]').filter({ hasText: colleague });
+    await card.waitFor();
+    await screenshotsAtBothWidths(page, ARTIFACTS, 'operators');
+    await card.getByLabel(`Role of ${colleague}`).selectOption('operator_reviewer');
+    await toastShows(page, `${colleague} is now operator_reviewer.`);
+    expect((await colleagueRow()).role).toBe('operator_reviewer');
+
+    const invitee = uniqueEmail('invitee');
+    await page.getByLabel('Email').fill(invitee);
+    await page.locator('form.invite').getByLabel('Role').selectOption('operator_viewer');
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await toastShows(page, 'Invitation sent.');
+    const invitation = await service.deps.db('merchant_invitations').where({ email: invitee }).first();
+    expect([invitation.merchant_id, invitation.role]).toEqual([null, 'operator_viewer']);
+
+    await card.getByRole('button', { name: 'Remove' }).click();
+    await confirm(page);
+    await toastShows(page, `${colleague} removed.`);
+    expect(await colleagueRow()).toBeUndefined();
   });
 
   it('replays failed events by filter after the receiver recovers, with a dry-run count first; the timeline shows every attempt', async () => {

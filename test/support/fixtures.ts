@@ -76,3 +76,19 @@ export async function createdWithdrawalCharge(service: Service, shop: Shop, opti
   }).returning('*');
   return { checkout, charge };
 }
+
+const NYC = { latitude: 40.7128, longitude: -74.006 };
+const VERIFIED_KYC = (customerId: string) => ({
+  customer_id: customerId, first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-01-01', address_line_1: '1 Main St',
+  city: 'Albany', state: 'NY', postal_code: '12207', country: 'USA', provider: 'persona', verified: true,
+});
+
+/** A withdrawal of the shop's customer paused for review (KYC on file, a geo check passed; the shop reviews from 500 cents): its review id. */
+export async function pausedForReview(service: Service, shop: Shop): Promise<string> {
+  await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', { token: shop.merchant.api_key, body: VERIFIED_KYC(shop.customerId) });
+  const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 1500 });
+  await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/device_pings`, { body: NYC, headers: { 'x-client-secret': checkout.client_secret } });
+  const paused = await attempt(service, checkout, { payment_method: CARD() });
+  if (paused.status !== 202) throw new Error(`not paused for review: ${paused.status} ${paused.text}`);
+  return paused.body.review.id as string;
+}

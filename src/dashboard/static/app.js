@@ -6,14 +6,15 @@ import { merchantsPage } from './merchants.js';
 import { checkoutsPage } from './checkouts.js';
 import { eventsPage } from './events.js';
 import { customersPage } from './customers.js';
+import { operatorsPage } from './operators.js';
 
 export { confirmAction, run, toast } from './ui.js';
 
-const PAGES = { reviews: reviewsPage, merchants: merchantsPage, checkouts: checkoutsPage, events: eventsPage, customers: customersPage };
+const PAGES = { reviews: reviewsPage, merchants: merchantsPage, checkouts: checkoutsPage, events: eventsPage, customers: customersPage, operators: operatorsPage };
 
 async function start() {
   const session = await loadSession();
-  document.getElementById('who').textContent = session.name;
+  document.getElementById('who').textContent = `${session.user.email} (${session.user.role})`;
   document.getElementById('sign-out').addEventListener('click', () => run(signOut));
   const name = location.pathname.split('/')[2] || 'reviews';
   for (const link of document.querySelectorAll('#nav a')) link.toggleAttribute('aria-current', link.dataset.page === name);

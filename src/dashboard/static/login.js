@@ -1,4 +1,4 @@
-// Sign in: the admin token becomes an HttpOnly session cookie; the token itself is never stored.
+// Sign in as yourself (email, password, authenticator code): the answer sets an HttpOnly session cookie.
 const form = document.getElementById('sign-in');
 const error = document.getElementById('error');
 
@@ -9,7 +9,7 @@ form.addEventListener('submit', async (event) => {
   const res = await fetch('/dashboard/session', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: data.get('name'), token: data.get('token') }),
+    body: JSON.stringify({ email: data.get('email'), password: data.get('password'), totp_code: data.get('totp_code') }),
   });
   if (res.ok) {
     location.assign('/dashboard/reviews');
@@ -17,6 +17,6 @@ form.addEventListener('submit', async (event) => {
   }
   const body = await res.json().catch(() => ({}));
   // A refusal's hint says what to do next (how long a throttled address waits: 429 with Retry-After).
-  error.textContent = res.status === 401 ? 'That admin token is not valid.' : [body.error, body.hint].filter(Boolean).join(' ') || 'Sign-in failed.';
+  error.textContent = [body.error, body.hint].filter(Boolean).join(' ') || 'Sign-in failed.';
   error.hidden = false;
 });

@@ -96,6 +96,28 @@ async function keysCard(merchantId) {
   return card;
 }
 
+/** Invites a person to the merchant (POST /admin/v1/merchants/{id}/invitations): the link is mailed, and shown here once. */
+function inviteForm(merchantId) {
+  const result = h('p', { class: 'muted', role: 'status' });
+  const form = h('form', { class: 'card invite' },
+    h('h3', {}, 'Invite a person'),
+    h('label', {}, 'Email', h('input', { name: 'email', type: 'email', required: true, maxlength: 254 })),
+    h('label', {}, 'Role', h('select', { name: 'role' }, ['owner', 'developer', 'reviewer', 'viewer'].map((role) => h('option', { value: role }, role)))),
+    h('button', { type: 'submit', class: 'primary' }, 'Send invitation'),
+    result,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const invited = await run(() => admin.post(`/merchants/${encodeURIComponent(merchantId)}/invitations`, { email: data.get('email'), role: data.get('role') }), 'Invitation sent.');
+    if (invited) {
+      result.textContent = `Invited ${invited.email} as ${invited.role}; the link (mailed, valid until ${when(invited.expires_at)}): ${invited.accept_url}`;
+      form.reset();
+    }
+  });
+  return form;
+}
+
 function createForm(onCreated) {
   const form = h('form', { class: 'card' },
     h('h3', {}, 'Onboard a merchant'),
@@ -130,6 +152,7 @@ export async function merchantsPage(root, params) {
       facts([['Id', merchant.id], ['Environment', merchant.environment], ['Created', when(merchant.created_at)]]),
       settingsForm(merchant, catalog, () => show(id)),
       await keysCard(id),
+      inviteForm(id),
     );
   };
   clear(root,

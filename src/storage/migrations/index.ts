@@ -18,6 +18,7 @@ import * as m016 from './016_reconciler';
 import * as m017 from './017_merchant_accounts';
 import * as m018 from './018_stripe';
 import * as m019 from './019_refund_requester';
+import * as m020 from './020_operator_accounts';
 import * as m022 from './022_outgoing_mails';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
@@ -46,6 +47,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['017_merchant_accounts', m017],
   ['018_stripe', m018],
   ['019_refund_requester', m019],
+  ['020_operator_accounts', m020],
   ['022_outgoing_mails', m022],
 ];
 

@@ -2,6 +2,9 @@ import { ChildService } from '../../support/child-service';
 import { freePort } from '../../support/free-port';
 import { startService, type Service } from '../../support/harness';
 import { request } from '../../support/http';
+import { currentTotpCode } from '../../../src/merchant-accounts/secrets';
+import { PASSWORD, uniqueEmail } from '../../support/merchant-accounts';
+import { acceptOperatorInvitation, inviteOperator, operatorSignInRequest } from '../../support/operators';
 
 let service: Service;
 beforeAll(async () => {
@@ -34,11 +37,19 @@ const ADMIN_ROUTES: Array<[string, string]> = [
   ['POST', '/admin/v1/events/replay'],
   ['GET', '/admin/v1/settings_catalog'],
   ['POST', '/admin/v1/sandbox/charges/ch_x/transition'],
+  ['GET', '/admin/v1/operators'],
+  ['POST', '/admin/v1/operators/invitations'],
+  ['PATCH', '/admin/v1/operators/opr_x'],
+  ['DELETE', '/admin/v1/operators/opr_x'],
 ];
-const PAGES = ['/dashboard', '/dashboard/reviews', '/dashboard/merchants', '/dashboard/checkouts', '/dashboard/events', '/dashboard/customers'];
+const PAGES = ['/dashboard', '/dashboard/reviews', '/dashboard/merchants', '/dashboard/checkouts', '/dashboard/events', '/dashboard/customers', '/dashboard/operators'];
 
-async function signIn(name = 'Tester'): Promise<{ cookie: string; csrf: string; setCookie: string }> {
-  const res = await request(service.baseUrl, 'POST', '/dashboard/session', { body: { token: service.adminToken, name } });
+/** One of the operator's people (operator_admin), signed in as themselves: the session's cookie, CSRF token and Set-Cookie header. */
+async function signIn(): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+  const email = uniqueEmail('ops');
+  const invited = await inviteOperator(service, email, 'operator_admin');
+  const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
+  const res = await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) });
   expect(res.status).toBe(200);
   const setCookie = res.headers.get('set-cookie')!;
   return { cookie: setCookie.split(';')[0]!, csrf: res.body.csrf, setCookie };
@@ -72,7 +83,7 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     expect(login.status).toBe(200);
     expect(login.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(login.headers.get('x-frame-options')).toBe('DENY');
-    expect((await request(service.baseUrl, 'POST', '/dashboard/session', { body: { token: 'wrong-token-0123456789', name: 'x' } })).status).toBe(401);
+    expect((await request(service.baseUrl, 'POST', '/dashboard/session', { body: { email: 'nobody@example.com', password: 'wrong password 0123', totp_code: '123456' } })).status).toBe(401);
   });
 
   it('answers an asset that does not exist, or another method than GET, 404 {error, hint}, signed in or not', async () => {
@@ -106,7 +117,8 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
     const { cookie, csrf, setCookie } = await signIn();
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
-    // Tests run with NODE_ENV=test over plain HTTP; production adds Secure (test/unit/dashboard-session.test.ts).
+    // Secure outside development (tests run with NODE_ENV=test); only local development over plain http://localhost goes without.
+    expect(setCookie).toMatch(/; Secure/);
     const page = await fetch(`${service.baseUrl}/dashboard/reviews`, { headers: { cookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('/dashboard/assets/app.js');
@@ -128,7 +140,7 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
   });
 });
 
-describe('signing out revokes the session in PostgreSQL, for every API process', () => {
+describe('signing out revokes the server-side session, for every API process', () => {
   let other: ChildService;
   let otherUrl: string;
   beforeAll(async () => {
@@ -143,7 +155,7 @@ describe('signing out revokes the session in PostgreSQL, for every API process',
   const refused = { error: expect.any(String), hint: expect.any(String), request_id: expect.any(String) };
 
   it('refuses a copy of the cookie after sign-out, in the process that signed out and in the other', async () => {
-    const { cookie, csrf } = await signIn('Copied');
+    const { cookie, csrf } = await signIn();
     for (const url of [service.ownUrl, otherUrl]) {
       expect([url, (await request(url, 'GET', '/admin/v1/merchants', { headers: { cookie } })).status]).toEqual([url, 200]);
     }
@@ -166,16 +178,16 @@ describe('signing out revokes the session in PostgreSQL, for every API process',
     }
 
     // Only that session is revoked: a new sign-in and the bearer token still open the admin API.
-    const again = await signIn('Copied');
+    const again = await signIn();
     expect((await request(otherUrl, 'GET', '/admin/v1/merchants', { headers: { cookie: again.cookie } })).status).toBe(200);
     expect((await request(otherUrl, 'GET', '/admin/v1/merchants', { token: service.adminToken })).status).toBe(200);
   });
 
-  it('looks a session up once per call made with its cookie, and never for a bearer-token call', async () => {
-    const { cookie } = await signIn('Counted');
+  it('looks a session up once per call made with its cookie (the server-side session), and never for a bearer-token call', async () => {
+    const { cookie } = await signIn();
     const lookups: string[] = [];
     const onQuery = (query: { sql: string }) => {
-      if (query.sql.includes('dashboard_session_revocations')) lookups.push(query.sql);
+      if (query.sql.includes('merchant_sessions')) lookups.push(query.sql);
     };
     service.deps.db.on('query', onQuery);
     try {

@@ -1,6 +1,6 @@
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
-import { attempt, CARD, createCheckout, openShop, type Shop } from '../../support/fixtures';
+import { openShop, pausedForReview, type Shop } from '../../support/fixtures';
 import { request } from '../../support/http';
 import type { WebhookReceiver } from '../../support/receiver';
 import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
@@ -10,23 +10,9 @@ let receiver: WebhookReceiver;
 useServiceWithReceiver((env) => ({ service, receiver } = env));
 
 const DECIDERS = ['owner', 'reviewer'];
-const NYC = { latitude: 40.7128, longitude: -74.006 };
-const KYC = (customerId: string) => ({
-  customer_id: customerId, first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1990-01-01', address_line_1: '1 Main St',
-  city: 'Albany', state: 'NY', postal_code: '12207', country: 'USA', provider: 'persona', verified: true,
-});
-
 const reviewedShop = () => openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 500 } });
 
-/** A withdrawal paused for review (KYC on file, a geo check passed): its review id. */
-async function pendingReview(shop: Shop): Promise<string> {
-  await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', { token: shop.merchant.api_key, body: KYC(shop.customerId) });
-  const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 1500 });
-  await request(service.baseUrl, 'POST', `/wallet/v1/checkouts/${checkout.id}/device_pings`, { body: NYC, headers: { 'x-client-secret': checkout.client_secret } });
-  const paused = await attempt(service, checkout, { payment_method: CARD() });
-  if (paused.status !== 202) throw new Error(`not paused for review: ${paused.status} ${paused.text}`);
-  return paused.body.review.id as string;
-}
+const pendingReview = (shop: Shop) => pausedForReview(service, shop);
 
 let shop: Shop;
 let people: Record<string, SignedIn>;
@@ -68,7 +54,7 @@ describe('the review queue and decisions', () => {
     expect(audit.map((e: { action: string; target: string }) => [e.action, e.target])).toEqual([['review.approved', first], ['review.declined', second]]);
   });
 
-  it("writes one audit entry per decision, in the decision's own transaction; a refused or repeated decision, or the operator's, writes none", async () => {
+  it("writes one audit entry per decision, in the decision's own transaction; a refused or repeated decision writes none; the admin token's names the token", async () => {
     const own = await reviewedShop();
     const reviewer = await member(service, own.merchant.id, 'reviewer');
     const db = service.deps.db;
@@ -94,7 +80,9 @@ describe('the review queue and decisions', () => {
 
     const operators = await pendingReview(own);
     expect((await request(service.baseUrl, 'POST', `/admin/v1/reviews/${operators}/approve`, { token: service.adminToken })).status).toBe(200);
-    expect(await entries(operators)).toEqual([]);
+    const tokenEntries = await entries(operators);
+    expect(tokenEntries.map((e: { actor: string; action: string }) => [e.actor, e.action])).toEqual([['admin', 'review.approved']]);
+    expect(tokenEntries[0].created_at).toEqual((await db('reviews').where({ id: operators }).first()).decided_at);
   });
 
   it("answers another merchant's reviews 404, like missing ones, and lists only the session's merchant's", async () => {

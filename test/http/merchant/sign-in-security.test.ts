@@ -130,7 +130,8 @@ describe('authenticator apps (TOTP)', () => {
     expect([withoutCode.status, withoutCode.body.error]).toEqual([401, 'Authenticator code required.']);
     const wrongCode = await signInRequest(service, { email: someone.email, password: PASSWORD, totp_code: '000000' }, from(newAddress()));
     expect(wrongCode.status).toBe(401);
-    await signIn(service, someone.email, PASSWORD, { totp_code: currentTotpCode(started.body.secret) });
+    // The confirmation spent the current code (a code works once): the next step's signs in.
+    await signIn(service, someone.email, PASSWORD, { totp_code: currentTotpCode(started.body.secret, 1) });
   });
 
   it('an owner of a production account must enrol before signing in: on the invitation page, or from a reset link', async () => {
@@ -142,7 +143,7 @@ describe('authenticator apps (TOTP)', () => {
     expect(enrolment.status).toBe(201);
     const accepted = await request(service.baseUrl, 'POST', '/merchant/v1/invitations/accept', { body: { token, password: PASSWORD, totp_code: currentTotpCode(enrolment.body.secret) } });
     expect([accepted.status, accepted.body.user.totp_enabled]).toEqual([201, true]);
-    const owner = await signIn(service, invited.body.email, PASSWORD, { totp_code: currentTotpCode(enrolment.body.secret) });
+    const owner = await signIn(service, invited.body.email, PASSWORD, { totp_code: currentTotpCode(enrolment.body.secret, 1) });
     expect(owner.merchant.environment).toBe('production');
 
     // Not enrolled: refused with a hint, until enrolled from a reset link.
@@ -156,7 +157,7 @@ describe('authenticator apps (TOTP)', () => {
     expect(resetEnrolment.status).toBe(201);
     const reset = await request(service.baseUrl, 'POST', '/merchant/v1/password-resets/complete', { body: { token: resetToken, password: PASSWORD, totp_code: currentTotpCode(resetEnrolment.body.secret) } });
     expect(reset.status).toBe(200);
-    await signIn(service, second.body.email, PASSWORD, { totp_code: currentTotpCode(resetEnrolment.body.secret) });
+    await signIn(service, second.body.email, PASSWORD, { totp_code: currentTotpCode(resetEnrolment.body.secret, 1) });
 
     // Other roles of a production account need no authenticator.
     await member(service, merchant.id, 'viewer');

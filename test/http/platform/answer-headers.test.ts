@@ -1,5 +1,6 @@
 import { startService, type Service } from '../../support/harness';
 import { onboard, request, uniqueCustomer, type JsonResponse } from '../../support/http';
+import { operator } from '../../support/operators';
 
 /**
  * Audit regression: API answers carried no Cache-Control, so a browser could keep them; the
@@ -24,8 +25,7 @@ describe('API answers are never stored and never sniffed', () => {
     expect(created.status).toBe(201);
     expectNotStored('POST /admin/v1/merchants', created);
 
-    const signIn = await request(service.baseUrl, 'POST', '/dashboard/session', { body: { token: service.adminToken, name: 'Auditor' } });
-    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { cookie } = await operator(service, 'operator_viewer');
     const list = await request(service.baseUrl, 'GET', '/admin/v1/merchants', { headers: { cookie } });
     expect(list.status).toBe(200);
     expect(list.headers.get('etag')).not.toBeNull();

@@ -546,11 +546,11 @@ describe('a retried review decision (audit)', () => {
     const { createReviewActivities } = await import('../../../activities/reviews');
     const activities = createReviewActivities(service.deps);
     const checkout = await withdrawalInReview({ checkout_expiry_seconds: 600 });
-    const audit = { actorId: `usr_${checkout.id}` };
+    const audit = { actor: { kind: 'user' as const, id: `usr_${checkout.id}` } };
     const first = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'declined', audit });
     await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'declined', audit });
     const entries = await service.deps.db('merchant_audit_log').where({ target: first.id });
-    expect(entries.map((e: { actor: string; action: string }) => [e.actor, e.action])).toEqual([[audit.actorId, 'review.declined']]);
+    expect(entries.map((e: { actor: string; action: string }) => [e.actor, e.action])).toEqual([[audit.actor.id, 'review.declined']]);
   });
 });
 

@@ -1,0 +1,53 @@
+import { admin } from './api.js';
+import { confirmAction, run } from './app.js';
+import { clear, facts, h, when } from './dom.js';
+
+// The operator's people (operator_admin only: the admin API answers 403 to the other roles, shown as the page's error).
+const ROLES = ['operator_admin', 'operator_reviewer', 'operator_viewer'];
+
+function operatorCard(o, reload) {
+  const role = h('select', { name: 'role', 'aria-label': `Role of ${o.email}` }, ROLES.map((r) => h('option', { value: r, selected: r === o.role }, r)));
+  role.addEventListener('change', async () => {
+    if (!(await run(() => admin.patch(`/operators/${encodeURIComponent(o.id)}`, { role: role.value }), `${o.email} is now ${role.value}.`))) role.value = o.role;
+  });
+  const remove = async () => {
+    if (!(await confirmAction(`Remove ${o.email}? Their sessions end at once.`, 'Remove'))) return;
+    if (await run(() => admin.del(`/operators/${encodeURIComponent(o.id)}`), `${o.email} removed.`)) await reload();
+  };
+  return h('li', { class: 'card compact', 'data-operator': o.id },
+    h('div', { class: 'row spread' }, h('strong', {}, o.email), role),
+    facts([['Id', o.id], ['Since', when(o.created_at)]]),
+    h('button', { class: 'secondary small', onclick: remove }, 'Remove'),
+  );
+}
+
+function inviteForm(onInvited) {
+  const result = h('p', { class: 'muted', role: 'status' });
+  const form = h('form', { class: 'card invite' },
+    h('h3', {}, 'Invite an operator'),
+    h('label', {}, 'Email', h('input', { name: 'email', type: 'email', required: true, maxlength: 254 })),
+    h('label', {}, 'Role', h('select', { name: 'role' }, ROLES.map((r) => h('option', { value: r, selected: r === 'operator_reviewer' }, r)))),
+    h('button', { type: 'submit', class: 'primary' }, 'Send invitation'),
+    result,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const invited = await run(() => admin.post('/operators/invitations', { email: data.get('email'), role: data.get('role') }), 'Invitation sent.');
+    if (!invited) return;
+    result.textContent = `Invited ${invited.email} as ${invited.role}; the link (mailed, valid until ${when(invited.expires_at)}): ${invited.accept_url}`;
+    form.reset();
+    await onInvited();
+  });
+  return form;
+}
+
+export async function operatorsPage(root) {
+  const list = h('ul', { class: 'plain list' });
+  const reload = async () => {
+    const data = await run(() => admin.get('/operators'));
+    if (data) clear(list, data.results.map((o) => operatorCard(o, reload)));
+  };
+  clear(root, h('h2', {}, 'Operators'), h('p', { class: 'muted' }, 'Who signs in to this dashboard, and what each may do. An invited person chooses a password and enrols an authenticator app.'), inviteForm(reload), list);
+  await reload();
+}
