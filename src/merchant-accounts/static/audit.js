@@ -1,9 +1,10 @@
 import { h, clear, money, when } from './dom.js';
 import { pagedList } from './list.js';
 
-/** Who made the change as people read it: the person's email, the operator, or the invited person. */
+/** Who made the change as people read it: the person's email, the operator's person, the operator's automation, or the invited person. */
 function actorText(entry) {
-  if (entry.actor === 'admin') return 'the operator';
+  if (entry.actor_kind === 'admin') return 'the operator (admin token)';
+  if (entry.actor_kind === 'operator') return `${entry.actor_email} (operator)`;
   if (entry.actor_email) return entry.actor_email;
   // Before their account exists, an invited person acts as their invitation (the authenticator enrolment on its page).
   if (entry.actor.startsWith('inv_')) return `the invited person (${entry.actor})`;
