@@ -84,6 +84,7 @@ cat >&2 <<INFO
   API          http://localhost:$PORT/api/v1   (OpenAPI: /api/v1/openapi.json)
   Wallet       ${WALLET_BASE_URL:-http://localhost:$PORT}/checkout/{checkout_id}?client_secret=...
   Dashboard    http://localhost:$PORT/dashboard   (your email, password and authenticator code)
+  Merchants    http://localhost:$PORT/merchant    (a merchant's people, invited from the dashboard)
   Admin API    http://localhost:$PORT/admin/v1   (Authorization: Bearer $ADMIN_SHOWN)
   Temporal UI  http://localhost:$TEMPORAL_UI_PORT  (Temporal gRPC at $TEMPORAL_ADDRESS)
   Mail inbox   $INBOX   (invitations and password resets)

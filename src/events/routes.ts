@@ -4,7 +4,9 @@ import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
-import { getEventForOperator, listEventLogForOperator, resendEvent } from './service';
+import { adminActorOf } from '../dashboard/session';
+import { resendEventAsOperator } from '../operator-accounts/actions';
+import { getEventForOperator, listEventLogForOperator } from './service';
 
 const EventListQuery = z.object({
   merchant_id: z.string().min(1).optional(),
@@ -30,7 +32,7 @@ export function eventAdminRoutes(deps: AppDeps): Router {
 
   router.post('/events/:id/resend', async (req, res) => {
     parseEmptyBody(req.body);
-    res.status(202).json(await resendEvent(deps, req.params.id!));
+    res.status(202).json(await resendEventAsOperator(deps, adminActorOf(req), req.params.id!));
   });
 
   return router;

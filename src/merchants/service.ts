@@ -102,7 +102,7 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
  * two patches at once (of different settings, say) both take effect instead of the later write
  * putting back what the earlier one changed.
  */
-export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch): Promise<PresentedSettings> {
+export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch, record?: (trx: Db) => Promise<void>): Promise<PresentedSettings> {
   await getMerchant(db, id);
   if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options.webhookPolicy, options.resolveHost);
   return db.transaction(async (trx) => {
@@ -111,6 +111,8 @@ export async function changeSettings(db: Db, options: MerchantServiceOptions, id
     const stripe = sealStripeCredentials(options.sealer, merchant.environment, patch.stripe);
     assertProcessorServes(settings, Boolean(stripe.stripe_secret_key_sealed ?? merchant.stripe_secret_key_sealed));
     const updated = await updateMerchantSettings(trx, id, settings, stripe);
+    // Who changed them (the audit entry), committed with the change.
+    if (record) await record(trx);
     return presentSettings(updated!);
   });
 }

@@ -7,6 +7,7 @@ import { changeSettings, issueKey, revokeKey, rollSigningSecret, type MerchantSe
 import type { MerchantSettingsPatch } from '../domain/settings';
 import type { RollSigningSecretBody } from '../merchants/schemas';
 import { decideReview } from '../reviews/service';
+import { getEventForOperator, resendEvent } from '../events/service';
 import type { ReviewDecision } from '../../workflows/contract';
 
 /**
@@ -36,11 +37,9 @@ export async function unrestrictAsOperator(deps: AppDeps, actor: Actor, customer
   return presentRestriction(lifted);
 }
 
-/** The audit row names the settings changed, not their values (a Stripe key among them stays out of the log). */
-export async function changeSettingsAsOperator(deps: AppDeps, options: MerchantServiceOptions, actor: Actor, merchantId: string, patch: MerchantSettingsPatch) {
-  const settings = await changeSettings(deps.db, options, merchantId, patch);
-  await recordAudit(deps.db, { merchantId, actor, action: 'settings.changed', target: merchantId, details: { settings: Object.keys(patch) } });
-  return settings;
+/** The audit row names the settings changed, not their values (a Stripe key among them stays out of the log), and commits with them. */
+export function changeSettingsAsOperator(deps: AppDeps, options: MerchantServiceOptions, actor: Actor, merchantId: string, patch: MerchantSettingsPatch) {
+  return changeSettings(deps.db, options, merchantId, patch, (trx) => recordAudit(trx, { merchantId, actor, action: 'settings.changed', target: merchantId, details: { settings: Object.keys(patch) } }));
 }
 
 export function issueKeyAsOperator(deps: AppDeps, actor: Actor, merchantId: string) {
@@ -64,4 +63,10 @@ export function rollSigningSecretAsOperator(deps: AppDeps, actor: Actor, merchan
     await recordAudit(trx, { merchantId, actor, action: 'signing_secret.rolled', target: merchantId, details: { previous_expires_at: rolled.previous_webhook_secret_expires_at, forced: body.force } });
     return rolled;
   });
+}
+
+/** The resend's audit row commits with its new delivery series, before the delivery starts. */
+export async function resendEventAsOperator(deps: AppDeps, actor: AdminActor, id: string) {
+  const event = await getEventForOperator(deps.db, id);
+  return resendEvent(deps, id, (trx, series) => recordAudit(trx, { merchantId: event.merchant_id, actor, action: 'event.resent', target: id, details: { series } }));
 }

@@ -217,6 +217,8 @@ describe("changing an operator's role", () => {
     expect((await request(service.baseUrl, 'PATCH', `/admin/v1/operators/${promoted.user.id}`, { token: service.adminToken, body: { role: 'owner' } })).status).toBe(422);
     const log = await service.deps.db('merchant_audit_log').where({ action: 'settings.changed', merchant_id: shop.merchant.id }).first();
     expect([log.actor, log.actor_email, log.details]).toEqual([promoted.user.id, promoted.email, { settings: ['review'] }]);
+    // The transaction's clock: an entry written in a later transaction would carry a later time.
+    expect(log.created_at).toEqual((await service.deps.db('merchants').where({ id: shop.merchant.id }).first()).updated_at);
   });
 });
 
@@ -244,7 +246,8 @@ describe('removal and sign-out end a session at once', () => {
 
 describe('decisions, refunds and lifts name the operator', () => {
   it('records decided_by, requested_by and the audit actor as the person; the admin token stays the automation actor', async () => {
-    const shop = await openShop(service, { review: { enabled: true, min_amount_cents: 500 } });
+    // A webhook_url nobody listens on: the resend below needs one, its deliveries may fail.
+    const shop = await openShop(service, { review: { enabled: true, min_amount_cents: 500 }, webhook_url: 'http://127.0.0.1:9/webhooks' });
     const reviewer = people.operator_reviewer!;
     const reviewId = await pendingReview(shop);
     const approved = await asOperator(service, reviewer, 'POST', `/admin/v1/reviews/${reviewId}/approve`);
@@ -256,6 +259,10 @@ describe('decisions, refunds and lifts name the operator', () => {
     const refunded = await asOperator(service, reviewer, 'POST', `/admin/v1/charges/${chargeId}/refund`);
     expect([refunded.status, refunded.body.status]).toEqual([200, 'refunded']);
     expect((await service.deps.db('refunds').where({ charge_id: chargeId }).first()).requested_by).toBe(reviewer.email);
+
+    const succeeded = await service.deps.db('events').where({ charge_id: chargeId, type: 'checkout.succeeded' }).first();
+    const resent = await asOperator(service, people.operator_admin!, 'POST', `/admin/v1/events/${succeeded.id}/resend`);
+    expect([resent.status, resent.body.resent]).toEqual([202, true]);
 
     const customerId = await restrictedCustomer(shop);
     expect((await asOperator(service, reviewer, 'POST', `/admin/v1/customers/${customerId}/unrestrict`)).status).toBe(200);
@@ -271,6 +278,8 @@ describe('decisions, refunds and lifts name the operator', () => {
     expect(entry('review.approved', reviewId)).toMatchObject(operatorActor);
     expect(entry('charge.refunded', chargeId)).toMatchObject(operatorActor);
     expect(entry('customer.unrestricted', customerId)).toMatchObject(operatorActor);
+    const admin = people.operator_admin!;
+    expect(entry('event.resent', succeeded.id)).toMatchObject({ actor: admin.user.id, actor_kind: 'operator', actor_email: admin.email, details: { series: resent.body.series } });
     expect(log.find((e) => e.action === 'review.declined')).toMatchObject({ actor: 'admin', actor_kind: 'admin', actor_email: null });
     expect(log.find((e) => e.action === 'api_key.issued')).toMatchObject({ actor: 'admin', actor_kind: 'admin' });
   });
