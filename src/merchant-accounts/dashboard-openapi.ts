@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { Review, TimelineEntry } from '../admin/openapi';
 import { ChargeResponse } from '../charges/schemas';
+import { ChargeCustomer } from '../customers/schemas';
 import { operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { CheckoutDetail, EventListQuery, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
@@ -118,7 +119,7 @@ operation({
 const checkoutParams = pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb');
 operation({
   method: 'get', path: '/merchant/v1/checkouts', id: 'merchantListCheckouts', tag, security, summary: "Search the account's checkouts, newest first",
-  query: PaymentSearchQuery, responses: { 200: ['A page of checkouts', page(StoredCheckout)] }, errors: { ...reading, 404: 'starting_after is not a checkout of this account.', 422: 'Invalid query.' },
+  query: PaymentSearchQuery, responses: { 200: ['A page of checkouts, each with its customer', page(StoredCheckout.extend({ customer: ChargeCustomer.nullable() }))] }, errors: { ...reading, 404: 'starting_after is not a checkout of this account.', 422: 'Invalid query.' },
 });
 operation({
   method: 'get', path: '/merchant/v1/checkouts/{id}', id: 'merchantGetCheckout', tag, security, summary: 'A checkout with its charges, review and block evidence', params: checkoutParams,

@@ -6,6 +6,8 @@ import { MerchantNotFoundError } from '../http/errors';
 import { listPage } from '../readback/list-page';
 import { presentStoredCheckout } from '../readback/service';
 import { findCharge } from '../storage/charges';
+import { findCustomersByIds } from '../storage/customers';
+import { presentChargeCustomer } from '../charges/present';
 import { pageChargeSearch, pageCheckoutSearch } from '../storage/pages';
 import { asMerchantNotFound } from './developers';
 import type { MerchantSession } from './sessions';
@@ -23,9 +25,19 @@ export interface PaymentSearchQuery {
 /** The admin search's reading of `q` (an id by its prefix, or an email fragment), the merchant always the session's. */
 const searchOf = (merchantId: string, query: PaymentSearchQuery) => ({ ...parseSearch({ ...query, merchant_id: undefined }), merchantId });
 
+/** The account's checkouts, each with its customer (people are shown by name, not id). */
 export function checkoutsPage(deps: AppDeps, merchantId: string, query: PaymentSearchQuery) {
   return asMerchantNotFound(
-    listPage(() => pageCheckoutSearch(deps.db, merchantId, searchOf(merchantId, query), { limit: query.limit, startingAfter: query.starting_after }), (rows) => rows.map(presentStoredCheckout)),
+    listPage(
+      () => pageCheckoutSearch(deps.db, merchantId, searchOf(merchantId, query), { limit: query.limit, startingAfter: query.starting_after }),
+      async (rows) => {
+        const customers = await findCustomersByIds(deps.db, merchantId, rows.map((row) => row.customer_id));
+        return rows.map((row) => {
+          const customer = customers.get(row.customer_id);
+          return { ...presentStoredCheckout(row), customer: customer ? presentChargeCustomer(customer) : null };
+        });
+      },
+    ),
   );
 }
 

@@ -21,5 +21,5 @@ operation({
 });
 operation({
   method: 'delete', path: '/admin/v1/operators/{id}', id: 'adminRemoveOperator', tag: TAGS.admin, security, summary: 'Remove one of the operator\'s people: every session of theirs ends at once',
-  params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['Removed', z.object({ id: z.string(), removed: z.literal(true) })] }, errors: { ...errors, 404: 'No such operator.' },
+  params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['Removed', z.object({ id: z.string(), removed: z.literal(true).openapi({ description: 'Always true: the person and every session of theirs are gone.' }) })] }, errors: { ...errors, 404: 'No such operator.' },
 });

@@ -108,3 +108,10 @@ export async function lockCustomerUnscoped(trx: Db, id: string): Promise<Custome
 export async function findCustomerByIdUnscoped(db: Db, id: string): Promise<CustomerRow | undefined> {
   return db<CustomerRow>('customers').where({ id }).first();
 }
+
+/** The merchant's customers of `ids` (a page's), keyed by id; ids of another merchant are left out. */
+export async function findCustomersByIds(db: Db, merchantId: string, ids: string[]): Promise<Map<string, CustomerRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db<CustomerRow>('customers').where({ merchant_id: merchantId }).whereIn('id', [...new Set(ids)]);
+  return new Map(rows.map((row) => [row.id, row]));
+}

@@ -66,7 +66,7 @@ export async function paymentsPage(root, params, session) {
   const checkouts = pagedList(`/checkouts${query({ q })}`, (c) =>
     h('li', { class: 'card compact', 'data-checkout': c.id },
       h('div', { class: 'row spread' }, checkoutLink(c.id, `${c.type} of ${money(checkoutAmount(c))}`), h('span', { class: `badge ${c.state}` }, c.state)),
-      h('p', { class: 'muted' }, `${c.flow} · customer ${c.customer_id} · ${when(c.created_at)}`),
+      h('p', { class: 'muted' }, `${c.flow} · ${customerName(c.customer)} · ${when(c.created_at)}`),
     ), 'No checkouts found.');
   const charges = pagedList(`/charges${query({ q })}`, (c) => chargeRow(c, session.user.role, reload), 'No charges found.');
   clear(root,

@@ -52,6 +52,9 @@ describe('payments', () => {
     const byCharge = await asMember(service, viewer, 'GET', `/checkouts?q=${older.chargeId}`);
     expect(byCharge.body.results.map((c: { id: string }) => c.id)).toEqual([older.checkoutId]);
     const email = (await request(service.baseUrl, 'GET', `/api/v1/customers/${own.customerId}`, { token: own.merchant.api_key })).body.email as string;
+    // Each checkout names its customer, as its charges do.
+    expect(page1.body.results[0].customer).toEqual((await getCharge(service, own, newer.chargeId)).body.customer);
+    expect(page1.body.results[0].customer).toMatchObject({ id: own.customerId, email });
     const byEmail = await asMember(service, viewer, 'GET', `/charges?q=${encodeURIComponent(email.slice(2, 12).toUpperCase())}`);
     expect(byEmail.body.results.map((c: { id: string }) => c.id)).toEqual([newer.chargeId, older.chargeId]);
     const charges = await asMember(service, viewer, 'GET', `/charges?checkout_id=${newer.checkoutId}`);
