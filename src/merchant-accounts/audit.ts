@@ -3,7 +3,7 @@ import type { Db } from '../storage/db';
 import { insertAuditEntry, type MerchantAuditRow } from '../storage/merchant-audit-log';
 import { pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
 import { MerchantNotFoundError } from '../http/errors';
-import { isOperator, listMerchantUsers, type AccountRow } from '../storage/merchant-users';
+import { findMerchantUsersByIds, isOperator, type AccountRow } from '../storage/merchant-users';
 import { actorName, type Actor } from './context';
 
 /** The audit log's actions: every change made through /merchant/v1 and the admin API's invitations. */
@@ -63,7 +63,7 @@ export function presentAuditEntry(row: MerchantAuditRow, emails: Map<string, str
 export async function auditLogPage(db: Db, merchantId: string, page: { limit: number; starting_after?: string }) {
   try {
     const { rows, hasMore } = await pageMerchantAuditLog(db, merchantId, { limit: page.limit, startingAfter: page.starting_after });
-    const emails = new Map((await listMerchantUsers(db, merchantId)).map((user) => [user.id, user.email]));
+    const emails = new Map((await findMerchantUsersByIds(db, merchantId, rows.map((row) => row.actor))).map((user) => [user.id, user.email]));
     return { results: rows.map((row) => presentAuditEntry(row, emails)), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
   } catch (error) {
     if (error instanceof UnknownCursorError) throw new MerchantNotFoundError('Audit entry not found.', `starting_after ${error.cursor} is not an entry of this account's audit log.`);

@@ -5,7 +5,7 @@ import { ChargeResponse } from '../charges/schemas';
 import { ChargeCustomer } from '../customers/schemas';
 import { operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
-import { CheckoutDetail, EventListQuery, LoggedEvent, StoredCheckout, StoredCustomer } from '../readback/schemas';
+import { CheckoutDetail, EventListQuery, LoggedEvent, PageQuery, StoredCheckout, StoredCustomer } from '../readback/schemas';
 import { MerchantSessionAuth } from './openapi';
 import { MERCHANT_PAGES } from './dashboard-page-routes';
 import { HOME_FAILED_DELIVERIES } from './home';
@@ -50,7 +50,7 @@ operation({
 const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });
 const eventParams = pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
 
-operation({ method: 'get', path: '/merchant/v1/developers/api_keys', id: 'merchantListApiKeys', tag, security, summary: "The account's API keys (prefixes only)", responses: { 200: ['Keys', z.object({ results: z.array(ApiKey) })] }, errors: reading });
+operation({ method: 'get', path: '/merchant/v1/developers/api_keys', id: 'merchantListApiKeys', tag, security, summary: "The account's API keys (prefixes only), newest first", query: PageQuery, responses: { 200: ['A page of keys; starting_after takes a key_prefix', page(ApiKey)] }, errors: { ...reading, 404: 'starting_after is not a key prefix of this account.' } });
 operation({
   method: 'post', path: '/merchant/v1/developers/api_keys', id: 'merchantIssueApiKey', tag, security, summary: 'Issue an API key and client secret (shown once; only hashes are stored)',
   responses: { 201: ['The new credentials', z.object({ api_key: z.string(), client_secret: z.string(), key_prefix: z.string() })] }, errors: developers,

@@ -4,7 +4,7 @@ import { assertNoRefundBody } from '../charges/refund';
 import { idempotent } from '../http/idempotency';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
 import { RollSigningSecretBody } from '../merchants/schemas';
-import { EventListQuery } from '../readback/schemas';
+import { EventListQuery, PageQuery } from '../readback/schemas';
 import {
   enabledEvents, eventLogPage, getWebhook, issueMerchantKey, listMerchantKeys, merchantEvent, resendMerchantEvent, revokeMerchantKey, rollMerchantSigningSecret, setEnabledEvents, setWebhookUrl,
 } from './developers';
@@ -28,7 +28,7 @@ export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session
   });
 
   router.get('/developers/api_keys', session, allow('read'), async (req, res) => {
-    res.json(await listMerchantKeys(deps, merchantSessionOf(req)));
+    res.json(await listMerchantKeys(deps, merchantSessionOf(req), parseOrThrow(PageQuery, withoutBlankParameters(req.query), 'Query')));
   });
   router.post('/developers/api_keys', session, allow('developers'), async (req, res) => {
     parseEmptyBody(req.body);

@@ -2,10 +2,11 @@ import type { AppDeps } from '../app-deps';
 import { settingsCatalog } from '../admin/catalog';
 import { resendEvent } from '../events/service';
 import { AdminNotFoundError, MerchantNotFoundError, NotFoundError } from '../http/errors';
-import { changeSettings, getMerchant, issueKey, listKeys, presentMerchant, revokeKey, rollSigningSecret } from '../merchants/service';
+import { changeSettings, getMerchant, issueKey, presentApiKey, presentMerchant, revokeKey, rollSigningSecret } from '../merchants/service';
+import { findActiveApiKeyByPrefix, pageApiKeys } from '../storage/api-keys';
 import type { RollSigningSecretBody } from '../merchants/schemas';
 import { getEvent, listEvents } from '../readback/service';
-import type { PageRequest } from '../storage/pages';
+import { UnknownCursorError, type PageRequest } from '../storage/pages';
 import { targetPolicy } from '../webhooks/target';
 import { recordAudit } from './audit';
 import type { MerchantSession } from './sessions';
@@ -22,8 +23,15 @@ export const CHECKOUT_FAILED_WITHDRAWAL_NOTE =
 const actorOf = (session: MerchantSession) => ({ kind: 'user' as const, id: session.user.id });
 const options = (deps: AppDeps) => ({ sealer: deps.sealer, webhookPolicy: targetPolicy(deps.config), resolveHost: deps.resolveHost });
 
-export async function listMerchantKeys(deps: AppDeps, session: MerchantSession) {
-  return { results: await listKeys(deps.db, session.merchant.id) };
+/** A page of the account's keys, newest first; the cursor is a key's prefix. */
+export async function listMerchantKeys(deps: AppDeps, session: MerchantSession, query: { limit: number; starting_after?: string }) {
+  try {
+    const { rows, hasMore } = await pageApiKeys(deps.db, session.merchant.id, { limit: query.limit, startingAfter: query.starting_after });
+    return { results: rows.map(presentApiKey), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.key_prefix : null };
+  } catch (error) {
+    if (error instanceof UnknownCursorError) throw new MerchantNotFoundError('API key not found.', `starting_after ${error.cursor} is not a key prefix of this account.`);
+    throw error;
+  }
 }
 
 /** A new API key and client secret, answered once. */
@@ -40,8 +48,7 @@ export async function issueMerchantKey(deps: AppDeps, session: MerchantSession) 
 export async function revokeMerchantKey(deps: AppDeps, session: MerchantSession, keyPrefix: string) {
   const merchantId = session.merchant.id;
   return deps.db.transaction(async (trx) => {
-    const active = (await listKeys(trx, merchantId)).some((key) => key.key_prefix === keyPrefix && key.revoked_at === null);
-    if (!active) throw new MerchantNotFoundError('API key not found.', `No active key with prefix ${keyPrefix} in this account; GET /merchant/v1/developers/api_keys lists them.`);
+    if (!(await findActiveApiKeyByPrefix(trx, merchantId, keyPrefix))) throw new MerchantNotFoundError('API key not found.', `No active key with prefix ${keyPrefix} in this account; GET /merchant/v1/developers/api_keys lists them.`);
     await revokeKey(trx, merchantId, keyPrefix);
     await recordAudit(trx, { merchantId, actor: actorOf(session), action: 'api_key.revoked', target: keyPrefix });
     return { key_prefix: keyPrefix, revoked: true as const };

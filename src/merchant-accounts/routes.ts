@@ -72,7 +72,7 @@ export function merchantAccountRoutes({ ctx, throttle, requireSession: session, 
   });
 
   router.get('/team', session, allow('team'), async (req, res) => {
-    res.json(await listTeam(ctx, merchantSessionOf(req).merchant.id));
+    res.json(await listTeam(ctx, merchantSessionOf(req).merchant.id, parseOrThrow(PageQuery, req.query, 'Query')));
   });
 
   router.post('/team/invitations', session, allow('team'), async (req, res) => {

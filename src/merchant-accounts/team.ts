@@ -1,6 +1,8 @@
 import type { MerchantRole } from '../domain/merchant-roles';
 import { MerchantNotFoundError, ValidationError } from '../http/errors';
-import { deleteMerchantUser, findMerchantUser, listMerchantUsers, lockMerchantOwners, updateMerchantUser } from '../storage/merchant-users';
+import { deleteMerchantUser, findMerchantUser, lockMerchantOwners, updateMerchantUser } from '../storage/merchant-users';
+import { listPage } from '../readback/list-page';
+import { pageMerchantUsers } from '../storage/pages';
 import { recordAudit } from './audit';
 import type { AccountsContext } from './context';
 import { presentUser } from './present';
@@ -9,8 +11,13 @@ import type { MerchantSession } from './sessions';
 // Another merchant's person is reported exactly like a missing one.
 const memberNotFound = (id: string) => new MerchantNotFoundError('Team member not found.', `No person ${id} in this account's team.`);
 
-export async function listTeam(ctx: AccountsContext, merchantId: string) {
-  return { results: (await listMerchantUsers(ctx.db, merchantId)).map(presentUser) };
+/** A page of the account's people, in the order they joined. */
+export function listTeam(ctx: AccountsContext, merchantId: string, query: { limit: number; starting_after?: string }) {
+  return listPage(
+    () => pageMerchantUsers(ctx.db, merchantId, { limit: query.limit, startingAfter: query.starting_after }),
+    (rows) => rows.map(presentUser),
+    (cursor) => memberNotFound(cursor),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import { hashSecret } from '../crypto';
 import { newId, newSecret } from '../domain/ids';
 import { applySettingsPatch, defaultSettings, processorRefusal, type Environment, type MerchantSettings, type MerchantSettingsPatch, type StripeCredentialsPatch } from '../domain/settings';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
-import { insertApiKey, listApiKeys, revokeApiKey } from '../storage/api-keys';
+import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../storage/api-keys';
 import { findMerchant, insertMerchant, rotateSigningSecret, updateMerchantSettings, type MerchantRow, type StripeCredentialColumns } from '../storage/merchants';
 import type { MerchantCreateBody, RollSigningSecretBody } from './schemas';
 import { assertWebhookUrlAllowed } from './webhook-url';
@@ -162,12 +162,12 @@ export async function revokeKey(db: Db, merchantId: string, keyPrefix: string): 
 
 export async function listKeys(db: Db, merchantId: string) {
   await getMerchant(db, merchantId);
-  const keys = await listApiKeys(db, merchantId);
-  return keys.map((k) => ({
-    key_prefix: k.key_prefix,
-    created_at: k.created_at.toISOString(),
-    revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
-  }));
+  return (await listApiKeys(db, merchantId)).map(presentApiKey);
+}
+
+/** A key as lists show it: its prefix and dates, never the key. */
+export function presentApiKey(k: Pick<ApiKeyRow, 'key_prefix' | 'created_at' | 'revoked_at'>) {
+  return { key_prefix: k.key_prefix, created_at: k.created_at.toISOString(), revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null };
 }
 
 export function presentMerchant(m: MerchantRow) {

@@ -1,3 +1,4 @@
+import { UnknownCursorError, type Page, type PageRequest } from './pages';
 import { announceCredentialsChanged } from './credential-changes';
 import type { Db } from './db';
 
@@ -30,6 +31,25 @@ export async function findActiveByClientSecretHash(db: Db, hash: Buffer): Promis
 
 export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow[]> {
   return db<ApiKeyRow>('api_keys').where({ merchant_id: merchantId }).orderBy('id');
+}
+
+/**
+ * A page of the merchant's keys, newest first (ids grow with issue). The cursor is a key's prefix,
+ * the only name the API shows for a key; another merchant's prefix is an unknown cursor.
+ */
+export async function pageApiKeys(db: Db, merchantId: string, page: PageRequest): Promise<Page<ApiKeyRow>> {
+  const query = db<ApiKeyRow>('api_keys').where({ merchant_id: merchantId });
+  if (page.startingAfter !== undefined) {
+    const cursor = await db<ApiKeyRow>('api_keys').where({ merchant_id: merchantId, key_prefix: page.startingAfter }).first('id');
+    if (!cursor) throw new UnknownCursorError(page.startingAfter);
+    void query.where('id', '<', cursor.id);
+  }
+  const rows = await query.orderBy('id', 'desc').limit(page.limit + 1);
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
+
+export async function findActiveApiKeyByPrefix(db: Db, merchantId: string, keyPrefix: string): Promise<ApiKeyRow | undefined> {
+  return db<ApiKeyRow>('api_keys').where({ merchant_id: merchantId, key_prefix: keyPrefix }).whereNull('revoked_at').first();
 }
 
 /** Revokes by prefix, scoped to the merchant; returns the number of keys revoked (0 or 1). */

@@ -97,8 +97,10 @@ export async function findMerchantUser(db: Db, merchantId: string, id: string, l
   return lock ? query.forUpdate() : query;
 }
 
-export async function listMerchantUsers(db: Db, merchantId: string): Promise<MerchantUserRow[]> {
-  return db('merchant_users').where({ merchant_id: merchantId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+/** The merchant's people among `ids` (a page's actors); ids of removed people or of others are left out. */
+export async function findMerchantUsersByIds(db: Db, merchantId: string, ids: string[]): Promise<MerchantUserRow[]> {
+  if (ids.length === 0) return [];
+  return db('merchant_users').where({ merchant_id: merchantId }).whereIn('id', [...new Set(ids)]);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
 import type { EventRow } from './events';
 import type { MerchantAuditRow } from './merchant-audit-log';
+import type { MerchantUserRow } from './merchant-users';
 import { withDefaultSettings } from '../domain/settings';
 import type { MerchantRow } from './merchants';
 import type { RefundRow } from './refunds';
@@ -84,6 +85,10 @@ export const pageEvents = (db: Db, merchantId: string, filters: { type?: string;
 
 export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageRequest) =>
   pageOf<MerchantAuditRow>(db, 'merchant_audit_log', merchantScope(merchantId, {}), page);
+
+/** A merchant's people, oldest first (the order they joined). */
+export const pageMerchantUsers = (db: Db, merchantId: string, page: PageRequest) =>
+  pageOf<MerchantUserRow>(db, 'merchant_users', merchantScope(merchantId, {}), page, { kind: 'created', oldestFirst: true });
 
 /** A merchant's reviews: the queue oldest first, or recent decisions newest first. */
 export const pageReviews = (db: Db, merchantId: string, filters: { status?: string }, oldestFirst: boolean, page: PageRequest) =>

@@ -118,3 +118,17 @@ function itGuardsEach(routes: GuardedRoute[], env: () => { service: ServiceLike;
     },
   );
 }
+
+/** Every item of a paged /merchant/v1 list, walked `limit` at a time with its cursor (`key` names what each item is listed by). */
+export async function walkPages(service: ServiceLike, who: SignedIn, path: string, limit: number, key: string): Promise<string[]> {
+  const seen: string[] = [];
+  let after: string | null = null;
+  do {
+    const page = await asMember(service, who, 'GET', `${path}?limit=${limit}${after ? `&starting_after=${after}` : ''}`);
+    expect([page.status, page.body.results.length <= limit]).toEqual([200, true]);
+    seen.push(...page.body.results.map((item: Record<string, string>) => item[key]));
+    after = page.body.next_starting_after;
+    expect(after === null).toBe(!page.body.has_more);
+  } while (after);
+  return seen;
+}

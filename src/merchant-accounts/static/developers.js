@@ -14,8 +14,6 @@ const shownOnce = (title, pairs) =>
 function apiKeys(canChange) {
   const box = h('section', { class: 'card', id: 'api-keys' });
   const render = async (issued) => {
-    const keys = await run(() => api.get('/developers/api_keys'));
-    if (!keys) return;
     const revoke = (key) => async () => {
       if (!(await confirmAction(`Revoke the API key ${key.key_prefix}…? Calls with it are refused from then on.`, 'Revoke'))) return;
       if (await run(() => api.del(`/developers/api_keys/${encodeURIComponent(key.key_prefix)}`), 'API key revoked.')) await render();
@@ -24,16 +22,17 @@ function apiKeys(canChange) {
       const created = await run(() => api.post('/developers/api_keys'), 'API key issued.');
       if (created) await render(created);
     };
+    const keys = pagedList('/developers/api_keys', (key) => h('li', { class: 'row spread', 'data-key': key.key_prefix },
+      h('span', {}, h('code', {}, `${key.key_prefix}…`), ` issued ${when(key.created_at)}`, key.revoked_at ? ` · revoked ${when(key.revoked_at)}` : ''),
+      canChange && !key.revoked_at && h('button', { class: 'danger small', onclick: revoke(key) }, 'Revoke')), 'No API keys yet.', { className: 'plain' });
     clear(box,
       h('h3', {}, 'API keys'),
       issued && shownOnce('New API key', [['API key', issued.api_key], ['Client secret', issued.client_secret]]),
-      keys.results.length
-        ? h('ul', { class: 'plain' }, keys.results.map((key) => h('li', { class: 'row spread', 'data-key': key.key_prefix },
-          h('span', {}, h('code', {}, `${key.key_prefix}…`), ` issued ${when(key.created_at)}`, key.revoked_at ? ` · revoked ${when(key.revoked_at)}` : ''),
-          canChange && !key.revoked_at && h('button', { class: 'danger small', onclick: revoke(key) }, 'Revoke'))))
-        : h('p', { class: 'muted' }, 'No API keys yet.'),
+      // Newest first, a page at a time: revoked keys stay listed, so the list only grows.
+      keys,
       canChange && h('button', { class: 'primary', onclick: issue }, 'Issue a new API key'),
     );
+    await keys.ready;
   };
   box.ready = render();
   return box;

@@ -1,6 +1,7 @@
 import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
 import { clear, h, when } from './dom.js';
+import { pagedList } from './list.js';
 
 const ROLES = ['owner', 'developer', 'reviewer', 'viewer'];
 const roleSelect = (value, label) => h('select', { name: 'role', 'aria-label': label }, ROLES.map((r) => h('option', { value: r, selected: r === value }, r)));
@@ -40,11 +41,12 @@ function inviteForm(reload) {
 
 /** The team (owners): each person's role, changed or removed; invitations by email and role. */
 export async function teamPage(root, _params, session) {
-  const list = h('ul', { class: 'plain list' });
+  const box = h('div', {});
   const reload = async () => {
-    const team = await run(() => api.get('/team'));
-    if (team) clear(list, team.results.map((p) => personRow(p, session, reload)));
+    const team = pagedList('/team', (p) => personRow(p, session, reload), 'No one in the team yet.');
+    clear(box, team);
+    await team.ready;
   };
-  clear(root, h('h2', {}, 'Team'), inviteForm(reload), list);
+  clear(root, h('h2', {}, 'Team'), inviteForm(reload), box);
   await reload();
 }

@@ -1,7 +1,7 @@
 import { startService, type Service } from '../../support/harness';
 import { onboard, request } from '../../support/http';
 import { latestMailTo, linkIn } from '../../support/mailpit';
-import { adminInvite, asMember, member, PASSWORD, signIn, signInRequest, tokenOf, uniqueEmail, type SignedIn } from '../../support/merchant-accounts';
+import { adminInvite, asMember, member, PASSWORD, signIn, signInRequest, tokenOf, uniqueEmail, walkPages, type SignedIn } from '../../support/merchant-accounts';
 
 let service: Service;
 beforeAll(async () => {
@@ -200,6 +200,15 @@ describe('the session guard and the role guard', () => {
       expect([route.ok.includes(res.status), res.status, res.text]).toEqual([true, res.status, res.text]);
     },
   );
+
+  it('pages the team in the order people joined; a cursor not of the team is 404', async () => {
+    const merchantId = (await onboard(service)).id;
+    const joined: SignedIn[] = [];
+    for (const role of ['owner', 'viewer', 'developer', 'reviewer', 'viewer']) joined.push(await member(service, merchantId, role));
+    expect(await walkPages(service, joined[0]!, '/team', 2, 'id')).toEqual(joined.map((p) => p.user.id));
+    const foreign = await asMember(service, joined[0]!, 'GET', `/team?starting_after=${people.owner!.user.id}`);
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'Team member not found.']);
+  });
 
   it("answers another merchant's people 404, like missing ones, and lists only the session's merchant", async () => {
     const other = await member(service, (await onboard(service)).id, 'viewer');

@@ -3,7 +3,7 @@ import { useServiceWithReceiver } from '../../support/file-environment';
 import { openShop, waitFor, type Shop } from '../../support/fixtures';
 import { request } from '../../support/http';
 import type { WebhookReceiver } from '../../support/receiver';
-import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
+import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, walkPages, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -97,6 +97,20 @@ describe("another merchant's records", () => {
 });
 
 describe('what the Developers section does', () => {
+  it("pages the API keys newest first, the cursor a key's prefix; another account's prefix is 404", async () => {
+    const own = await openShop(service);
+    const owner = await member(service, own.merchant.id, 'owner');
+    const issued: string[] = [];
+    for (let i = 0; i < 3; i += 1) issued.push((await asMember(service, owner, 'POST', '/developers/api_keys')).body.key_prefix);
+    const listed = await walkPages(service, owner, '/developers/api_keys', 2, 'key_prefix');
+    // The three issued here, newest first, then the key the merchant was onboarded with.
+    expect(listed).toHaveLength(4);
+    expect(listed.slice(0, 3)).toEqual([...issued].reverse());
+    const theirs = (await asMember(service, people.owner!, 'GET', '/developers/api_keys?limit=1')).body.results[0].key_prefix;
+    const foreign = await asMember(service, owner, 'GET', `/developers/api_keys?starting_after=${theirs}`);
+    expect([foreign.status, foreign.body]).toEqual([404, { ...errorWithHint, error: 'API key not found.' }]);
+  });
+
   it('issues a key (secrets shown once, only the prefix listed) and revokes it: the key stops working; each change is audited with the person', async () => {
     const dev = people.developer!;
     const issued = await asMember(service, dev, 'POST', '/developers/api_keys');
