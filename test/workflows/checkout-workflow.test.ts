@@ -119,7 +119,8 @@ describe('checkout workflow', () => {
           expireCheckout: async () => true,
         },
         async (taskQueue) => {
-          const expiresAt = new Date(Date.now() + 10_000).toISOString();
+          // Long enough for 30 attempts on a busy machine (the test waits out this deadline at its end).
+          const expiresAt = new Date(Date.now() + 25_000).toISOString();
           const handle = await start(taskQueue, { maxAttempts: 30, expiresAt });
           const firstRun = (await handle.describe()).runId;
           let accepted = 0;
