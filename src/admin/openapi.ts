@@ -56,7 +56,6 @@ export const TimelineEntry = registry.register(
     details: z.record(z.string(), z.unknown()),
   }),
 );
-const results = (item: z.ZodType) => z.object({ results: z.array(item) });
 const listErrors = { ...errors, 404: UNKNOWN_CURSOR };
 const searchPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 export const listPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_LIST_LIMIT, DEFAULT_ADMIN_LIST_LIMIT);
@@ -76,7 +75,7 @@ operation({
   params: merchantParams, body: RollSigningSecretBody,
   responses: { 201: ['The new signing secret', z.object({ webhook_signing_secret: z.string(), previous_webhook_secret_expires_at: z.string().nullable() }).passthrough()] }, errors,
 });
-operation({ method: 'get', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminListApiKeys', tag, security, summary: "A merchant's API keys (prefixes only)", params: merchantParams, responses: { 200: ['Keys', results(ApiKey)] }, errors });
+operation({ method: 'get', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminListApiKeys', tag, security, summary: "A merchant's API keys (prefixes only), newest first", params: merchantParams, description: ADMIN_PAGING, query: searchPaged(MerchantListQuery), responses: { 200: ['A page of keys; starting_after takes a key_prefix', page(ApiKey)] }, errors: listErrors });
 operation({ method: 'post', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminIssueApiKey', tag, security, summary: 'Issue a new API key and client secret (shown once)', params: merchantParams, responses: { 201: ['The new credentials', Credentials] }, errors });
 operation({
   method: 'delete', path: '/admin/v1/merchants/{id}/api_keys/{keyPrefix}', id: 'adminRevokeApiKey', tag, security, summary: 'Revoke an API key by its prefix',

@@ -2,11 +2,11 @@ import type { AppDeps } from '../app-deps';
 import { settingsCatalog } from '../admin/catalog';
 import { resendEvent } from '../events/service';
 import { AdminNotFoundError, MerchantNotFoundError, NotFoundError } from '../http/errors';
-import { changeSettings, getMerchant, issueKey, presentApiKey, presentMerchant, revokeKey, rollSigningSecret } from '../merchants/service';
-import { findActiveApiKeyByPrefix, pageApiKeys } from '../storage/api-keys';
+import { apiKeysPage, changeSettings, getMerchant, issueKey, presentMerchant, revokeKey, rollSigningSecret } from '../merchants/service';
+import { findActiveApiKeyByPrefix } from '../storage/api-keys';
 import type { RollSigningSecretBody } from '../merchants/schemas';
 import { getEvent, listEvents } from '../readback/service';
-import { UnknownCursorError, type PageRequest } from '../storage/pages';
+import type { PageRequest } from '../storage/pages';
 import { targetPolicy } from '../webhooks/target';
 import { recordAudit } from './audit';
 import type { MerchantSession } from './sessions';
@@ -24,14 +24,8 @@ const actorOf = (session: MerchantSession) => ({ kind: 'user' as const, id: sess
 const options = (deps: AppDeps) => ({ sealer: deps.sealer, webhookPolicy: targetPolicy(deps.config), resolveHost: deps.resolveHost });
 
 /** A page of the account's keys, newest first; the cursor is a key's prefix. */
-export async function listMerchantKeys(deps: AppDeps, session: MerchantSession, query: { limit: number; starting_after?: string }) {
-  try {
-    const { rows, hasMore } = await pageApiKeys(deps.db, session.merchant.id, { limit: query.limit, startingAfter: query.starting_after });
-    return { results: rows.map(presentApiKey), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.key_prefix : null };
-  } catch (error) {
-    if (error instanceof UnknownCursorError) throw new MerchantNotFoundError('API key not found.', `starting_after ${error.cursor} is not a key prefix of this account.`);
-    throw error;
-  }
+export function listMerchantKeys(deps: AppDeps, session: MerchantSession, query: { limit: number; starting_after?: string }) {
+  return apiKeysPage(deps.db, session.merchant.id, query, (prefix) => new MerchantNotFoundError('API key not found.', `starting_after ${prefix} is not a key prefix of this account.`));
 }
 
 /** A new API key and client secret, answered once. */

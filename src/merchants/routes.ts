@@ -4,6 +4,7 @@ import { ADMIN_IDEMPOTENCY_SCOPE, idempotent } from '../http/idempotency';
 import type { AppDeps } from '../app-deps';
 import { targetPolicy } from '../webhooks/target';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from './schemas';
+import { MerchantListQuery } from '../admin/schemas';
 import { adminActorOf } from '../dashboard/session';
 import { changeSettingsAsOperator, issueKeyAsOperator, revokeKeyAsOperator, rollSigningSecretAsOperator } from '../operator-accounts/actions';
 import { getMerchant, listKeys, onboardMerchant, presentMerchant, type MerchantServiceOptions } from './service';
@@ -35,7 +36,7 @@ export function merchantAdminRoutes(deps: AppDeps): Router {
   });
 
   router.get('/merchants/:id/api_keys', async (req, res) => {
-    res.json({ results: await listKeys(db, req.params.id!) });
+    res.json(await listKeys(db, req.params.id!, parseOrThrow(MerchantListQuery, req.query, 'Query')));
   });
 
   router.post('/merchants/:id/api_keys', async (req, res) => {

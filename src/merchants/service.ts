@@ -4,7 +4,8 @@ import { hashSecret } from '../crypto';
 import { newId, newSecret } from '../domain/ids';
 import { applySettingsPatch, defaultSettings, processorRefusal, type Environment, type MerchantSettings, type MerchantSettingsPatch, type StripeCredentialsPatch } from '../domain/settings';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
-import { insertApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../storage/api-keys';
+import { insertApiKey, pageApiKeys, revokeApiKey, type ApiKeyRow } from '../storage/api-keys';
+import { UnknownCursorError } from '../storage/pages';
 import { findMerchant, insertMerchant, rotateSigningSecret, updateMerchantSettings, type MerchantRow, type StripeCredentialColumns } from '../storage/merchants';
 import type { MerchantCreateBody, RollSigningSecretBody } from './schemas';
 import { assertWebhookUrlAllowed } from './webhook-url';
@@ -160,9 +161,24 @@ export async function revokeKey(db: Db, merchantId: string, keyPrefix: string): 
   }
 }
 
-export async function listKeys(db: Db, merchantId: string) {
+/** The operator's page of a merchant's keys (404 for an unknown merchant or cursor). */
+export async function listKeys(db: Db, merchantId: string, query: { limit: number; starting_after?: string }) {
   await getMerchant(db, merchantId);
-  return (await listApiKeys(db, merchantId)).map(presentApiKey);
+  return apiKeysPage(db, merchantId, query, (prefix) => new AdminNotFoundError('Unknown starting_after.', `${prefix} is not a key prefix of merchant ${merchantId}.`));
+}
+
+/**
+ * A page of the merchant's keys, newest first, the cursor a key's prefix (the only name the API
+ * shows); a prefix that is not one of the merchant's keys is `unknownCursor`.
+ */
+export async function apiKeysPage(db: Db, merchantId: string, query: { limit: number; starting_after?: string }, unknownCursor: (prefix: string) => Error) {
+  try {
+    const { rows, hasMore } = await pageApiKeys(db, merchantId, { limit: query.limit, startingAfter: query.starting_after });
+    return { results: rows.map(presentApiKey), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.key_prefix : null };
+  } catch (error) {
+    if (error instanceof UnknownCursorError) throw unknownCursor(error.cursor);
+    throw error;
+  }
 }
 
 /** A key as lists show it: its prefix and dates, never the key. */

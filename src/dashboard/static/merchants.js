@@ -71,8 +71,6 @@ function settingsForm(merchant, catalog, onSaved) {
 async function keysCard(merchantId) {
   const card = h('section', { class: 'card' });
   const render = async (issued) => {
-    const keys = await run(() => admin.get(`/merchants/${encodeURIComponent(merchantId)}/api_keys`));
-    if (!keys) return;
     const issue = async () => {
       const created = await run(() => admin.post(`/merchants/${encodeURIComponent(merchantId)}/api_keys`), 'New API key issued.');
       if (created) await render(created);
@@ -81,16 +79,19 @@ async function keysCard(merchantId) {
       if (!(await confirmAction(`Revoke the API key ${prefix}…? Calls made with it will fail at once.`, 'Revoke'))) return;
       if (await run(() => admin.del(`/merchants/${encodeURIComponent(merchantId)}/api_keys/${encodeURIComponent(prefix)}`), 'API key revoked.')) await render();
     };
+    // Newest first, a page at a time: revoked keys stay listed, so the list only grows.
+    const keys = pagedList(`/merchants/${encodeURIComponent(merchantId)}/api_keys?limit=25`, (results) => h('ul', { class: 'plain' }, results.map((k) =>
+      h('li', { class: 'row spread' },
+        h('span', {}, h('code', {}, `${k.key_prefix}…`), ` issued ${when(k.created_at)}`, k.revoked_at ? ` · revoked ${when(k.revoked_at)}` : ''),
+        !k.revoked_at && h('button', { class: 'danger small', onclick: revoke(k.key_prefix) }, 'Revoke'),
+      ))), h('p', { class: 'muted' }, 'No API keys.'));
     clear(card,
       h('h3', {}, 'API keys'),
       issued && secretsBox(issued),
-      h('ul', { class: 'plain' }, keys.results.map((k) =>
-        h('li', { class: 'row spread' },
-          h('span', {}, h('code', {}, `${k.key_prefix}…`), ` issued ${when(k.created_at)}`, k.revoked_at ? ` · revoked ${when(k.revoked_at)}` : ''),
-          !k.revoked_at && h('button', { class: 'danger small', onclick: revoke(k.key_prefix) }, 'Revoke'),
-        ))),
+      keys.el,
       h('button', { class: 'secondary', onclick: issue }, 'Issue a new API key'),
     );
+    await keys.reload();
   };
   await render();
   return card;

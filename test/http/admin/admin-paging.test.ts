@@ -157,6 +157,25 @@ describe('admin lists page with a cursor', () => {
     expect(await walk(`/admin/v1/subscriptions?customer_id=${a.customerId}&status=active`, 3)).toEqual(await expected('subscriptions', (q) => q.where({ customer_id: a.customerId, status: 'active' })));
   });
 
+  it("a merchant's API keys: newest first, in pages, the cursor a key prefix; another merchant's prefix is 404", async () => {
+    const shop = await openShop(service);
+    const issued: string[] = [];
+    for (let i = 0; i < 3; i++) issued.push((await request(service.baseUrl, 'POST', `/admin/v1/merchants/${shop.merchant.id}/api_keys`, { token: service.adminToken })).body.key_prefix);
+    const prefixes: string[] = [];
+    let after: string | null = null;
+    do {
+      const res = await admin(`/admin/v1/merchants/${shop.merchant.id}/api_keys?limit=2${after ? `&starting_after=${after}` : ''}`);
+      expect([res.status, res.body.results.length <= 2]).toEqual([200, true]);
+      prefixes.push(...res.body.results.map((k: { key_prefix: string }) => k.key_prefix));
+      after = res.body.next_starting_after;
+      expect(after === null).toBe(!res.body.has_more);
+    } while (after);
+    // The three issued here, newest first, then the key the merchant was onboarded with.
+    expect([prefixes.length, prefixes.slice(0, 3)]).toEqual([4, [...issued].reverse()]);
+    const foreign = await admin(`/admin/v1/merchants/${a.merchant.id}/api_keys?starting_after=${issued[0]}`);
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'Unknown starting_after.']);
+  });
+
   it('refuses a cursor that is not an item of the list (or is another merchant\'s) with a 404, never a 500', async () => {
     const otherCheckout = checkouts[6]!;
     const cases: Array<[string, string]> = [
