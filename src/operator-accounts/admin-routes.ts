@@ -2,14 +2,15 @@ import { Router } from 'express';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { AccountsContext } from '../merchant-accounts/context';
 import { adminActorOf } from '../dashboard/session';
+import { MerchantListQuery } from '../admin/schemas';
 import { OperatorInvitationBody, OperatorRoleBody } from './schemas';
 import { changeOperatorRole, inviteOperator, listOperators, removeOperator } from './service';
 
 /** The operator's people; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
 export function operatorAdminRoutes(ctx: AccountsContext): Router {
   const router = Router();
-  router.get('/operators', async (_req, res) => {
-    res.json(await listOperators(ctx));
+  router.get('/operators', async (req, res) => {
+    res.json(await listOperators(ctx, parseOrThrow(MerchantListQuery, req.query, 'Query')));
   });
   router.post('/operators/invitations', async (req, res) => {
     res.status(201).json(await inviteOperator(ctx, adminActorOf(req), parseOrThrow(OperatorInvitationBody, req.body)));

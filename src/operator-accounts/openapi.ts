@@ -1,14 +1,16 @@
 // The operator's people on the admin API, in the OpenAPI document.
 import { z } from 'zod';
-import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, pathId, TAGS } from '../http/openapi-operation';
+import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
+import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
 import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorRoleBody } from './schemas';
 
+const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
 const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 403: 'A dashboard session whose role is not operator_admin.', 429: ADMIN_TOKEN_THROTTLED };
 
 operation({
   method: 'get', path: '/admin/v1/operators', id: 'adminListOperators', tag: TAGS.admin, security, summary: "The operator's people (who signs in to the operator dashboard), oldest first",
-  responses: { 200: ["The operator's people", z.object({ results: z.array(Operator) })] }, errors,
+  description: ADMIN_PAGING, query: listQuery, responses: { 200: ["A page of the operator's people", page(Operator)] }, errors: { ...errors, 404: UNKNOWN_CURSOR },
 });
 operation({
   method: 'post', path: '/admin/v1/operators/invitations', id: 'adminInviteOperator', tag: TAGS.admin, security,

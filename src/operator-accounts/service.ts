@@ -4,11 +4,14 @@ import type { AccountsContext, Actor } from '../merchant-accounts/context';
 import { inviteOperator } from '../merchant-accounts/invitations';
 import { presentUser } from '../merchant-accounts/present';
 import type { OperatorRole } from '../domain/operator-roles';
-import { deleteOperatorUnscoped, findAccountByIdUnscoped, isOperator, listOperatorsUnscoped, updateOperatorRoleUnscoped } from '../storage/merchant-users';
+import { deleteOperatorUnscoped, findAccountByIdUnscoped, isOperator, updateOperatorRoleUnscoped } from '../storage/merchant-users';
+import { pageOperatorsUnscoped } from '../storage/pages';
+import { adminPage, type AdminPageQuery } from '../readback/list-page';
 
 /** The operator's people, oldest first. */
-export async function listOperators(ctx: AccountsContext) {
-  return { results: (await listOperatorsUnscoped(ctx.db)).map(presentUser) };
+/** A page of the operator's people, in the order they joined. */
+export function listOperators(ctx: AccountsContext, query: AdminPageQuery) {
+  return adminPage((page) => pageOperatorsUnscoped(ctx.db, page), query, (rows) => rows.map(presentUser));
 }
 
 export { inviteOperator };

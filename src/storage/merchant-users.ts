@@ -63,9 +63,6 @@ export async function findAccountByIdUnscoped(db: Db, id: string): Promise<Accou
 }
 
 /** The operator's people, oldest first. Not merchant-scoped. */
-export async function listOperatorsUnscoped(db: Db): Promise<OperatorUserRow[]> {
-  return db('merchant_users').whereNull('merchant_id').orderBy([{ column: 'created_at' }, { column: 'id' }]);
-}
 
 /** Removes one of the operator's people; their sessions and reset links go with them (ON DELETE CASCADE). */
 export async function deleteOperatorUnscoped(db: Db, id: string): Promise<OperatorUserRow | undefined> {

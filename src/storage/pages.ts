@@ -5,7 +5,7 @@ import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
 import type { EventRow } from './events';
 import type { MerchantAuditRow } from './merchant-audit-log';
-import type { MerchantUserRow } from './merchant-users';
+import type { MerchantUserRow, OperatorUserRow } from './merchant-users';
 import { withDefaultSettings } from '../domain/settings';
 import type { MerchantRow } from './merchants';
 import type { RefundRow } from './refunds';
@@ -85,6 +85,10 @@ export const pageEvents = (db: Db, merchantId: string, filters: { type?: string;
 
 export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageRequest) =>
   pageOf<MerchantAuditRow>(db, 'merchant_audit_log', merchantScope(merchantId, {}), page);
+
+/** The operator's people (no merchant), oldest first (the order they joined). */
+export const pageOperatorsUnscoped = (db: Db, page: PageRequest) =>
+  pageOf<OperatorUserRow>(db, 'merchant_users', {}, page, { kind: 'created', oldestFirst: true }, (query) => void query.whereNull('merchant_id'));
 
 /** A merchant's people, oldest first (the order they joined). */
 export const pageMerchantUsers = (db: Db, merchantId: string, page: PageRequest) =>

@@ -1,6 +1,7 @@
 import { admin } from './api.js';
 import { confirmAction, run } from './app.js';
 import { clear, facts, h, when } from './dom.js';
+import { pagedList } from './pager.js';
 
 // The operator's people (operator_admin only: the admin API answers 403 to the other roles, shown as the page's error).
 const ROLES = ['operator_admin', 'operator_reviewer', 'operator_viewer'];
@@ -43,11 +44,7 @@ function inviteForm(onInvited) {
 }
 
 export async function operatorsPage(root) {
-  const list = h('ul', { class: 'plain list' });
-  const reload = async () => {
-    const data = await run(() => admin.get('/operators'));
-    if (data) clear(list, data.results.map((o) => operatorCard(o, reload)));
-  };
-  clear(root, h('h2', {}, 'Operators'), h('p', { class: 'muted' }, 'Who signs in to this dashboard, and what each may do. An invited person chooses a password and enrols an authenticator app.'), inviteForm(reload), list);
-  await reload();
+  const list = pagedList('/operators?limit=50', (rows, reload) => h('ul', { class: 'plain list' }, rows.map((o) => operatorCard(o, reload))), h('p', { class: 'muted' }, 'No operators yet.'));
+  clear(root, h('h2', {}, 'Operators'), h('p', { class: 'muted' }, 'Who signs in to this dashboard, and what each may do. An invited person chooses a password and enrols an authenticator app.'), inviteForm(list.reload), list.el);
+  await list.reload();
 }

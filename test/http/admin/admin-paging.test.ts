@@ -4,6 +4,8 @@ import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { request } from '../../support/http';
 import { createCheckout, openShop, type Shop } from '../../support/fixtures';
+import { member, uniqueEmail } from '../../support/merchant-accounts';
+import { acceptOperatorInvitation, inviteOperator } from '../../support/operators';
 
 // Every admin list pages with a cursor: walked page by page, each list answers every row of its
 // filter exactly once, in its documented order (ties on created_at broken by id), and ends with
@@ -155,6 +157,12 @@ describe('admin lists page with a cursor', () => {
     await db()('subscriptions').insert(subs);
     expect(await walk(`/admin/v1/subscriptions?merchant_id=${a.merchant.id}`, 2)).toEqual(await expected('subscriptions', (q) => q.where({ merchant_id: a.merchant.id })));
     expect(await walk(`/admin/v1/subscriptions?customer_id=${a.customerId}&status=active`, 3)).toEqual(await expected('subscriptions', (q) => q.where({ customer_id: a.customerId, status: 'active' })));
+  });
+
+  it("the operator's people: oldest first, in pages; a merchant's people are never listed", async () => {
+    for (let i = 0; i < 3; i++) await acceptOperatorInvitation(service, (await inviteOperator(service, uniqueEmail('operator'), 'operator_viewer')).body.accept_url);
+    await member(service, a.merchant.id, 'viewer');
+    expect(await walk('/admin/v1/operators', 2)).toEqual(await expected('merchant_users', (q) => q.whereNull('merchant_id'), 'asc'));
   });
 
   it("a merchant's API keys: newest first, in pages, the cursor a key prefix; another merchant's prefix is 404", async () => {
