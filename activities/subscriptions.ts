@@ -3,6 +3,8 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
 import { commitWithEvents, type WithEvents } from './commit';
+import { recordAudit } from '../src/merchant-accounts/audit';
+import type { DecisionAudit } from '../workflows/contract';
 import { findChargeByIdUnscoped, findFirstChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
 import type { Db } from '../src/storage/db';
 import { findMerchant } from '../src/storage/merchants';
@@ -102,15 +104,20 @@ export function createSubscriptionActivities(deps: ActivityDeps) {
     },
 
     /** A merchant's cancellation, run by the workflow between renewals: now, or at the end of the period. */
-    async cancelSubscription(input: { subscriptionId: string; atPeriodEnd: boolean }): Promise<SubscriptionView> {
+    async cancelSubscription(input: { subscriptionId: string; atPeriodEnd: boolean; audit?: DecisionAudit }): Promise<SubscriptionView> {
       return commitWithEvents(deps, async (trx) => {
         const sub = await load(trx, input.subscriptionId, true);
         if (sub.status === 'cancelled') return { result: presentSubscription(sub), eventIds: [] };
+        // The operator's cancellation names them in the merchant's audit log, committed with it (a no-op writes none).
+        const audited = (action: 'subscription.cancelled' | 'subscription.cancel_scheduled') =>
+          input.audit ? recordAudit(trx, { merchantId: sub.merchant_id, actor: input.audit.actor, action, target: sub.id }) : Promise.resolve();
         if (!input.atPeriodEnd) {
           const { row, eventIds } = await end(trx, sub, subscriptionNow(sub.clock_offset_ms));
+          await audited('subscription.cancelled');
           return { result: presentSubscription(row), eventIds };
         }
         if (sub.cancel_at_period_end) return { result: presentSubscription(sub), eventIds: [] };
+        await audited('subscription.cancel_scheduled');
         const row = await updateSubscription(trx, sub.id, { cancel_at_period_end: true });
         const merchant = (await findMerchant(trx, sub.merchant_id))!;
         return { result: presentSubscription(row), eventIds: await recordSubscriptionEvent(trx, merchant, ['subscription.updated'], row, null) };

@@ -239,7 +239,8 @@ export const advanceClockUpdate = defineUpdate<{ now: string }, [{ clockOffsetMs
  * workflow serialises it with a renewal in flight: a cancellation answered as done is never
  * followed by a charge.
  */
-export const cancelSubscriptionUpdate = defineUpdate<SubscriptionView, [{ atPeriodEnd: boolean }]>('cancelSubscription');
+/** `audit`: the operator's cancellation, whose audit entry commits with the cancellation. */
+export const cancelSubscriptionUpdate = defineUpdate<SubscriptionView, [{ atPeriodEnd: boolean; audit?: DecisionAudit }]>('cancelSubscription');
 /**
  * A renewal charge was moved outside the workflow (the sandbox simulator), after the commit: a
  * workflow waiting out that charge's settlement time stops waiting and reads it. Lost, the wait

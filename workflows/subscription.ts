@@ -8,6 +8,7 @@ import {
   advanceClockUpdate,
   cancelSubscriptionUpdate,
   renewalMovedSignal,
+  type DecisionAudit,
   type SubscriptionWorkflowInput,
 } from './contract';
 
@@ -68,7 +69,7 @@ function handleMessages(sub: Subscription): void {
       },
     },
   );
-  setHandler(cancelSubscriptionUpdate, ({ atPeriodEnd }) => cancel(sub, atPeriodEnd), {
+  setHandler(cancelSubscriptionUpdate, ({ atPeriodEnd, audit }) => cancel(sub, atPeriodEnd, audit), {
     validator: (_request: { atPeriodEnd: boolean }) => {
       if (sub.ended) throw ApplicationFailure.nonRetryable('the subscription is cancelled', SUBSCRIPTION_FAILURES.cancelled);
     },
@@ -76,12 +77,13 @@ function handleMessages(sub: Subscription): void {
 }
 
 /** A merchant's cancellation: waits for a renewal in flight, and starts none meanwhile. */
-async function cancel(sub: Subscription, atPeriodEnd: boolean) {
+async function cancel(sub: Subscription, atPeriodEnd: boolean, audit?: DecisionAudit) {
   sub.cancelsWaiting++; // before any await, so the main loop starts no renewal meanwhile
   try {
     await condition(() => !sub.busy);
     sub.busy = true;
-    const subscription = await db.cancelSubscription({ subscriptionId: sub.id, atPeriodEnd });
+    // Optional fields only when given: an activity input like the ones already in histories.
+    const subscription = await db.cancelSubscription({ subscriptionId: sub.id, atPeriodEnd, ...(audit ? { audit } : {}) });
     if (subscription.status === 'cancelled') sub.ended = true;
     sub.planIsStale = true;
     return subscription;

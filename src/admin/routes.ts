@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { replayEvents } from '../events/replay';
+import { adminActorOf } from '../dashboard/session';
 import { settingsCatalog } from './catalog';
 import { parseOrThrow } from '../http/validate';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
@@ -41,7 +42,7 @@ export function adminDataRoutes(deps: AppDeps): Router {
       to: body.to ? new Date(body.to) : undefined,
       failedOnly: body.failed_only,
     };
-    res.status(body.dry_run ? 200 : 202).json(await replayEvents(deps, filter, body.dry_run));
+    res.status(body.dry_run ? 200 : 202).json(await replayEvents(deps, filter, body.dry_run, adminActorOf(req)));
   });
 
   return router;

@@ -29,6 +29,9 @@ export type AuditAction =
   | 'customer.unrestricted'
   | 'charge.refunded'
   | 'settings.changed'
+  | 'subscription.cancelled'
+  | 'subscription.cancel_scheduled'
+  | 'subscription.payment_method_changed'
   | 'operator.role_changed'
   | 'operator.removed';
 

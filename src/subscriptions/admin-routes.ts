@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
+import { adminActorOf } from '../dashboard/session';
 import { parseOrThrow } from '../http/validate';
 import { AdvanceClockBody, CancelBody, CustomerClockBody, PaymentMethodBody, SubscriptionListQuery } from './schemas';
 import { advanceTestClock, cancelAdminSubscription, changePaymentMethod, getAdminSubscription, listAdminSubscriptions, setCustomerTestClock } from './service';
@@ -17,11 +18,11 @@ export function subscriptionAdminRoutes(deps: AppDeps): Router {
   });
 
   router.post('/subscriptions/:id/cancel', async (req, res) => {
-    res.json(await cancelAdminSubscription(deps, req.params.id!, parseOrThrow(CancelBody, req.body ?? {})));
+    res.json(await cancelAdminSubscription(deps, req.params.id!, parseOrThrow(CancelBody, req.body ?? {}), adminActorOf(req)));
   });
 
   router.post('/subscriptions/:id/payment_method', async (req, res) => {
-    res.json(await changePaymentMethod(deps, req.params.id!, parseOrThrow(PaymentMethodBody, req.body ?? {})));
+    res.json(await changePaymentMethod(deps, req.params.id!, parseOrThrow(PaymentMethodBody, req.body ?? {}), adminActorOf(req)));
   });
 
   router.post('/subscriptions/:id/test_clock/advance', async (req, res) => {

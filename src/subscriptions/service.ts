@@ -16,7 +16,8 @@ import {
   updateSubscription,
   type SubscriptionRow,
 } from '../storage/subscriptions';
-import { advanceClockUpdate, cancelSubscriptionUpdate } from '../../workflows/contract';
+import { advanceClockUpdate, cancelSubscriptionUpdate, type AuditActor } from '../../workflows/contract';
+import { recordAudit } from '../merchant-accounts/audit';
 import { MAX_CLOCK_ADVANCE_SECONDS, type AdvanceClockBody, type CancelBody, type CustomerClockBody, type PaymentMethodBody } from './schemas';
 import { ensureSubscriptionWorkflow, SubscriptionEndedError, updateSubscriptionWorkflow } from './workflows';
 
@@ -84,11 +85,11 @@ function alreadyCancelled(id: string): ValidationError {
  * Cancels now or at period end through the subscription's workflow, which runs the cancellation
  * between renewals: once this answers, no further charge is made (at period end: none after it).
  */
-export async function cancelAdminSubscription(deps: SubscriptionDeps, id: string, body: CancelBody) {
+export async function cancelAdminSubscription(deps: SubscriptionDeps, id: string, body: CancelBody, actor: AuditActor) {
   const { sub, merchant } = await load(deps, id);
   if (sub.status === 'cancelled') throw alreadyCancelled(id);
   await ensureSubscriptionWorkflow(deps, sub);
-  await sendUpdate(deps, id, (handle) => handle.executeUpdate(cancelSubscriptionUpdate, { args: [{ atPeriodEnd: body.at_period_end ?? false }] }));
+  await sendUpdate(deps, id, (handle) => handle.executeUpdate(cancelSubscriptionUpdate, { args: [{ atPeriodEnd: body.at_period_end ?? false, audit: { actor } }] }));
   return presentAdminSubscription((await findSubscriptionByIdUnscoped(deps.db, id))!, merchant);
 }
 
@@ -139,7 +140,7 @@ async function sendUpdate<T>(deps: SubscriptionDeps, id: string, send: Parameter
  * card): a past_due subscription's next retry uses it. A renewal already at the processor keeps
  * the method it started with; the change and its subscription.updated event commit together.
  */
-export async function changePaymentMethod(deps: SubscriptionDeps & Pick<AppDeps, 'logger'>, id: string, body: PaymentMethodBody) {
+export async function changePaymentMethod(deps: SubscriptionDeps & Pick<AppDeps, 'logger'>, id: string, body: PaymentMethodBody, actor: AuditActor) {
   const { row, merchant, eventIds } = await deps.db.transaction(async (trx) => {
     const sub = await findSubscriptionByIdUnscoped(trx, id, true);
     if (!sub) throw new AdminNotFoundError('Subscription not found.', `No subscription ${id}.`);
@@ -151,6 +152,7 @@ export async function changePaymentMethod(deps: SubscriptionDeps & Pick<AppDeps,
     }
     const owner = (await findMerchant(trx, sub.merchant_id))!;
     const updated = await updateSubscription(trx, sub.id, { payment_method_id: method.id });
+    await recordAudit(trx, { merchantId: sub.merchant_id, actor, action: 'subscription.payment_method_changed', target: sub.id, details: { from: sub.payment_method_id, to: method.id } });
     return { row: updated, merchant: owner, eventIds: await recordSubscriptionEvent(trx, owner, ['subscription.updated'], updated, null) };
   });
   await dispatchCommitted(deps, eventIds, merchant.id);
