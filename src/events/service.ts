@@ -2,7 +2,7 @@ import type { AppDeps } from '../app-deps';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
 import { adminPage, type AdminPageQuery } from '../readback/list-page';
-import { findEventUnscoped, listAttempts, listDeliverySeries, type EventRow, type WithSeries } from '../storage/events';
+import { findEventUnscoped, listAttempts, listDeliverySeries, type EventRow } from '../storage/events';
 import { pageEventsUnscoped } from '../storage/pages';
 import { findMerchant } from '../storage/merchants';
 import { redeliverEvent } from './dispatch';
@@ -27,9 +27,9 @@ export async function getEventForOperator(db: Db, id: string) {
 
 /**
  * The operator's resend: a new delivery series of an enabled outbox event to the merchant's
- * webhook_url. `withSeries` (a merchant's audit row) commits with the series.
+ * webhook_url. `withSeries` (the audit row, told the event it resends) commits with the series.
  */
-export async function resendEvent(deps: AppDeps, id: string, withSeries?: WithSeries) {
+export async function resendEvent(deps: AppDeps, id: string, withSeries?: (trx: Db, series: number, event: EventRow) => Promise<void>) {
   const event = await eventForOperator(deps.db, id);
   if (!event.enabled) {
     throw new ValidationError('This event is not enabled for the merchant.', 'It was off in the merchant\'s enabled_events when it was recorded, so it was never sent and cannot be; enabling it applies to events recorded from then on.');
@@ -37,7 +37,7 @@ export async function resendEvent(deps: AppDeps, id: string, withSeries?: WithSe
   if (event.channel === 'hold') throw new ValidationError('A hold is never re-sent.', 'checkout.hold is synchronous and never retried.');
   const merchant = await findMerchant(deps.db, event.merchant_id);
   if (!merchant?.settings.webhook_url) throw new ValidationError('The merchant has no webhook_url.', 'Set webhook_url in the merchant settings, then resend; the event is kept.');
-  const series = await redeliverEvent(deps, event.id, 'resend', withSeries);
+  const series = await redeliverEvent(deps, event.id, 'resend', withSeries && ((trx, n) => withSeries(trx, n, event)));
   return { id: event.id, resent: true, series };
 }
 

@@ -7,7 +7,7 @@ import { changeSettings, issueKey, revokeKey, rollSigningSecret, type MerchantSe
 import type { MerchantSettingsPatch } from '../domain/settings';
 import type { RollSigningSecretBody } from '../merchants/schemas';
 import { decideReview } from '../reviews/service';
-import { getEventForOperator, resendEvent } from '../events/service';
+import { resendEvent } from '../events/service';
 import type { ReviewDecision } from '../../workflows/contract';
 
 /**
@@ -66,7 +66,6 @@ export function rollSigningSecretAsOperator(deps: AppDeps, actor: Actor, merchan
 }
 
 /** The resend's audit row commits with its new delivery series, before the delivery starts. */
-export async function resendEventAsOperator(deps: AppDeps, actor: AdminActor, id: string) {
-  const event = await getEventForOperator(deps.db, id);
-  return resendEvent(deps, id, (trx, series) => recordAudit(trx, { merchantId: event.merchant_id, actor, action: 'event.resent', target: id, details: { series } }));
+export function resendEventAsOperator(deps: AppDeps, actor: AdminActor, id: string) {
+  return resendEvent(deps, id, (trx, series, event) => recordAudit(trx, { merchantId: event.merchant_id, actor, action: 'event.resent', target: id, details: { series } }));
 }

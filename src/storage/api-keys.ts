@@ -29,10 +29,6 @@ export async function findActiveByClientSecretHash(db: Db, hash: Buffer): Promis
   return db<ApiKeyRow>('api_keys').where({ client_secret_hash: hash }).whereNull('revoked_at').first();
 }
 
-export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyRow[]> {
-  return db<ApiKeyRow>('api_keys').where({ merchant_id: merchantId }).orderBy('id');
-}
-
 /**
  * A page of the merchant's keys, newest first (ids grow with issue). The cursor is a key's prefix,
  * the only name the API shows for a key; another merchant's prefix is an unknown cursor.

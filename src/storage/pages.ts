@@ -41,7 +41,7 @@ type Order = { kind: 'created'; oldestFirst?: boolean } | { kind: 'seq' };
 async function pageOf<T>(
   db: Db,
   table: string,
-  scope: Record<string, string | boolean>,
+  scope: Record<string, string | boolean | null>,
   page: PageRequest,
   order: Order = { kind: 'created' },
   narrow: (query: Knex.QueryBuilder) => void = () => {},
@@ -88,7 +88,7 @@ export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageReque
 
 /** The operator's people (no merchant), oldest first (the order they joined). */
 export const pageOperatorsUnscoped = (db: Db, page: PageRequest) =>
-  pageOf<OperatorUserRow>(db, 'merchant_users', {}, page, { kind: 'created', oldestFirst: true }, (query) => void query.whereNull('merchant_id'));
+  pageOf<OperatorUserRow>(db, 'merchant_users', { merchant_id: null }, page, { kind: 'created', oldestFirst: true });
 
 /** A merchant's people, oldest first (the order they joined). */
 export const pageMerchantUsers = (db: Db, merchantId: string, page: PageRequest) =>

@@ -34,9 +34,6 @@ useServiceWithReceiver((env) => ({ service, receiver } = env), {
   timeoutMs: 120_000,
 });
 
-/** The authenticator's code `stepOffset` steps ahead: a code works once, so a sign-in right after the acceptance that spent this step's takes the next one. */
-const codeOf = (secret: string, stepOffset = 0) => currentTotpCode(secret, stepOffset);
-
 async function confirm(page: Page, text: RegExp): Promise<void> {
   const dialog = page.locator('dialog#confirm');
   await dialog.waitFor({ state: 'visible' });
@@ -58,7 +55,7 @@ async function acceptInvitation(page: Page, email: string, enrolTotp: boolean): 
     await page.getByRole('button', { name: 'Enrol an authenticator app' }).click();
     const shown = await page.locator('#secret').filter({ hasText: 'secret' }).textContent();
     secret = /\(secret ([A-Z2-7]+)\)/.exec(shown!)![1]!;
-    await page.locator('#code').fill(codeOf(secret));
+    await page.locator('#code').fill(currentTotpCode(secret));
   }
   await page.getByRole('button', { name: 'Save' }).click();
   await page.locator('#result').filter({ hasText: 'Your account is ready' }).waitFor();
@@ -74,7 +71,7 @@ async function signIn(page: Page, email: string, secret: string | null): Promise
   await page.getByRole('button', { name: 'Sign in' }).click();
   if (secret) {
     await page.locator('#error').filter({ hasText: 'Authenticator code required.' }).waitFor();
-    await page.getByLabel('Authenticator code').fill(codeOf(secret, 1));
+    await page.getByLabel('Authenticator code').fill(currentTotpCode(secret, 1)); // a code works once: the acceptance spent this step's
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
   await page.waitForURL(/\/merchant$/);
@@ -242,7 +239,7 @@ describe('merchant dashboard', () => {
     expect(await reviewer.locator('#nav a[data-page="audit"]').isVisible()).toBe(false);
     await reviewer.getByRole('button', { name: 'Enrol authenticator' }).click();
     const reviewerSecret = (await reviewer.locator('#totp-secret').textContent())!;
-    await reviewer.getByLabel('Code from the app').fill(codeOf(reviewerSecret));
+    await reviewer.getByLabel('Code from the app').fill(currentTotpCode(reviewerSecret));
     await reviewer.locator('#totp button[type="submit"]').click();
     await toastShows(reviewer, 'Authenticator enrolled');
     expect((await service.deps.db('merchant_users').where({ email: reviewerEmail }).first()).totp_enabled_at).not.toBeNull();
