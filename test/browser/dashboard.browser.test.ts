@@ -1,11 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Service } from '../support/harness';
-import { useServiceWithReceiver } from '../support/file-environment';
 import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
-import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium, screenshotsAtBothWidths, toastShows } from '../support/browser';
+import { collectErrors, HTML_FROM_STRING_PROBE, screenshotsAtBothWidths, useServiceWithBrowser, toastShows } from '../support/browser';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
 import { currentTotpCode } from '../../src/merchant-accounts/secrets';
 import { PASSWORD, uniqueEmail } from '../support/merchant-accounts';
@@ -26,14 +24,7 @@ let reviewer = '';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 const TIMEOUT = 30_000;
 
-useServiceWithReceiver((env) => ({ service, receiver } = env), {
-  afterStart: async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchChromium();
-  },
-  beforeStop: async () => browser?.close(),
-  timeoutMs: 120_000,
-});
+useServiceWithBrowser(ARTIFACTS, (env) => ({ service, receiver, browser } = env));
 
 beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

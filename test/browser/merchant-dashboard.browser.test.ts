@@ -1,11 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Service } from '../support/harness';
-import { useServiceWithReceiver } from '../support/file-environment';
 import { request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
-import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium, screenshotsAtBothWidths, toastShows } from '../support/browser';
+import { collectErrors, HTML_FROM_STRING_PROBE, screenshotsAtBothWidths, useServiceWithBrowser, toastShows } from '../support/browser';
 import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from '../support/fixtures';
 import { latestMailTo, linkIn } from '../support/mailpit';
 import { acceptOperatorInvitation, inviteOperator } from '../support/operators';
@@ -25,14 +23,7 @@ const ARTIFACTS = path.resolve(__dirname, '../../test-results/merchant-dashboard
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 const TIMEOUT = 30_000;
 
-useServiceWithReceiver((env) => ({ service, receiver } = env), {
-  afterStart: async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchChromium();
-  },
-  beforeStop: async () => browser?.close(),
-  timeoutMs: 120_000,
-});
+useServiceWithBrowser(ARTIFACTS, (env) => ({ service, receiver, browser } = env));
 
 async function confirm(page: Page, text: RegExp): Promise<void> {
   const dialog = page.locator('dialog#confirm');

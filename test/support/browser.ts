@@ -1,5 +1,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { useServiceWithReceiver, type FileEnvironment } from './file-environment';
 
 /** Debian's chromium through playwright-core (playwright cannot download its own browser here). */
 export function launchChromium(): Promise<Browser> {
@@ -42,4 +44,22 @@ export async function screenshotsAtBothWidths(page: Page, dir: string, name: str
 /** Waits for the dashboard's toast (#toast) to show `text`. */
 export async function toastShows(page: Page, text: string | RegExp, timeout = 30_000): Promise<void> {
   await page.locator('#toast').filter({ hasText: text }).waitFor({ state: 'visible', timeout });
+}
+
+/**
+ * The file's service and webhook receiver (useServiceWithReceiver) and one chromium for the whole
+ * file, launched once the service runs and closed before it stops; `artifacts`, the screenshots'
+ * folder, is made first.
+ */
+export function useServiceWithBrowser(artifacts: string, bind: (env: FileEnvironment & { browser: Browser }) => void): void {
+  let browser: Browser | undefined;
+  useServiceWithReceiver(() => {}, {
+    afterStart: async (env) => {
+      mkdirSync(artifacts, { recursive: true });
+      browser = await launchChromium();
+      bind({ ...env, browser });
+    },
+    beforeStop: async () => browser?.close(),
+    timeoutMs: 120_000,
+  });
 }
