@@ -9,10 +9,12 @@
  */
 const REQUEST_LAYER = [
   '^src/[^/]+/[a-z-]*routes\\.ts$',
+  '^src/dashboards/[^/]+/[a-z-]*routes\\.ts$',
+  '^src/dashboards/kit/pages\\.ts$',
   '^src/app\\.ts$',
   '^src/wallet/auth\\.ts$',
-  '^src/dashboard/session\\.ts$',
-  '^src/merchant-accounts/middleware\\.ts$',
+  '^src/identity/admin-guard\\.ts$',
+  '^src/identity/middleware\\.ts$',
   '^src/observability/(metrics|tracing|worker-http)\\.ts$',
 ];
 
@@ -116,7 +118,7 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // The browser code of the hosted page and the dashboard is served as is, not part of the layers.
-    exclude: { path: '^src/(wallet|dashboard|docs)/static/' },
+    exclude: { path: ['^src/(wallet|docs)/static/', '^src/dashboards/[^/]+/static/'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

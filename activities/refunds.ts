@@ -8,7 +8,7 @@ import { findPaymentMethod } from '../src/storage/payment-methods';
 import { chargeMoves } from './charges';
 import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded, setRefundRequester } from '../src/storage/refunds';
 import { FAILURE_TYPES, type RefundRequester, type RefundWorkflowInput } from '../workflows/contract';
-import { recordAudit } from '../src/merchant-accounts/audit';
+import { recordAudit } from '../src/identity/audit';
 import type { ChargeRow } from '../src/storage/charges';
 import { refundRefusal } from '../src/charges/refund-rules';
 import type { Db } from '../src/storage/db';

@@ -15,7 +15,7 @@ import { latestKycRecord } from '../src/storage/kyc-records';
 import type { MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { decideReview, findCheckoutReview, insertReview, type ReviewRow } from '../src/storage/reviews';
-import { recordAudit } from '../src/merchant-accounts/audit';
+import { recordAudit } from '../src/identity/audit';
 import { presentReview } from '../src/reviews/present';
 import { withdrawalDestinationAllowed } from '../src/wallet/withdrawal-destination';
 import { FAILURE_TYPES, type DecisionAudit, type ReviewDecision, type ReviewSnapshot } from '../workflows/contract';

@@ -3,7 +3,7 @@ import type { ActivityDeps } from './deps';
 import { newId } from '../src/domain/ids';
 import { presentSubscription, subscriptionNow, type SubscriptionView } from '../src/domain/subscriptions';
 import { commitWithEvents, type WithEvents } from './commit';
-import { recordAudit } from '../src/merchant-accounts/audit';
+import { recordAudit } from '../src/identity/audit';
 import type { DecisionAudit } from '../workflows/contract';
 import { findChargeByIdUnscoped, findFirstChargeOfMethod, insertChargeOnce } from '../src/storage/charges';
 import type { Db } from '../src/storage/db';

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { openApiDocument } from '../src/http/openapi';
+import { openApiDocument } from '../src/openapi';
 
 export const GENERATED_PATH = join(__dirname, '..', 'sdk', 'src', 'generated', 'api.ts');
 

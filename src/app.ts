@@ -7,7 +7,7 @@ import { API_PREFIXES, noSniff, noStore } from './http/answer-headers';
 import { accessLog } from './http/request-context';
 import { createApiMetrics, metricsHandler } from './observability/metrics';
 import { httpServerSpans } from './observability/tracing';
-import { openApiDocument } from './http/openapi';
+import { openApiDocument } from './openapi';
 import { healthRoutes } from './health/routes';
 import { customerRoutes } from './customers/routes';
 import { customerAdminRoutes } from './customers/admin-routes';
@@ -26,18 +26,18 @@ import { walletPageRoutes } from './wallet/page-routes';
 import { walletRoutes } from './wallet/routes';
 import { readbackRoutes } from './readback/routes';
 import { adminDataRoutes } from './admin/routes';
-import { dashboardRoutes } from './dashboard/routes';
-import { requireAdminOrSession } from './dashboard/session';
-import { operatorAdminRoutes } from './operator-accounts/admin-routes';
+import { dashboardRoutes } from './dashboards/operators/routes';
+import { requireAdminOrSession } from './identity/admin-guard';
+import { operatorAdminRoutes } from './identity/operator-routes';
 import { AdminTokenThrottle } from './http/admin-token-throttle';
 import { requireAdmin } from './http/auth';
 import { docsRoutes } from './docs/routes';
-import { createMerchantAccounts } from './merchant-accounts';
-import { merchantAccountRoutes } from './merchant-accounts/routes';
+import { createMerchantAccounts } from './identity';
+import { merchantAccountRoutes } from './identity/routes';
 import { merchantDashboardRoutes } from './merchant-accounts/dashboard-routes';
-import { merchantAccountPageRoutes } from './merchant-accounts/page-routes';
-import { merchantDashboardPageRoutes } from './merchant-accounts/dashboard-page-routes';
-import { merchantInvitationAdminRoutes } from './merchant-accounts/admin-routes';
+import { merchantAccountPageRoutes } from './dashboards/links/routes';
+import { merchantDashboardPageRoutes } from './dashboards/merchants/routes';
+import { merchantInvitationAdminRoutes } from './identity/invitation-admin-routes';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
 export function createApp(deps: AppDeps): Express {

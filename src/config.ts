@@ -68,7 +68,7 @@ const EnvSchema = z.object({
   ADMIN_TOKEN_FAILURE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
   DATA_ENCRYPTION_KEY: z.string().min(16).optional(),
   /**
-   * Where invitation and password-reset mails go (src/merchant-accounts/mailer.ts): smtp:// or
+   * Where invitation and password-reset mails go (src/identity/mailer.ts): smtp:// or
    * smtps://, user and password in the URL. Required in production; unset elsewhere, mails are logged.
    */
   SMTP_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),

@@ -8,8 +8,8 @@ import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type 
 import type { Config, WorkerTuning } from './config';
 import { startExpirySweeper } from './checkouts/expiry';
 import { startOutboxSweeper } from './events/sweeper';
-import { createMailer } from './merchant-accounts/mailer';
-import { startMailSweeper } from './merchant-accounts/mail-outbox';
+import { createMailer } from './identity/mailer';
+import { startMailSweeper } from './identity/mail-outbox';
 import { startIdempotencyKeyExpiry } from './http/idempotency-expiry';
 
 export interface WorkerSetup {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { replayEvents } from '../events/replay';
-import { adminActorOf } from '../dashboard/session';
+import { adminActorOf } from '../identity/admin-guard';
 import { settingsCatalog } from './catalog';
 import { parseOrThrow } from '../http/validate';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { adminActorOf } from '../dashboard/session';
+import { adminActorOf } from '../identity/admin-guard';
 import { refundAsOperator } from '../operator-accounts/actions';
 import { assertNoRefundBody } from './refund';
 

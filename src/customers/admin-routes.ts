@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody } from '../http/validate';
-import { adminActorOf } from '../dashboard/session';
+import { adminActorOf } from '../identity/admin-guard';
 import { unrestrictAsOperator } from '../operator-accounts/actions';
 
 /** Admin routes for customers; mounted under /admin/v1 behind the admin token. */

@@ -3,7 +3,7 @@ import { ValidationError } from '../http/errors';
 import { findReplayableEventIdsUnscoped, type ReplayFilter } from '../storage/admin-reads';
 import { redeliverEvent } from './dispatch';
 import { eventMerchantIds } from '../storage/events';
-import { recordAudit } from '../merchant-accounts/audit';
+import { recordAudit } from '../identity/audit';
 import type { AuditActor } from '../../workflows/contract';
 
 /** One replay delivers at most this many events; a wider filter is refused, not truncated. */

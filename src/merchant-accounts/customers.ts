@@ -3,9 +3,9 @@ import { presentCustomerWithRestriction } from '../admin/service';
 import { presentRestriction, unrestrictCustomer } from '../customers/restrictions';
 import { listPage } from '../readback/list-page';
 import { pageCustomers, type CustomerPageFilter } from '../storage/pages';
-import { recordAudit } from './audit';
+import { recordAudit } from '../identity/audit';
 import { asMerchantNotFound } from './developers';
-import type { MerchantSession } from './sessions';
+import type { MerchantSession } from '../identity/sessions';
 
 /** The merchant's customers: search, restrictions with their evidence, and lifting one (the operator's lift, scoped). */
 

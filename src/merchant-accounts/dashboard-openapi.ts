@@ -6,10 +6,10 @@ import { ChargeCustomer } from '../customers/schemas';
 import { operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { CheckoutDetail, EventListQuery, LoggedEvent, PageQuery, StoredCheckout, StoredCustomer } from '../readback/schemas';
-import { MerchantSessionAuth } from './openapi';
-import { MERCHANT_PAGES } from './dashboard-page-routes';
+import { MerchantSessionAuth } from '../identity/openapi';
+import { MERCHANT_PAGES } from '../dashboards/merchants/routes';
 import { HOME_FAILED_DELIVERIES } from './home';
-import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
+import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity/schemas';
 
 const tag = TAGS.merchantDashboard;
 const security = [{ [MerchantSessionAuth.name]: [] }];

@@ -8,13 +8,13 @@ import { EventListQuery, PageQuery } from '../readback/schemas';
 import {
   enabledEvents, eventLogPage, getWebhook, issueMerchantKey, listMerchantKeys, merchantEvent, resendMerchantEvent, revokeMerchantKey, rollMerchantSigningSecret, setEnabledEvents, setWebhookUrl,
 } from './developers';
-import type { MerchantAccounts } from './index';
-import { allow, merchantSessionOf } from './middleware';
+import type { MerchantAccounts } from '../identity/index';
+import { allow, merchantSessionOf } from '../identity/middleware';
 import { customersPage, liftRestriction } from './customers';
 import { chargesPage, checkoutsPage, merchantCheckout, merchantTimeline, refundMerchantCharge } from './payments';
 import { merchantHome } from './home';
 import { decideMerchantReview, reviewQueuePage } from './reviews';
-import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody } from './schemas';
+import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody } from '../identity/schemas';
 
 /**
  * The merchant dashboard's data routes under /merchant/v1 (operator spec, section 7): every one

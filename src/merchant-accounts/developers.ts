@@ -8,8 +8,8 @@ import type { RollSigningSecretBody } from '../merchants/schemas';
 import { getEvent, listEvents } from '../readback/service';
 import type { PageRequest } from '../storage/pages';
 import { targetPolicy } from '../webhooks/target';
-import { recordAudit } from './audit';
-import type { MerchantSession } from './sessions';
+import { recordAudit } from '../identity/audit';
+import type { MerchantSession } from '../identity/sessions';
 
 /**
  * The Developers section of the merchant dashboard: the same services the admin API calls, scoped

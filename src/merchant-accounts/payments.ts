@@ -10,7 +10,7 @@ import { findCustomersByIds } from '../storage/customers';
 import { presentChargeCustomer } from '../charges/present';
 import { pageChargeSearch, pageCheckoutSearch } from '../storage/pages';
 import { asMerchantNotFound } from './developers';
-import type { MerchantSession } from './sessions';
+import type { MerchantSession } from '../identity/sessions';
 
 /** The merchant's payments: the admin API's search, detail, timeline and refund, scoped to the session's merchant. */
 

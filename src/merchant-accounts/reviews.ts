@@ -7,7 +7,7 @@ import { decideReview } from '../reviews/service';
 import { pageReviews } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import type { ReviewDecision } from '../../workflows/contract';
-import type { MerchantSession } from './sessions';
+import type { MerchantSession } from '../identity/sessions';
 import { asMerchantNotFound } from './developers';
 
 /**

@@ -5,7 +5,7 @@ import type { AppDeps } from '../app-deps';
 import { targetPolicy } from '../webhooks/target';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from './schemas';
 import { MerchantListQuery } from '../admin/schemas';
-import { adminActorOf } from '../dashboard/session';
+import { adminActorOf } from '../identity/admin-guard';
 import { changeSettingsAsOperator, issueKeyAsOperator, revokeKeyAsOperator, rollSigningSecretAsOperator } from '../operator-accounts/actions';
 import { getMerchant, listKeys, onboardMerchant, presentMerchant, type MerchantServiceOptions } from './service';
 

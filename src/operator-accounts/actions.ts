@@ -1,8 +1,8 @@
 import type { AppDeps } from '../app-deps';
 import { refundCharge } from '../charges/refund';
 import { presentRestriction, unrestrictCustomer } from '../customers/restrictions';
-import { recordAudit } from '../merchant-accounts/audit';
-import type { Actor, AdminActor } from '../merchant-accounts/context';
+import { recordAudit } from '../identity/audit';
+import type { Actor, AdminActor } from '../identity/context';
 import { changeSettings, issueKey, revokeKey, rollSigningSecret, type MerchantServiceOptions } from '../merchants/service';
 import type { MerchantSettingsPatch } from '../domain/settings';
 import type { RollSigningSecretBody } from '../merchants/schemas';

@@ -1,4 +1,4 @@
-import type { OperatorPermission } from '../domain/operator-roles';
+import type { OperatorPermission } from '../identity/operator-roles';
 
 /**
  * What each admin API route asks of an operator's role, as data: the guard reads it for every

@@ -4,7 +4,7 @@ import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { ReviewDecision } from '../../workflows/contract';
-import { adminActorOf } from '../dashboard/session';
+import { adminActorOf } from '../identity/admin-guard';
 import { decideReviewAsOperator } from '../operator-accounts/actions';
 import { listReviewsForOperator } from './service';
 

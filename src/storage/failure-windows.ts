@@ -8,7 +8,7 @@ export interface WindowedFailures {
 
 /** A table of failure counts: one row per key, counting its failures in the window that began with its first. */
 export interface FailureTable {
-  table: 'admin_token_failures' | 'merchant_sign_in_failures';
+  table: 'admin_token_failures' | 'sign_in_failures';
   keyColumn: 'client_address' | 'throttle_key';
 }
 

@@ -4,8 +4,8 @@ import type { ChargeRow } from './charges';
 import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
 import type { EventRow } from './events';
-import type { MerchantAuditRow } from './merchant-audit-log';
-import type { MerchantUserRow, OperatorUserRow } from './merchant-users';
+import type { MerchantAuditRow } from './audit-log';
+import type { MerchantUserRow, OperatorUserRow } from './people';
 import { withDefaultSettings } from '../domain/settings';
 import type { MerchantRow } from './merchants';
 import type { RefundRow } from './refunds';
@@ -84,15 +84,15 @@ export const pageEvents = (db: Db, merchantId: string, filters: { type?: string;
   pageOf<EventRow>(db, 'events', merchantScope(merchantId, { ...filters, enabled: enabledOnly ? true : undefined }), page, { kind: 'seq' });
 
 export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageRequest) =>
-  pageOf<MerchantAuditRow>(db, 'merchant_audit_log', merchantScope(merchantId, {}), page);
+  pageOf<MerchantAuditRow>(db, 'audit_log', merchantScope(merchantId, {}), page);
 
 /** The operator's people (no merchant), oldest first (the order they joined). */
 export const pageOperatorsUnscoped = (db: Db, page: PageRequest) =>
-  pageOf<OperatorUserRow>(db, 'merchant_users', { merchant_id: null }, page, { kind: 'created', oldestFirst: true });
+  pageOf<OperatorUserRow>(db, 'people', { merchant_id: null }, page, { kind: 'created', oldestFirst: true });
 
 /** A merchant's people, oldest first (the order they joined). */
 export const pageMerchantUsers = (db: Db, merchantId: string, page: PageRequest) =>
-  pageOf<MerchantUserRow>(db, 'merchant_users', merchantScope(merchantId, {}), page, { kind: 'created', oldestFirst: true });
+  pageOf<MerchantUserRow>(db, 'people', merchantScope(merchantId, {}), page, { kind: 'created', oldestFirst: true });
 
 /** A merchant's reviews: the queue oldest first, or recent decisions newest first. */
 export const pageReviews = (db: Db, merchantId: string, filters: { status?: string }, oldestFirst: boolean, page: PageRequest) =>

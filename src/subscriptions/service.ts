@@ -17,7 +17,7 @@ import {
   type SubscriptionRow,
 } from '../storage/subscriptions';
 import { advanceClockUpdate, cancelSubscriptionUpdate, type AuditActor } from '../../workflows/contract';
-import { recordAudit } from '../merchant-accounts/audit';
+import { recordAudit } from '../identity/audit';
 import { MAX_CLOCK_ADVANCE_SECONDS, type AdvanceClockBody, type CancelBody, type CustomerClockBody, type PaymentMethodBody } from './schemas';
 import { ensureSubscriptionWorkflow, SubscriptionEndedError, updateSubscriptionWorkflow } from './workflows';
 

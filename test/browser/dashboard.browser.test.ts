@@ -5,7 +5,7 @@ import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
 import { collectErrors, HTML_FROM_STRING_PROBE, screenshotsAtBothWidths, useServiceWithBrowser, toastShows } from '../support/browser';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
-import { currentTotpCode } from '../../src/merchant-accounts/secrets';
+import { currentTotpCode } from '../../src/identity/secrets';
 import { PASSWORD, uniqueEmail } from '../support/merchant-accounts';
 import { acceptOperatorInvitation, inviteOperator } from '../support/operators';
 
@@ -237,16 +237,16 @@ describe('dashboard', () => {
     await inviteForm.getByRole('button', { name: 'Send invitation' }).click();
     await toastShows(page, 'Invitation sent.');
     await inviteForm.locator('[role=status]').filter({ hasText: `Invited ${invitee} as developer` }).waitFor();
-    const invitation = await service.deps.db('merchant_invitations').where({ email: invitee }).first();
+    const invitation = await service.deps.db('invitations').where({ email: invitee }).first();
     expect([invitation.merchant_id, invitation.role]).toEqual([shop.merchant.id, 'developer']);
-    const entry = await service.deps.db('merchant_audit_log').where({ action: 'invitation.created', target: invitation.id }).first();
+    const entry = await service.deps.db('audit_log').where({ action: 'invitation.created', target: invitation.id }).first();
     expect([entry.actor, entry.actor_email]).toEqual([invitation.invited_by, reviewer]);
   });
 
   it('an operator_admin invites an operator, changes a role and removes a person on the Operators page', async () => {
     const colleague = uniqueEmail('colleague');
     await acceptOperatorInvitation(service, (await inviteOperator(service, colleague, 'operator_viewer')).body.accept_url);
-    const colleagueRow = async () => service.deps.db('merchant_users').where({ email: colleague }).first();
+    const colleagueRow = async () => service.deps.db('people').where({ email: colleague }).first();
     const page = await signIn();
     await page.goto(`${service.baseUrl}/dashboard/operators`);
     const card = page.locator('li[data-operator]').filter({ hasText: colleague });
@@ -261,7 +261,7 @@ describe('dashboard', () => {
     await page.locator('form.invite').getByLabel('Role').selectOption('operator_viewer');
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await toastShows(page, 'Invitation sent.');
-    const invitation = await service.deps.db('merchant_invitations').where({ email: invitee }).first();
+    const invitation = await service.deps.db('invitations').where({ email: invitee }).first();
     expect([invitation.merchant_id, invitation.role]).toEqual([null, 'operator_viewer']);
 
     await card.getByRole('button', { name: 'Remove' }).click();

@@ -7,7 +7,7 @@ import { collectErrors, HTML_FROM_STRING_PROBE, screenshotsAtBothWidths, useServ
 import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from '../support/fixtures';
 import { latestMailTo, linkIn } from '../support/mailpit';
 import { acceptOperatorInvitation, inviteOperator } from '../support/operators';
-import { currentTotpCode } from '../../src/merchant-accounts/secrets';
+import { currentTotpCode } from '../../src/identity/secrets';
 import { member, PASSWORD, uniqueEmail } from '../support/merchant-accounts';
 
 /**
@@ -233,7 +233,7 @@ describe('merchant dashboard', () => {
     await reviewer.getByLabel('Code from the app').fill(currentTotpCode(reviewerSecret));
     await reviewer.locator('#totp button[type="submit"]').click();
     await toastShows(reviewer, 'Authenticator enrolled');
-    expect((await service.deps.db('merchant_users').where({ email: reviewerEmail }).first()).totp_enabled_at).not.toBeNull();
+    expect((await service.deps.db('people').where({ email: reviewerEmail }).first()).totp_enabled_at).not.toBeNull();
 
     // 5. The reviewer approves one withdrawal and declines another, each after a second press naming amount and customer.
     const first = await pausedWithdrawal(keyShop, 1500);

@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { currentTotpCode } from '../../src/merchant-accounts/secrets';
+import { currentTotpCode } from '../../src/identity/secrets';
 import { collectErrors, HTML_FROM_STRING_PROBE, launchChromium } from '../support/browser';
 import { startService, type Service } from '../support/harness';
 import { onboard, request } from '../support/http';

@@ -1,4 +1,4 @@
-import { currentTotpCode } from '../../src/merchant-accounts/secrets';
+import { currentTotpCode } from '../../src/identity/secrets';
 import { request, type JsonResponse } from './http';
 import { PASSWORD, tokenOf, uniqueEmail } from './merchant-accounts';
 

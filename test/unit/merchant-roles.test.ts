@@ -1,5 +1,5 @@
-import { MERCHANT_PERMISSIONS, MERCHANT_ROLES, roleMay, rolesWith } from '../../src/domain/merchant-roles';
-import { escapeHtml, renderLinkPage } from '../../src/merchant-accounts/page';
+import { MERCHANT_PERMISSIONS, MERCHANT_ROLES, roleMay, rolesWith } from '../../src/identity/merchant-roles';
+import { escapeHtml, renderLinkPage } from '../../src/dashboards/links/page';
 
 describe('merchant roles', () => {
   it('gives owners every permission and viewers reading only', () => {

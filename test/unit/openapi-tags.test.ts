@@ -1,4 +1,4 @@
-import { openApiDocument } from '../../src/http/openapi';
+import { openApiDocument } from '../../src/openapi';
 
 type Operation = { tags?: string[] };
 type Doc = {

@@ -1,7 +1,7 @@
-import { OPERATOR_PERMISSIONS, OPERATOR_ROLES, operatorRoleMay, operatorRolesWith } from '../../src/domain/operator-roles';
-import { openApiDocument } from '../../src/http/openapi';
+import { OPERATOR_PERMISSIONS, OPERATOR_ROLES, operatorRoleMay, operatorRolesWith } from '../../src/identity/operator-roles';
+import { openApiDocument } from '../../src/openapi';
 import { ADMIN_ROUTE_PERMISSIONS, adminRoutePermission } from '../../src/operator-accounts/admin-permissions';
-import { currentTotpCode, newTotpSecret, totpCodeStep } from '../../src/merchant-accounts/secrets';
+import { currentTotpCode, newTotpSecret, totpCodeStep } from '../../src/identity/secrets';
 
 describe('operator roles', () => {
   it('gives operator_admin everything, reviewers reviews, lifts, refunds and reading, viewers reading only', () => {

@@ -20,6 +20,7 @@ import * as m018 from './018_stripe';
 import * as m019 from './019_refund_requester';
 import * as m020 from './020_operator_accounts';
 import * as m022 from './022_outgoing_mails';
+import * as m023 from './023_identity_tables';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -49,6 +50,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['019_refund_requester', m019],
   ['020_operator_accounts', m020],
   ['022_outgoing_mails', m022],
+  ['023_identity_tables', m023],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -112,7 +112,7 @@ describe('admin data routes', () => {
       expect(replay.status).toBe(202);
       expect(replay.body.count).toBe(1);
       // The replay's entry in the merchant's audit log, the admin token as its actor, committed with the new series.
-      const entries = await service.deps.db('merchant_audit_log').where({ merchant_id: shop.merchant.id, action: 'event.resent', target: failedEvent.id });
+      const entries = await service.deps.db('audit_log').where({ merchant_id: shop.merchant.id, action: 'event.resent', target: failedEvent.id });
       expect(entries.map((e: { actor: string; details: unknown }) => [e.actor, e.details])).toEqual([['admin', { series: 2, replay: true }]]);
       const redelivered = await waitFor(() => down.requests.slice(before).find((r) => r.body?.event_id === failedEvent.id));
       expect(redelivered.rawBody).toBe(failedEvent.body);

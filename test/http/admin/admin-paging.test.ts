@@ -162,7 +162,7 @@ describe('admin lists page with a cursor', () => {
   it("the operator's people: oldest first, in pages; a merchant's people are never listed", async () => {
     for (let i = 0; i < 3; i++) await acceptOperatorInvitation(service, (await inviteOperator(service, uniqueEmail('operator'), 'operator_viewer')).body.accept_url);
     const person = await member(service, a.merchant.id, 'viewer');
-    expect(await walk('/admin/v1/operators', 2)).toEqual(await expected('merchant_users', (q) => q.whereNull('merchant_id'), 'asc'));
+    expect(await walk('/admin/v1/operators', 2)).toEqual(await expected('people', (q) => q.whereNull('merchant_id'), 'asc'));
     // A merchant's person is no cursor of the operators' list.
     expect((await admin(`/admin/v1/operators?starting_after=${person.user.id}`)).status).toBe(404);
   });

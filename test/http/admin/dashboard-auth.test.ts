@@ -2,7 +2,7 @@ import { ChildService } from '../../support/child-service';
 import { freePort } from '../../support/free-port';
 import { startService, type Service } from '../../support/harness';
 import { request } from '../../support/http';
-import { currentTotpCode } from '../../../src/merchant-accounts/secrets';
+import { currentTotpCode } from '../../../src/identity/secrets';
 import { PASSWORD, uniqueEmail } from '../../support/merchant-accounts';
 import { acceptOperatorInvitation, inviteOperator, operatorSignInRequest } from '../../support/operators';
 
@@ -187,7 +187,7 @@ describe('signing out revokes the server-side session, for every API process', (
     const { cookie } = await signIn();
     const lookups: string[] = [];
     const onQuery = (query: { sql: string }) => {
-      if (query.sql.includes('merchant_sessions')) lookups.push(query.sql);
+      if (query.sql.includes('sessions')) lookups.push(query.sql);
     };
     service.deps.db.on('query', onQuery);
     try {

@@ -29,7 +29,7 @@ it('invites the first operator by mail when there is none, printing no link; the
   expect(first.stderr).not.toContain('token=');
   expect((await latestMailTo(email, /invitation/)).text).toContain('operator_admin');
   // The invitation alone makes nobody an operator yet; once someone accepted, the script invites nobody.
-  await service.deps.db('merchant_users').insert({ id: 'opr_first_operator_test', email: uniqueEmail('existing'), role: 'operator_viewer', password_hash: 'x', totp_secret_sealed: 'x' });
+  await service.deps.db('people').insert({ id: 'opr_first_operator_test', email: uniqueEmail('existing'), role: 'operator_viewer', password_hash: 'x', totp_secret_sealed: 'x' });
   const later = uniqueEmail('later');
   const second = await runScript(later);
   expect([second.status, second.stderr]).toEqual([0, '']);

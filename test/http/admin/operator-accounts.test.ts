@@ -1,5 +1,5 @@
-import { currentTotpCode } from '../../../src/merchant-accounts/secrets';
-import { operatorRoleMay, type OperatorRole } from '../../../src/domain/operator-roles';
+import { currentTotpCode } from '../../../src/identity/secrets';
+import { operatorRoleMay, type OperatorRole } from '../../../src/identity/operator-roles';
 import { adminRoutePermission } from '../../../src/operator-accounts/admin-permissions';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
@@ -215,7 +215,7 @@ describe("changing an operator's role", () => {
     expect((await asOperator(service, promoted, 'PATCH', `/admin/v1/merchants/${shop.merchant.id}/settings`, { body })).status).toBe(200);
     expect((await request(service.baseUrl, 'PATCH', '/admin/v1/operators/opr_missing', { token: service.adminToken, body: { role: 'operator_viewer' } })).status).toBe(404);
     expect((await request(service.baseUrl, 'PATCH', `/admin/v1/operators/${promoted.user.id}`, { token: service.adminToken, body: { role: 'owner' } })).status).toBe(422);
-    const log = await service.deps.db('merchant_audit_log').where({ action: 'settings.changed', merchant_id: shop.merchant.id }).first();
+    const log = await service.deps.db('audit_log').where({ action: 'settings.changed', merchant_id: shop.merchant.id }).first();
     expect([log.actor, log.actor_email, log.details]).toEqual([promoted.user.id, promoted.email, { settings: ['review'] }]);
     // The transaction's clock: an entry written in a later transaction would carry a later time.
     expect(log.created_at).toEqual((await service.deps.db('merchants').where({ id: shop.merchant.id }).first()).updated_at);

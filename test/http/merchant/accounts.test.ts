@@ -29,7 +29,7 @@ describe('invitations', () => {
     expect(linkIn(mail)).toBe(res.body.accept_url);
 
     const token = tokenOf(res.body.accept_url);
-    const rows = await service.deps.db('merchant_invitations').where({ id: res.body.id });
+    const rows = await service.deps.db('invitations').where({ id: res.body.id });
     expect(JSON.stringify(rows)).not.toContain(token);
   });
 
@@ -55,7 +55,7 @@ describe('invitations', () => {
     const ok = await accept(token);
     expect(ok.status).toBe(201);
     expect(ok.body).toEqual({ user: { id: expect.stringMatching(/^usr_/), email: invited.body.email, role: 'developer', totp_enabled: false, created_at: expect.any(String) } });
-    const row = await service.deps.db('merchant_users').where({ id: ok.body.user.id }).first();
+    const row = await service.deps.db('people').where({ id: ok.body.user.id }).first();
     expect(row.password_hash).toMatch(/^\$argon2id\$/);
 
     const again = await accept(token);
@@ -63,7 +63,7 @@ describe('invitations', () => {
     expect((await accept('unknown-token')).status).toBe(422);
 
     const expiring = await adminInvite(service, merchant.id, uniqueEmail(), 'viewer');
-    await service.deps.db('merchant_invitations').where({ id: expiring.body.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await service.deps.db('invitations').where({ id: expiring.body.id }).update({ expires_at: new Date(Date.now() - 1000) });
     const expired = await accept(tokenOf(expiring.body.accept_url));
     expect([expired.status, expired.body]).toEqual([422, { ...errorWithHint, error: 'Invitation not valid.' }]);
   });
@@ -255,7 +255,7 @@ describe('the session guard and the role guard', () => {
     const answers = await Promise.all([asMember(service, a, 'DELETE', `/team/${b.user.id}`), asMember(service, b, 'DELETE', `/team/${a.user.id}`)]);
     expect(answers.map((res) => res.status).sort()).toEqual([200, expect.any(Number)]);
     expect(answers.map((res) => res.status)).not.toEqual([200, 200]);
-    const owners = await service.deps.db('merchant_users').where({ merchant_id: merchant, role: 'owner' }).select('id');
+    const owners = await service.deps.db('people').where({ merchant_id: merchant, role: 'owner' }).select('id');
     expect(owners).toHaveLength(1);
   });
 

@@ -65,7 +65,7 @@ describe('customers', () => {
     expect([lifted.status, lifted.body]).toEqual([200, { id: customer, restricted: false, restriction_reason: null }]);
     const again = await asMember(service, reviewer, 'POST', `/customers/${customer}/unrestrict`);
     expect([again.status, again.body]).toEqual([422, { ...errorWithHint, error: 'Customer is not restricted.' }]);
-    const audit = await service.deps.db('merchant_audit_log').where({ merchant_id: shop.merchant.id, action: 'customer.unrestricted', target: customer });
+    const audit = await service.deps.db('audit_log').where({ merchant_id: shop.merchant.id, action: 'customer.unrestricted', target: customer });
     expect(audit.map((e: { actor: string; details: unknown }) => [e.actor, e.details])).toEqual([[reviewer.user.id, { reason_code: REASON }]]);
   });
 

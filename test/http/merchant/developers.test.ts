@@ -21,7 +21,7 @@ async function recordEvent(shop: Shop): Promise<string> {
 }
 
 async function auditActions(merchantId: string): Promise<Array<{ actor: string; action: string; target: string | null; details: Record<string, unknown> }>> {
-  return service.deps.db('merchant_audit_log').where({ merchant_id: merchantId }).orderBy('created_at', 'desc').select('actor', 'action', 'target', 'details');
+  return service.deps.db('audit_log').where({ merchant_id: merchantId }).orderBy('created_at', 'desc').select('actor', 'action', 'target', 'details');
 }
 
 let shop: Shop;
@@ -201,13 +201,13 @@ describe('what the Developers section does', () => {
     // One entry per resend, committed with the series it records (the same transaction's clock).
     const again = await asMember(service, people.developer!, 'POST', `/developers/events/${second}/resend`);
     expect(again.body.series).toBe(resent.body.series + 1);
-    const entries = await service.deps.db('merchant_audit_log').where({ merchant_id: shop.merchant.id, action: 'event.resent', target: second }).orderBy('created_at');
+    const entries = await service.deps.db('audit_log').where({ merchant_id: shop.merchant.id, action: 'event.resent', target: second }).orderBy('created_at');
     expect(entries.map((e: { details: { series: number } }) => e.details.series)).toEqual([resent.body.series, again.body.series]);
     const series = await service.deps.db('event_delivery_series').where({ event_id: second }).orderBy('series');
     expect(entries.map((e: { created_at: Date }) => e.created_at.toISOString())).toEqual(series.map((row: { requested_at: Date }) => row.requested_at.toISOString()));
     // A refused resend (the merchant has no webhook_url) writes no entry.
     expect((await asMember(service, people.developer!, 'PUT', '/developers/webhook', { body: { webhook_url: null } })).status).toBe(200);
     expect((await asMember(service, people.developer!, 'POST', `/developers/events/${second}/resend`)).status).toBe(422);
-    expect(await service.deps.db('merchant_audit_log').where({ merchant_id: shop.merchant.id, action: 'event.resent', target: second })).toHaveLength(2);
+    expect(await service.deps.db('audit_log').where({ merchant_id: shop.merchant.id, action: 'event.resent', target: second })).toHaveLength(2);
   });
 });

@@ -1,6 +1,6 @@
 import { Sealer } from '../../../src/crypto';
-import { createMailer } from '../../../src/merchant-accounts/mailer';
-import { MAIL_RETRY_DELAYS_SECONDS, MAX_MAIL_ATTEMPTS, queueMail, sendQueuedMail, startMailSweeper, sweepMails, type MailOutboxDeps } from '../../../src/merchant-accounts/mail-outbox';
+import { createMailer } from '../../../src/identity/mailer';
+import { MAIL_RETRY_DELAYS_SECONDS, MAX_MAIL_ATTEMPTS, queueMail, sendQueuedMail, startMailSweeper, sweepMails, type MailOutboxDeps } from '../../../src/identity/mail-outbox';
 import { findOutgoingMailUnscoped } from '../../../src/storage/outgoing-mails';
 import { startService, type Service } from '../../support/harness';
 import { startMailpit, type RunningMailpit } from '../../support/mailpit';

@@ -77,7 +77,7 @@ describe('payments', () => {
     expect([refunded.status, refunded.body.id, refunded.body.status]).toEqual([200, chargeId, 'refunded']);
     const again = await asMember(service, owner, 'POST', `/charges/${chargeId}/refund`);
     expect([again.status, again.body]).toEqual([422, errorWithHint]);
-    const audit = await service.deps.db('merchant_audit_log').where({ merchant_id: shop.merchant.id, action: 'charge.refunded', target: chargeId });
+    const audit = await service.deps.db('audit_log').where({ merchant_id: shop.merchant.id, action: 'charge.refunded', target: chargeId });
     expect(audit.map((e: { actor: string }) => e.actor)).toEqual([owner.user.id]);
     const refund = await service.deps.db('refunds').where({ charge_id: chargeId }).first();
     expect([refund.source, refund.requested_by]).toEqual(['dashboard', owner.email]);

@@ -50,7 +50,7 @@ describe('the review queue and decisions', () => {
     const newest = await asMember(service, reviewer, 'GET', '/reviews?order=newest&limit=10');
     expect(newest.body.results.map((r: { id: string; decided_by: string }) => [r.id, r.decided_by])).toEqual([[second, reviewer.email], [first, reviewer.email]]);
 
-    const audit = await service.deps.db('merchant_audit_log').where({ merchant_id: own.merchant.id, actor: reviewer.user.id }).whereIn('action', ['review.approved', 'review.declined']).orderBy('created_at');
+    const audit = await service.deps.db('audit_log').where({ merchant_id: own.merchant.id, actor: reviewer.user.id }).whereIn('action', ['review.approved', 'review.declined']).orderBy('created_at');
     expect(audit.map((e: { action: string; target: string }) => [e.action, e.target])).toEqual([['review.approved', first], ['review.declined', second]]);
   });
 
@@ -58,7 +58,7 @@ describe('the review queue and decisions', () => {
     const own = await reviewedShop();
     const reviewer = await member(service, own.merchant.id, 'reviewer');
     const db = service.deps.db;
-    const entries = (target: string) => db('merchant_audit_log').where({ merchant_id: own.merchant.id, target }).select('actor', 'action', 'details', 'created_at');
+    const entries = (target: string) => db('audit_log').where({ merchant_id: own.merchant.id, target }).select('actor', 'action', 'details', 'created_at');
     const refused = await pendingReview(own);
     await db('customers').where({ id: own.customerId }).update({ restriction_reason: 'KYC_DOES_NOT_MATCH_PROFILE_NAME', restricted_at: new Date() });
     const refusal = await asMember(service, reviewer, 'POST', `/reviews/${refused}/approve`);

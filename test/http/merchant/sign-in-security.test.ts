@@ -1,9 +1,9 @@
-import { currentTotpCode } from '../../../src/merchant-accounts/secrets';
+import { currentTotpCode } from '../../../src/identity/secrets';
 import { startService, type Service } from '../../support/harness';
 import { waitFor } from '../../support/fixtures';
 import { onboard, request } from '../../support/http';
 import { countMailsTo, latestMailTo, linkIn } from '../../support/mailpit';
-import { MAX_PASSWORD_RESET_MAILS_PER_HOUR } from '../../../src/domain/merchant-roles';
+import { MAX_PASSWORD_RESET_MAILS_PER_HOUR } from '../../../src/identity/merchant-roles';
 import { adminInvite, asMember, member, PASSWORD, signIn, signInRequest, tokenOf, uniqueEmail } from '../../support/merchant-accounts';
 
 const PER_ACCOUNT = 3;

@@ -410,7 +410,7 @@ describe('recovering from past_due', () => {
     expect(switched.status).toBe(200);
     expect(switched.body).toMatchObject({ payment_method_id: newMethod, status: 'past_due', next_charge_at: plus(due, 2 * DAY) });
     // One entry in the merchant's audit log, for the change made (the refused one wrote none).
-    const changes = await service.deps.db('merchant_audit_log').where({ target: id, action: 'subscription.payment_method_changed' });
+    const changes = await service.deps.db('audit_log').where({ target: id, action: 'subscription.payment_method_changed' });
     expect(changes.map((e: { actor: string; details: { to: string } }) => [e.actor, e.details.to])).toEqual([['admin', newMethod]]);
 
     await advance(id, { to: plus(due, 2 * DAY + HOUR) });
@@ -470,7 +470,7 @@ describe('cancelling', () => {
     expect(again.status).toBe(422);
     expect(again.body.error).toBe('Subscription already cancelled.');
     // The cancellation's entry in the merchant's audit log, committed with it; the refused second one wrote none.
-    const entries = await service.deps.db('merchant_audit_log').where({ target: id });
+    const entries = await service.deps.db('audit_log').where({ target: id });
     expect(entries.map((e: { actor: string; action: string; created_at: Date }) => [e.actor, e.action])).toEqual([['admin', 'subscription.cancelled']]);
     expect((await advance(id, { seconds: 90 * 86400 })).status).toBe(422);
     await waitFor(async () => (await service.deps.temporal.workflow.getHandle(id).describe()).status.name === 'COMPLETED', 15_000, 'the workflow to end');

@@ -549,7 +549,7 @@ describe('a retried review decision (audit)', () => {
     const audit = { actor: { kind: 'user' as const, id: `usr_${checkout.id}` } };
     const first = await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'declined', audit });
     await activities.recordReviewDecision({ checkoutId: checkout.id, decision: 'declined', audit });
-    const entries = await service.deps.db('merchant_audit_log').where({ target: first.id });
+    const entries = await service.deps.db('audit_log').where({ target: first.id });
     expect(entries.map((e: { actor: string; action: string }) => [e.actor, e.action])).toEqual([[audit.actor.id, 'review.declined']]);
   });
 });

@@ -1,0 +1,64 @@
+import express, { Router, type Request, type Response } from 'express';
+import path from 'node:path';
+import { findStaticDir } from '../../http/static-dir';
+
+/**
+ * The operator's and the merchant's dashboards: nothing from another origin, never framed, never
+ * cached (the pages show payments data).
+ * Trusted Types with no policy: a string can never become HTML or script (innerHTML and the like
+ * throw), so "every value as text" is the browser's rule, not only the code's.
+ */
+export const PAGE_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
+
+export interface DashboardPages {
+  /** The dashboard's own static files (app.html, login.html, its scripts). */
+  dir: string;
+  /** Where the pages are mounted, e.g. /dashboard: a page without a session redirects to <mount>/login. */
+  mount: string;
+  /** The pages' names (GET <mount>/<page>); GET <mount> is `home`. */
+  pages: readonly string[];
+  home: string;
+  /** Assets served without a session: the sign-in page's. */
+  publicAssets: ReadonlySet<string>;
+  signedIn: (req: Request) => Promise<boolean>;
+  /** The error an asset beyond publicAssets answers without a session. */
+  notSignedIn: () => Error;
+}
+
+/**
+ * The pages of a dashboard (the operator's, the merchant's) on `router`: GET /login; /assets/*,
+ * the sign-in page's public and the rest behind a session; GET / and /<page>, the same shell
+ * (app.js renders the page the path names), redirected (303) to the sign-in page without a session.
+ * Then the files both dashboards share (src/dashboards/kit/static: dom.js, ui.js, records.js, dashboard.css).
+ */
+export function addDashboardPages(router: Router, options: DashboardPages): Router {
+  const send = (res: Response, file: string) => {
+    res.set(PAGE_HEADERS);
+    res.sendFile(path.join(options.dir, file));
+  };
+  router.get('/login', (_req, res) => send(res, 'login.html'));
+
+  // A file that does not exist, a directory or another method than GET/HEAD falls through to the
+  // JSON 404 (not the static handler's errors, which reached the error handler as a 500, or its empty 405).
+  const statics = { index: false, redirect: false };
+  router.use('/assets', async (req, res, next) => {
+    if (!options.publicAssets.has(req.path.replace(/^\//, '')) && !(await options.signedIn(req))) return next(options.notSignedIn());
+    // The pages' headers on every asset: app.html and login.html are served here too, and must not be framed either.
+    res.set(PAGE_HEADERS);
+    next();
+  }, express.static(options.dir, statics), express.static(findStaticDir(__dirname, 'src/dashboards/kit', 'dom.js'), statics));
+
+  router.get(['/', '/:page'], async (req, res, next) => {
+    const page = req.params.page ?? options.home;
+    if (!options.pages.includes(String(page))) return next();
+    if (!(await options.signedIn(req))) return res.redirect(303, `${options.mount}/login`);
+    send(res, 'app.html');
+  });
+  return router;
+}

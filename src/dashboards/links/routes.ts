@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { Router, type Response } from 'express';
+import type { AccountsContext } from '../../identity/context';
+import { describeInvitation } from '../../identity/invitations';
+import { renderLinkPage, type LinkPage } from './page';
+import { describePasswordReset } from '../../identity/password-resets';
+import { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from '../../identity/present';
+
+/** A token as links carry it; anything else is not looked up. */
+const TOKEN = /^[0-9A-Za-z]{1,200}$/;
+
+/**
+ * Only this answer's inline script runs, and no string ever becomes markup (Trusted Types); never
+ * framed; the token in the address is sent to no other page (no Referer); never cached.
+ */
+function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'`,
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+  };
+}
+
+function send(res: Response, page: LinkPage): void {
+  const nonce = randomBytes(16).toString('base64');
+  res.set(pageHeaders(nonce)).type('html').send(renderLinkPage(page, nonce));
+}
+
+const tokenOf = (query: unknown): string | null => {
+  const token = (query as { token?: unknown }).token;
+  return typeof token === 'string' && TOKEN.test(token) ? token : null;
+};
+
+/** The pages the invitation and password-reset mails link to. */
+export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
+  const router = Router();
+
+  router.get(ACCEPT_INVITATION_PATH, async (req, res) => {
+    const token = tokenOf(req.query);
+    const invitation = token ? await describeInvitation(ctx, token) : null;
+    send(res, {
+      title: 'Join the payments dashboard',
+      lines: invitation
+        ? [`You are invited as ${invitation.role}, signing in as ${invitation.email}.`, invitation.operator ? 'Choose your password and enrol an authenticator app: the operator dashboard asks for its code at every sign-in.' : 'Choose your password; you may also enrol an authenticator app.']
+        : ['This invitation link is used, expired or unknown. Ask an owner of the account for a new one.'],
+      token: invitation ? token : null,
+      submitPath: '/merchant/v1/invitations/accept',
+      totpPath: '/merchant/v1/invitations/totp',
+      done: invitation?.operator ? 'Your account is ready: sign in at /dashboard/login.' : 'Your account is ready: sign in to the dashboard.',
+      totpRequired: invitation?.operator ?? false,
+    });
+  });
+
+  router.get(RESET_PASSWORD_PATH, async (req, res) => {
+    const token = tokenOf(req.query);
+    const reset = token ? await describePasswordReset(ctx, token) : null;
+    send(res, {
+      title: 'Reset your password',
+      lines: reset ? [`Choose a new password for ${reset.email}. Every session of yours is signed out.`] : ['This reset link is used, expired or unknown. Ask for a new one.'],
+      token: reset ? token : null,
+      submitPath: '/merchant/v1/password-resets/complete',
+      totpPath: '/merchant/v1/password-resets/totp',
+      done: 'Your password is changed: sign in with it.',
+    });
+  });
+
+  return router;
+}

@@ -1,0 +1,23 @@
+import { Router } from 'express';
+import { addDashboardPages } from '../kit/pages';
+import { MerchantSessionError } from '../../http/errors';
+import { findStaticDir } from '../../http/static-dir';
+import type { AccountsContext } from '../../identity/context';
+import { sessionOfRequest } from '../../identity/middleware';
+
+/** The merchant dashboard's pages (GET /merchant/{page}); each is the same shell, and app.js renders the page the path names. */
+export const MERCHANT_PAGES = ['home', 'payments', 'customers', 'reviews', 'developers', 'team', 'audit'] as const;
+/** Served without a session: the sign-in page needs them. Every other asset needs one. */
+const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'merchant.css']);
+
+/**
+ * GET /merchant (home), /merchant/{page}, /merchant/login and /merchant/assets/*: the merchant's
+ * own people's dashboard, which calls /merchant/v1 with the session cookie, under the operator
+ * dashboard's headers (strict CSP with Trusted Types, never framed, never cached).
+ */
+export function merchantDashboardPageRoutes(ctx: AccountsContext): Router {
+  return addDashboardPages(Router(), {
+    dir: findStaticDir(__dirname, 'src/dashboards/merchants', 'app.html'), mount: '/merchant', pages: MERCHANT_PAGES, home: 'home', publicAssets: PUBLIC_ASSETS,
+    signedIn: async (req) => !!(await sessionOfRequest(ctx, req)), notSignedIn: () => new MerchantSessionError('Sign in first.', 'Sign in at /merchant/login.'),
+  });
+}

@@ -1,0 +1,84 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { hashesEqual } from '../crypto';
+import { OPERATOR_PERMISSION_NAMES, operatorRoleMay, operatorRolesWith } from './operator-roles';
+import { bearerCredential } from '../http/auth';
+import { AdminAuthenticationError, OperatorForbiddenError } from '../http/errors';
+import { heldBackBodyError } from '../http/json-body';
+import type { AccountsContext, AdminActor } from './context';
+import { cookieValue } from './middleware';
+import { adminRoutePermission } from '../operator-accounts/admin-permissions';
+import { OPERATOR_SESSION_SECONDS, readOperatorSession, type OperatorSession } from './operator-sessions';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The operator dashboard session of an admin API call (the admin guard): the person acting; unset for bearer-token calls (automation). */
+    operatorSession?: OperatorSession;
+  }
+}
+export const SESSION_COOKIE
+ = 'dashboard_session';
+export const CSRF_HEADER = 'X-Dashboard-CSRF';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const SIGN_IN_HINT = 'Sign in at /dashboard/login (email, password and authenticator code), or send Authorization: Bearer <ADMIN_TOKEN>.';
+
+/** HttpOnly, SameSite=Strict, and Secure outside development (local http://localhost has no TLS). */
+export function setDashboardCookie(res: Response, token: string, secure: boolean): void {
+  res.cookie(SESSION_COOKIE, token, { httpOnly: true, secure, sameSite: 'strict', path: '/', maxAge: OPERATOR_SESSION_SECONDS * 1000 });
+}
+
+export function clearDashboardCookie(res: Response, secure: boolean): void {
+  res.clearCookie(SESSION_COOKIE, { httpOnly: true, secure, sameSite: 'strict', path: '/' });
+}
+
+/**
+ * The request's live operator session, or null: the cookie's token is hashed and looked up, so a
+ * signed-out session or a removed person is refused at once, by every API process.
+ */
+export async function dashboardSessionOf(ctx: AccountsContext, req: Request): Promise<OperatorSession | null> {
+  const token = cookieValue(req, SESSION_COOKIE);
+  return token && token.length <= 200 ? readOperatorSession(ctx, token) : null;
+}
+
+/** A state-changing call must echo the session's CSRF token in a header: a cross-site page can neither read it nor set custom headers. */
+export function csrfOk(req: Request, session: OperatorSession): boolean {
+  if (SAFE_METHODS.has(req.method)) return true;
+  const presented = req.header(CSRF_HEADER);
+  return !!presented && hashesEqual(Buffer.from(presented), Buffer.from(session.csrfToken));
+}
+
+/**
+ * The admin API's guard: the bearer admin token (automation: scripts, curl), checked by `bearer`,
+ * may do everything; an operator's dashboard session, with its CSRF header on a change, may do
+ * what its role allows for the route (ADMIN_ROUTE_PERMISSIONS), else 403 {error, hint}. Anything
+ * else is the admin API's 401.
+ */
+export function requireAdminOrSession(ctx: AccountsContext, bearer: RequestHandler): RequestHandler {
+  return async (req, res, next) => {
+    if (bearerCredential(req) !== null || req.headers.authorization) return bearer(req, res, next);
+    try {
+      const session = await dashboardSessionOf(ctx, req);
+      if (!session) return next(new AdminAuthenticationError('Admin token not valid.', SIGN_IN_HINT));
+      if (!csrfOk(req, session)) return next(new AdminAuthenticationError('Missing or wrong CSRF token.', `Send the session's csrf in the ${CSRF_HEADER} header with every change.`));
+      const permission = adminRoutePermission(req.method, req.path);
+      const { role } = session.user;
+      if (!operatorRoleMay(role, permission)) {
+        return next(new OperatorForbiddenError(`Your role (${role}) does not allow ${OPERATOR_PERMISSION_NAMES[permission]}.`, `Only ${operatorRolesWith(permission).join(', ')} may; an operator_admin manages the operator's people.`));
+      }
+      req.operatorSession = session;
+      next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the session passed
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/** Who an admin API call acts as, for the merchant audit log: the signed-in operator, or the admin token (automation). */
+export function adminActorOf(req: Request): AdminActor {
+  const user = req.operatorSession?.user;
+  return user ? { kind: 'operator', id: user.id, email: user.email } : { kind: 'admin' };
+}
+
+/** The name a review decision or a refund records: the operator's email, or `admin API` for the token. */
+export function adminDeciderOf(req: Request): string {
+  return req.operatorSession?.user.email ?? 'admin API';
+}

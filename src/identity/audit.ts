@@ -1,0 +1,75 @@
+import { ID_PREFIX, newId } from '../domain/ids';
+import type { Db } from '../storage/db';
+import { insertAuditEntry, type MerchantAuditRow } from '../storage/audit-log';
+import { pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
+import { MerchantNotFoundError } from '../http/errors';
+import { findMerchantUsersByIds, isOperator, type AccountRow } from '../storage/people';
+import { actorName, type Actor } from './context';
+
+/** The audit log's actions: every change made through /merchant/v1 and the admin API's invitations. */
+export type AuditAction =
+  | 'invitation.created'
+  | 'invitation.accepted'
+  | 'member.role_changed'
+  | 'member.removed'
+  | 'session.created'
+  | 'session.ended'
+  | 'totp.enrolment_started'
+  | 'totp.enabled'
+  | 'password.reset_requested'
+  | 'password.reset'
+  | 'api_key.issued'
+  | 'api_key.revoked'
+  | 'webhook_url.changed'
+  | 'signing_secret.rolled'
+  | 'enabled_events.changed'
+  | 'event.resent'
+  | 'review.approved'
+  | 'review.declined'
+  | 'customer.unrestricted'
+  | 'charge.refunded'
+  | 'settings.changed'
+  | 'subscription.cancelled'
+  | 'subscription.cancel_scheduled'
+  | 'subscription.payment_method_changed'
+  | 'operator.role_changed'
+  | 'operator.removed';
+
+/**
+ * Writes one audit row; callers pass their transaction so the change and its row commit together.
+ * `merchantId` is null for the operator's own entries (an operator invited, signed in, removed).
+ */
+export async function recordAudit(db: Db, entry: { merchantId: string | null; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {
+  const actorEmail = entry.actor.kind === 'operator' ? entry.actor.email : null;
+  await insertAuditEntry(db, { id: newId('auditEntry'), merchant_id: entry.merchantId, actor: actorName(entry.actor), actor_email: actorEmail, action: entry.action, target: entry.target, details: entry.details ?? {} });
+}
+
+/** The actor of a person acting on their own account (a sign-in, an enrolment, a reset). */
+export function actorOfAccount(account: AccountRow): Actor {
+  return isOperator(account) ? { kind: 'operator', id: account.id, email: account.email } : { kind: 'user', id: account.id };
+}
+
+/** Who an entry's actor is, from its id's prefix: the operator's people are opr_, the merchant's usr_. */
+function actorKind(actor: string): 'person' | 'operator' | 'admin' | 'invitation' {
+  if (actor === 'admin') return 'admin';
+  if (actor.startsWith(ID_PREFIX.operatorUser)) return 'operator';
+  if (actor.startsWith(ID_PREFIX.invitation)) return 'invitation';
+  return 'person';
+}
+
+/** `actor_email`: an operator's as kept with the entry, else the person's while they are in the team (null for the admin token, an invitation, or someone removed since). */
+export function presentAuditEntry(row: MerchantAuditRow, emails: Map<string, string> = new Map()) {
+  return { id: row.id, actor: row.actor, actor_kind: actorKind(row.actor), actor_email: row.actor_email ?? emails.get(row.actor) ?? null, action: row.action, target: row.target, details: row.details, at: row.created_at.toISOString() };
+}
+
+/** One page of the merchant's audit log, newest first. */
+export async function auditLogPage(db: Db, merchantId: string, page: { limit: number; starting_after?: string }) {
+  try {
+    const { rows, hasMore } = await pageMerchantAuditLog(db, merchantId, { limit: page.limit, startingAfter: page.starting_after });
+    const emails = new Map((await findMerchantUsersByIds(db, merchantId, rows.map((row) => row.actor))).map((user) => [user.id, user.email]));
+    return { results: rows.map((row) => presentAuditEntry(row, emails)), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
+  } catch (error) {
+    if (error instanceof UnknownCursorError) throw new MerchantNotFoundError('Audit entry not found.', `starting_after ${error.cursor} is not an entry of this account's audit log.`);
+    throw error;
+  }
+}

@@ -1,0 +1,16 @@
+import { Router } from 'express';
+import { parseOrThrow } from '../http/validate';
+import { adminActorOf } from './admin-guard';
+import type { AccountsContext } from './context';
+import { inviteToMerchant } from './invitations';
+import { InvitationBody } from './schemas';
+
+/** The operator invites a merchant's people; mounted under /admin/v1 behind the admin token or an operator session (the audit log names the operator). */
+export function merchantInvitationAdminRoutes(ctx: AccountsContext): Router {
+  const router = Router();
+  router.post('/merchants/:id/invitations', async (req, res) => {
+    const body = parseOrThrow(InvitationBody, req.body);
+    res.status(201).json(await inviteToMerchant(ctx, req.params.id as string, adminActorOf(req), body));
+  });
+  return router;
+}

@@ -1,0 +1,142 @@
+import { INVITATION_DAYS } from './merchant-roles';
+import { newId } from '../domain/ids';
+import { AdminNotFoundError, ConflictError, ValidationError } from '../http/errors';
+import { findMerchant } from '../storage/merchants';
+import { hashSecret } from '../crypto';
+import { findOpenInvitationByTokenHashUnscoped, insertMerchantInvitation, markInvitationAccepted, setInvitationPendingTotp, type MerchantInvitationRow } from '../storage/invitations';
+import type { MerchantRole } from './merchant-roles';
+import type { OperatorRole } from './operator-roles';
+import { EmailTakenError, findAccountByEmailUnscoped, insertAccount, type AccountRow } from '../storage/people';
+import { actorOfAccount, recordAudit } from './audit';
+import { queueMail, sendQueuedMail } from './mail-outbox';
+import type { Mail } from './mailer';
+import { actorName, type AccountsContext, type Actor } from './context';
+import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentUser } from './present';
+import type { AcceptInvitationBody } from './schemas';
+import { hashPassword, newOneTimeToken, newTotpSecret, totpCodeStep, totpUri } from './secrets';
+import { TOTP_ISSUER, totpRefusal } from './totp';
+
+/** Whom an invitation is for: a merchant's person (its merchant and a merchant role) or the operator's (no merchant, an operator role). */
+export type InvitationScope = { merchantId: string; role: MerchantRole } | { merchantId: null; role: OperatorRole };
+
+export const INVALID_INVITATION = new ValidationError(
+  'Invitation not valid.',
+  'The link is used, expired or unknown: ask an owner of the account (or the operator) for a new invitation.',
+);
+
+const EMAIL_TAKEN_HINT = 'One email address holds one account: the person signs in with it, or uses another address.';
+
+/** The admin API's invitation: the merchant named in the path must exist (404 otherwise). */
+export async function inviteToMerchant(ctx: AccountsContext, merchantId: string, actor: Actor, body: { email: string; role: MerchantRole }) {
+  if (!(await findMerchant(ctx.db, merchantId))) throw new AdminNotFoundError('Merchant not found.', `No merchant ${merchantId} exists.`);
+  return invite(ctx, { merchantId, role: body.role }, actor, body.email);
+}
+
+/** Invites one of the operator's people (the admin token or an operator_admin): they must enrol an authenticator to accept. */
+export function inviteOperator(ctx: AccountsContext, actor: Actor, body: { email: string; role: OperatorRole }) {
+  return invite(ctx, { merchantId: null, role: body.role }, actor, body.email);
+}
+
+/** A merchant's owner invites a person to their team (the merchant is the session's). */
+export function inviteMember(ctx: AccountsContext, merchantId: string, actor: Actor, body: { email: string; role: MerchantRole }) {
+  return invite(ctx, { merchantId, role: body.role }, actor, body.email);
+}
+
+/**
+ * Invites a person (a merchant's, whose merchant the caller checked, or the operator's): the
+ * invitation, its audit row and its mail commit together, then the mail is sent (and retried by the
+ * mail outbox until it is). The token is in the answer and the mail only; the table keeps its hash.
+ * One email holds one account, whatever its scope.
+ */
+async function invite(ctx: AccountsContext, scope: InvitationScope, actor: Actor, email: string) {
+  if (await findAccountByEmailUnscoped(ctx.db, email)) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
+  const { token, hash } = newOneTimeToken();
+  const merchantId = scope.merchantId;
+  const acceptUrl = linkWithToken(ctx.config.apiBaseUrl, ACCEPT_INVITATION_PATH, token);
+  const { invitation, mailId } = await ctx.db.transaction(async (trx) => {
+    const row = await insertMerchantInvitation(trx, {
+      id: newId('invitation'),
+      merchant_id: merchantId,
+      email,
+      role: scope.role,
+      token_hash: hash,
+      expires_at: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+      invited_by: actorName(actor),
+    });
+    await recordAudit(trx, { merchantId, actor, action: 'invitation.created', target: row.id, details: { email: row.email, role: row.role } });
+    return { invitation: row, mailId: await queueMail(trx, ctx.sealer, invitationMail(row, acceptUrl), row.expires_at) };
+  });
+  await sendQueuedMail(ctx, mailId);
+  return presentInvitation(invitation, acceptUrl);
+}
+
+function invitationMail(invitation: MerchantInvitationRow, acceptUrl: string): Mail {
+  const text = [
+    `You are invited to the payments dashboard as ${invitation.role}.`,
+    '',
+    `Choose your password here (the link works once, until ${invitation.expires_at.toISOString()}):`,
+    acceptUrl,
+  ].join('\n');
+  return { to: invitation.email, subject: 'Your invitation to the payments dashboard', text };
+}
+
+/** Starts authenticator enrolment on the invitation page: a new secret, confirmed by the code sent with the acceptance. */
+export async function startInvitationTotp(ctx: AccountsContext, token: string) {
+  const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
+  if (!invitation) throw INVALID_INVITATION;
+  const secret = newTotpSecret();
+  await ctx.db.transaction(async (trx) => {
+    await setInvitationPendingTotp(trx, invitation.id, ctx.sealer.seal(secret));
+    await recordAudit(trx, { merchantId: invitation.merchant_id, actor: { kind: 'invitation', id: invitation.id }, action: 'totp.enrolment_started', target: invitation.id });
+  });
+  return { secret, otpauth_uri: totpUri(secret, invitation.email, TOTP_ISSUER) };
+}
+
+/**
+ * Accepts an invitation: the person's account, the invitation's use and the audit row in one
+ * transaction, the invitation locked so a link sent twice at once makes one account. A code sent
+ * with it confirms the authenticator enrolled on the page.
+ */
+export async function acceptInvitation(ctx: AccountsContext, body: AcceptInvitationBody) {
+  const passwordHash = await hashPassword(body.password);
+  return ctx.db.transaction(async (trx) => {
+    const invitation = await findOpenInvitationByTokenHashUnscoped(trx, hashSecret(body.token), true);
+    if (!invitation) throw INVALID_INVITATION;
+    // Never null for an operator's invitation: confirmedTotp refuses one without a code.
+    const totp = confirmedTotp(ctx, invitation, body.totp_code);
+    const common = { email: invitation.email, password_hash: passwordHash, totp_enabled_at: totp ? new Date() : null, totp_last_step: totp?.step ?? null };
+    const user: AccountRow = await (invitation.merchant_id === null
+      ? insertAccount(trx, { ...common, id: newId('operatorUser'), merchant_id: null, role: invitation.role as OperatorRole, totp_secret_sealed: totp!.sealed })
+      : insertAccount(trx, { ...common, id: newId('merchantUser'), merchant_id: invitation.merchant_id, role: invitation.role as MerchantRole, totp_secret_sealed: totp?.sealed ?? null })
+    ).catch((error: unknown) => {
+      if (error instanceof EmailTakenError) throw new ConflictError('Email already has an account.', EMAIL_TAKEN_HINT);
+      throw error;
+    });
+    await markInvitationAccepted(trx, invitation.id);
+    await recordAudit(trx, { merchantId: invitation.merchant_id, actor: actorOfAccount(user), action: 'invitation.accepted', target: invitation.id, details: { role: user.role, totp_enabled: totp !== null } });
+    return { user: presentUser(user) };
+  });
+}
+
+/**
+ * The sealed secret to enable and the step its code used (so the code cannot sign in too), when a
+ * code came with the acceptance; a wrong code is refused rather than ignored. The operator's people
+ * must send one: they act on every merchant.
+ */
+function confirmedTotp(ctx: AccountsContext, invitation: MerchantInvitationRow, code: string | undefined): { sealed: string; step: number } | null {
+  const sealed = invitation.pending_totp_secret_sealed;
+  if (code === undefined) {
+    if (invitation.merchant_id === null) throw new ValidationError('Authenticator required.', "The operator's people enrol an authenticator app: start it with POST /merchant/v1/invitations/totp, then send its code as totp_code.");
+    return null;
+  }
+  if (!sealed) throw new ValidationError('No authenticator enrolment was started.', 'Start it with POST /merchant/v1/invitations/totp, or accept without totp_code.');
+  const step = totpCodeStep(ctx.sealer.open(sealed), code);
+  if (step === null) throw totpRefusal('wrong');
+  return { sealed, step };
+}
+
+/** What the invitation page shows: the open invitation's email and role, or null when the link is not valid. */
+export async function describeInvitation(ctx: AccountsContext, token: string): Promise<{ email: string; role: string; operator: boolean } | null> {
+  const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
+  return invitation ? { email: invitation.email, role: invitation.role, operator: invitation.merchant_id === null } : null;
+}

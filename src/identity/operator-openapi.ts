@@ -1,0 +1,27 @@
+// The operator's people on the admin API, in the OpenAPI document.
+import { z } from 'zod';
+import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
+import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
+import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
+
+const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
+const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
+const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 403: 'A dashboard session whose role is not operator_admin.', 429: ADMIN_TOKEN_THROTTLED };
+
+operation({
+  method: 'get', path: '/admin/v1/operators', id: 'adminListOperators', tag: TAGS.admin, security, summary: "The operator's people (who signs in to the operator dashboard), oldest first",
+  description: ADMIN_PAGING, query: listQuery, responses: { 200: ["A page of the operator's people", page(Operator)] }, errors: { ...errors, 404: UNKNOWN_CURSOR },
+});
+operation({
+  method: 'post', path: '/admin/v1/operators/invitations', id: 'adminInviteOperator', tag: TAGS.admin, security,
+  summary: 'Invite one of the operator\'s people: the link is mailed, valid 7 days, used once; accepting it needs a password and an authenticator app', body: OperatorInvitationBody,
+  responses: { 201: ['The invitation', OperatorInvitation] }, errors: { ...errors, 422: 'Invalid input, or the email already has an account.' },
+});
+operation({
+  method: 'patch', path: '/admin/v1/operators/{id}', id: 'adminChangeOperatorRole', tag: TAGS.admin, security, summary: "Change the role of one of the operator's people: their sessions take it with their next call",
+  params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), body: OperatorRoleBody, responses: { 200: ['The person', Operator] }, errors: { ...errors, 404: 'No such operator.', 422: 'Invalid input.' },
+});
+operation({
+  method: 'delete', path: '/admin/v1/operators/{id}', id: 'adminRemoveOperator', tag: TAGS.admin, security, summary: 'Remove one of the operator\'s people: every session of theirs ends at once',
+  params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['Removed', z.object({ id: z.string(), removed: z.literal(true).openapi({ description: 'Always true: the person and every session of theirs are gone.' }) })] }, errors: { ...errors, 404: 'No such operator.' },
+});

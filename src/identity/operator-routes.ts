@@ -1,0 +1,27 @@
+import { Router } from 'express';
+import { parseEmptyBody, parseOrThrow } from '../http/validate';
+import type { AccountsContext } from './context';
+import { adminActorOf } from './admin-guard';
+import { MerchantListQuery } from '../admin/schemas';
+import { OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
+import { changeOperatorRole, inviteOperator, listOperators, removeOperator } from './operators';
+
+/** The operator's people; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
+export function operatorAdminRoutes(ctx: AccountsContext): Router {
+  const router = Router();
+  router.get('/operators', async (req, res) => {
+    res.json(await listOperators(ctx, parseOrThrow(MerchantListQuery, req.query, 'Query')));
+  });
+  router.post('/operators/invitations', async (req, res) => {
+    res.status(201).json(await inviteOperator(ctx, adminActorOf(req), parseOrThrow(OperatorInvitationBody, req.body)));
+  });
+  router.patch('/operators/:id', async (req, res) => {
+    const { role } = parseOrThrow(OperatorRoleBody, req.body);
+    res.json(await changeOperatorRole(ctx, adminActorOf(req), req.params.id as string, role));
+  });
+  router.delete('/operators/:id', async (req, res) => {
+    parseEmptyBody(req.body);
+    res.json(await removeOperator(ctx, adminActorOf(req), req.params.id as string));
+  });
+  return router;
+}

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { MAX_PASSWORD_LENGTH, MERCHANT_ROLES, MIN_PASSWORD_LENGTH } from './merchant-roles';
+import '../http/openapi-registry';
+import { MerchantSettingsSchema } from '../domain/settings';
+import { PageQuery } from '../readback/schemas';
+
+const email = z
+  .email()
+  .max(254)
+  .transform((value) => value.trim().toLowerCase())
+  .openapi({ description: "The person's email address (compared without case).", example: 'ada@example.com' });
+const role = z.enum(MERCHANT_ROLES).openapi({ description: 'owner: everything; developer: the Developers section and reading payments; reviewer: deciding reviews, lifting restrictions and reading; viewer: reading only.' });
+const password = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH)
+  .openapi({ description: `At least ${MIN_PASSWORD_LENGTH} characters.` });
+const token = z.string().min(1).max(200).openapi({ description: 'The one-time token from the link (its `token` query parameter).' });
+const totpCode = z.string().regex(/^\d{6}$/, 'must be 6 digits').openapi({ description: 'The six-digit code of the authenticator app.', example: '123456' });
+
+export const InvitationBody = z.object({ email, role }).strict();
+export type InvitationBody = z.infer<typeof InvitationBody>;
+
+export const AcceptInvitationBody = z.object({ token, password, totp_code: totpCode.optional() }).strict();
+export type AcceptInvitationBody = z.infer<typeof AcceptInvitationBody>;
+
+export const TokenBody = z.object({ token }).strict();
+
+// The password is not length-checked at sign-in: an old rule must not lock anyone out, and a wrong one is simply wrong.
+export const SignInBody = z.object({ email, password: z.string().min(1).max(MAX_PASSWORD_LENGTH).openapi({ description: "The person's password." }), totp_code: totpCode.optional() }).strict();
+export type SignInBody = z.infer<typeof SignInBody>;
+
+export const RoleChangeBody = z.object({ role }).strict();
+
+export const TotpConfirmBody = z.object({ code: totpCode }).strict();
+
+export const PasswordResetRequestBody = z.object({ email }).strict();
+export const PasswordResetBody = z.object({ token, password, totp_code: totpCode.optional() }).strict();
+export type PasswordResetBody = z.infer<typeof PasswordResetBody>;
+
+const timestamp = z.string().datetime();
+
+export const MerchantUser = z
+  .object({
+    id: z.string().openapi({ example: 'usr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+    email: z.string(),
+    role,
+    totp_enabled: z.boolean().openapi({ description: 'Whether the person signs in with an authenticator app too.' }),
+    created_at: timestamp,
+  })
+  .openapi('MerchantUser');
+
+export const Invitation = z
+  .object({
+    id: z.string().openapi({ example: 'inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+    email: z.string(),
+    role,
+    expires_at: timestamp,
+    accept_url: z.string().openapi({ description: 'The link mailed to the person; its `token` works once, for 7 days.' }),
+  })
+  .openapi('MerchantInvitation');
+
+export const SessionMerchant = z.object({ id: z.string(), name: z.string(), environment: z.enum(['sandbox', 'production']) });
+
+export const SignedIn = z
+  .object({
+    user: MerchantUser,
+    merchant: SessionMerchant,
+    csrf_token: z.string().openapi({ description: 'Send as X-CSRF-Token on every change under /merchant/v1.' }),
+  })
+  .openapi('MerchantSession');
+
+export const TotpEnrolment = z
+  .object({
+    secret: z.string().openapi({ description: 'The base32 secret, for entering by hand.' }),
+    otpauth_uri: z.string().openapi({ description: 'The otpauth:// URI (shown as a QR code).' }),
+  })
+  .openapi('TotpEnrolment');
+
+export const AuditEntry = z
+  .object({
+    id: z.string().openapi({ example: 'aud_2Lq2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+    actor: z.string().openapi({ description: "The person (usr_...) who made the change, one of the operator's people (opr_...), `admin` for the operator's admin token (automation), or the invitation (inv_...) before its person has an account." }),
+    actor_kind: z.enum(['person', 'operator', 'admin', 'invitation']).openapi({ description: "`person`: one of this account's people; `operator`: one of the operator's people, through the operator dashboard; `admin`: the operator's admin token; `invitation`: an invited person before their account exists." }),
+    actor_email: z.string().nullable().openapi({ description: "The acting person's email: one of the operator's people's (kept with the entry), or one of this account's people's while they are in the team; null for the admin token, an invitation, or a person removed since." }),
+    action: z.string().openapi({ example: 'member.role_changed' }),
+    target: z.string().nullable().openapi({ description: 'The id of what was changed.' }),
+    details: z.record(z.string(), z.unknown()),
+    at: timestamp,
+  })
+  .openapi('MerchantAuditEntry');
+
+export const WebhookUrlBody = MerchantSettingsSchema.pick({ webhook_url: true }).strict();
+export const EnabledEventsBody = MerchantSettingsSchema.pick({ enabled_events: true }).strict();
+
+export const WebhookSettings = z
+  .object({
+    webhook_url: z.string().nullable(),
+    previous_webhook_secret_expires_at: timestamp.nullable().openapi({ description: 'Until when the rolled signing secret still signs beside the current one; null outside an overlap.' }),
+  })
+  .openapi('MerchantWebhookSettings');
+
+export const EnabledEventsCatalog = z
+  .object({
+    always_on_events: z.array(z.string()).openapi({ description: 'Always sent; not a choice.' }),
+    groups: z
+      .array(
+        z.object({
+          name: z.string(),
+          events: z
+            .array(z.object({ type: z.string(), enabled: z.boolean(), note: z.string().nullable().openapi({ description: 'What to know before choosing (checkout.failed, for a merchant that takes withdrawals).' }) }))
+            .openapi({ description: "The group's optional events, each on or off for this account." }),
+        }),
+      )
+      .openapi({ description: "The optional events in the event catalog's groups." }),
+  })
+  .openapi('MerchantEnabledEvents');
+
+export const ReviewQueueQuery = PageQuery.extend({
+  status: z.enum(['pending', 'approved', 'declined']).optional().openapi({ description: 'Only reviews in this status.', example: 'pending' }),
+  order: z.enum(['oldest', 'newest']).default('oldest').openapi({ description: '`oldest` (the queue) or `newest` (recent decisions first).', example: 'oldest' }),
+});
+
+export const CustomerSearchQuery = PageQuery.extend({
+  q: z.string().trim().min(1).max(200).optional().openapi({ description: 'A customer id, or part of the email, a name, the phone number or the internal id (case-insensitive).', example: 'ada@' }),
+  restricted: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .openapi({ description: '`true`: only restricted customers; `false`: only the others.', example: 'true' }),
+});
+
+const searchId = z.string().min(1).max(64);
+export const PaymentSearchQuery = PageQuery.extend({
+  q: z.string().trim().min(1).max(200).optional().openapi({ description: 'What a person types: an id (chk_, ch_, cus_) or part of a customer\'s email.', example: 'ada@' }),
+  customer_id: searchId.optional().openapi({ description: "Only this customer's.", example: 'cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+  checkout_id: searchId.optional().openapi({ description: 'Only this checkout (or its charges).', example: 'chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb' }),
+});
