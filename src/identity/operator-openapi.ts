@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
-import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
+import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorOpenInvitation, OperatorRoleBody } from './operator-schemas';
 
 const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
@@ -16,6 +16,14 @@ operation({
   method: 'post', path: '/admin/v1/operators/invitations', id: 'adminInviteOperator', tag: TAGS.admin, security,
   summary: 'Invite one of the operator\'s people: the link is mailed, valid 7 days, used once; accepting it needs a password and an authenticator app', body: OperatorInvitationBody,
   responses: { 201: ['The invitation', OperatorInvitation] }, errors: { ...errors, 422: 'Invalid input, or the email already has an account.' },
+});
+operation({
+  method: 'get', path: '/admin/v1/operators/invitations', id: 'adminListOperatorInvitations', tag: TAGS.admin, security, summary: "The open invitations to the operator's people, newest first, each naming who sent it",
+  description: ADMIN_PAGING, query: listQuery, responses: { 200: ['A page of open invitations', page(OperatorOpenInvitation)] }, errors: { ...errors, 404: UNKNOWN_CURSOR },
+});
+operation({
+  method: 'delete', path: '/admin/v1/operators/invitations/{id}', id: 'adminRevokeOperatorInvitation', tag: TAGS.admin, security, summary: 'Revoke an open invitation to the operator\'s people: its link stops working at once',
+  params: pathId('inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['Revoked', z.object({ id: z.string(), revoked: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { ...errors, 404: 'No such open invitation (accepted, revoked, expired or unknown).' },
 });
 operation({
   method: 'patch', path: '/admin/v1/operators/{id}', id: 'adminChangeOperatorRole', tag: TAGS.admin, security, summary: "Change the role of one of the operator's people: their sessions take it with their next call",

@@ -14,6 +14,7 @@ export const ADMIN_ROUTE_PERMISSIONS: ReadonlyArray<readonly [method: string, pa
   ['POST', '/merchants/:id/api_keys', 'merchants'],
   ['DELETE', '/merchants/:id/api_keys/:keyPrefix', 'merchants'],
   ['POST', '/merchants/:id/invitations', 'merchants'],
+  ['DELETE', '/merchants/:id/invitations/:invitationId', 'merchants'],
   ['POST', '/reviews/:id/approve', 'decide_reviews'],
   ['POST', '/reviews/:id/decline', 'decide_reviews'],
   ['POST', '/customers/:id/unrestrict', 'lift_restrictions'],
@@ -26,7 +27,9 @@ export const ADMIN_ROUTE_PERMISSIONS: ReadonlyArray<readonly [method: string, pa
   ['POST', '/customers/:id/test_clock', 'subscriptions'],
   ['POST', '/sandbox/charges/:id/transition', 'sandbox'],
   ['GET', '/operators', 'operators'],
+  ['GET', '/operators/invitations', 'operators'],
   ['POST', '/operators/invitations', 'operators'],
+  ['DELETE', '/operators/invitations/:invitationId', 'operators'],
   ['PATCH', '/operators/:id', 'operators'],
   ['DELETE', '/operators/:id', 'operators'],
 ];
