@@ -1,7 +1,7 @@
 import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
 import { clear, h, when } from './dom.js';
-import { pagedList } from './list.js';
+import { loadMoreList } from './list.js';
 
 const ROLES = ['owner', 'developer', 'reviewer', 'viewer'];
 const roleSelect = (value, label) => h('select', { name: 'role', 'aria-label': label }, ROLES.map((r) => h('option', { value: r, selected: r === value }, r)));
@@ -43,7 +43,7 @@ function inviteForm(reload) {
 export async function teamPage(root, _params, session) {
   const box = h('div', {});
   const reload = async () => {
-    const team = pagedList('/team', (p) => personRow(p, session, reload), 'No one in the team yet.');
+    const team = loadMoreList('/team', (p) => personRow(p, session, reload), 'No one in the team yet.');
     clear(box, team);
     await team.ready;
   };
