@@ -2,6 +2,7 @@ import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
 import { clear, facts, h, when } from './dom.js';
 import { pagedList } from './list.js';
+import { pendingInvitations } from './invitations.js';
 
 // The operator's people (operator_admin only: the admin API answers 403 to the other roles, shown as the page's error).
 const ROLES = ['operator_admin', 'operator_reviewer', 'operator_viewer'];
@@ -45,6 +46,15 @@ function inviteForm(onInvited) {
 
 export async function operatorsPage(root) {
   const list = pagedList('/operators?limit=50', (rows, reload) => h('ul', { class: 'plain list' }, rows.map((o) => operatorCard(o, reload))), h('p', { class: 'muted' }, 'No operators yet.'));
-  clear(root, h('h2', {}, 'Operators'), h('p', { class: 'muted' }, 'Who signs in to this dashboard, and what each may do. An invited person chooses a password and enrols an authenticator app.'), inviteForm(list.reload), list.el);
-  await list.reload();
+  const invitations = h('div', {});
+  const showInvitations = async () => {
+    const section = pendingInvitations('/operators/invitations');
+    clear(invitations, section);
+    await section.ready;
+  };
+  const onInvited = async () => {
+    await Promise.all([list.reload(), showInvitations()]);
+  };
+  clear(root, h('h2', {}, 'Operators'), h('p', { class: 'muted' }, 'Who signs in to this dashboard, and what each may do. An invited person chooses a password and enrols an authenticator app.'), inviteForm(onInvited), list.el, invitations);
+  await onInvited();
 }
