@@ -56,14 +56,11 @@ declare -A TOOL_JOBS=()
 TOOL_PATHS_DIR=""
 
 # Starts finding or building each tool named (temporal, mailpit, stripe-mock) in the background.
-# `nice:TOOL` builds TOOL at a lower priority: one nobody waits for must not slow one they do.
 start_tool_builds() {
   [ -n "$TOOL_PATHS_DIR" ] || TOOL_PATHS_DIR="$(mktemp -d)"
-  local spec tool nice
-  for spec in "$@"; do
-    tool="${spec#nice:}" nice=0
-    [ "$spec" = "$tool" ] || nice=10
-    (GO_BUILD_NICE="$nice" "find_or_build_${tool//-/_}" > "$TOOL_PATHS_DIR/$tool") &
+  local tool
+  for tool in "$@"; do
+    ("find_or_build_${tool//-/_}" > "$TOOL_PATHS_DIR/$tool") &
     TOOL_JOBS[$tool]=$!
   done
 }
@@ -76,9 +73,6 @@ wait_for_tool() {
   printf -v "$variable" '%s' "$(cat "$TOOL_PATHS_DIR/$tool")"
   export "${variable?}"
 }
-
-# Whether a tool's background job (start_tool_builds) has finished.
-tool_ready() { ! kill -0 "${TOOL_JOBS[$1]}" 2>/dev/null; }
 
 # Prints the path of a Temporal CLI: TEMPORAL_CLI_PATH, the cache, PATH, or a fresh build into the cache.
 find_or_build_temporal() {
