@@ -52,7 +52,8 @@ ensure_node_modules
 compile_if_changed
 export WORKFLOW_BUNDLE_PATH="$ROOT/dist/workflow-bundle.js"
 log "migrating the database ($(redact_url "$DATABASE_URL"))"
-node dist/src/entry/migrate.js
+# Beside Temporal's start: neither needs the other, and the API and the worker need both.
+node dist/src/entry/migrate.js & MIGRATION=$!
 
 if [ -n "$START_TEMPORAL" ]; then
   wait_for_tool temporal TEMPORAL_BIN
@@ -73,6 +74,7 @@ if [ -n "$START_TEMPORAL" ]; then
   for _ in $(seq 1 120); do port_open 127.0.0.1 "${TEMPORAL_ADDRESS##*:}" && break; sleep 0.5; done
   port_open 127.0.0.1 "${TEMPORAL_ADDRESS##*:}" || die "Temporal did not start; see .data/temporal.log"
 fi
+wait "$MIGRATION" || die "the migration failed"
 
 node dist/src/entry/worker.js & PIDS+=($!)
 node dist/src/entry/api.js & PIDS+=($!)
