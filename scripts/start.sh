@@ -14,6 +14,7 @@ cleanup() { for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/nu
 trap cleanup EXIT INT TERM
 mkdir -p .data
 
+MAILPIT_LAUNCHED=""
 # On a fresh machine the Temporal CLI builds with Go while npm installs and TypeScript compiles.
 START_TEMPORAL=""
 if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
@@ -42,6 +43,7 @@ if [ -z "${SMTP_URL:-}" ]; then
         --database .data/mailpit.db --disable-version-check --quiet > .data/mailpit.log 2>&1
     ) &
     PIDS+=($!)
+    MAILPIT_LAUNCHED=1
   fi
   INBOX="http://localhost:$MAILPIT_UI_PORT"
 else
@@ -81,6 +83,11 @@ node dist/src/entry/api.js & PIDS+=($!)
 # A fresh machine has nobody to sign in to the operator dashboard: in development the first
 # operator is invited by mail (docs/operator-guide.md); elsewhere, with the admin token, by hand.
 if [ "${NODE_ENV:-development}" = development ]; then node scripts/first-operator.mjs || true; fi
+# On a fresh machine Mailpit may still be building: its mails are kept, not lost (the worker's
+# warnings about the refused connection say so until it answers).
+if [ -n "$MAILPIT_LAUNCHED" ] && ! port_open 127.0.0.1 "$MAILPIT_SMTP_PORT"; then
+  INBOX="$INBOX   (Mailpit is still building; mails wait in the outbox until it starts)"
+fi
 
 # The token itself is never printed: a set ADMIN_TOKEN is shown by name.
 if [ -n "${ADMIN_TOKEN:-}" ]; then ADMIN_SHOWN='$ADMIN_TOKEN'; else ADMIN_SHOWN='dev-admin-token'; fi
