@@ -42,11 +42,36 @@ find_or_build_go_tool() {
     flock 9
     if [ ! -x "$cached" ]; then
       log "building $name v$version with Go (once per machine; takes a few minutes)"
-      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod go install "$package@v$version" >&2 \
+      GOBIN="$(dirname "$cached")" GOFLAGS=-mod=mod nice -n "${GO_BUILD_NICE:-0}" go install "$package@v$version" >&2 \
         || die "go install $package@v$version failed"
     fi
-  ) 9>"$CACHE_DIR/$name-build.lock"
+  ) 9>"$CACHE_DIR/$name-build.lock" || exit 1
   echo "$cached"
+}
+
+# The Go tools build side by side and beside npm install and the TypeScript compile, each in a
+# background job that writes the tool's path to a file. The flock in find_or_build_go_tool still
+# makes a second run (or `npm test` beside `npm start`) wait for the build under way, not redo it.
+declare -A TOOL_JOBS=()
+TOOL_PATHS_DIR=""
+
+# Starts finding or building each tool named (temporal, mailpit, stripe-mock) in the background.
+start_tool_builds() {
+  [ -n "$TOOL_PATHS_DIR" ] || TOOL_PATHS_DIR="$(mktemp -d)"
+  local tool
+  for tool in "$@"; do
+    ("find_or_build_${tool//-/_}" > "$TOOL_PATHS_DIR/$tool") &
+    TOOL_JOBS[$tool]=$!
+  done
+}
+
+# Waits for the background job of a tool (start_tool_builds) and sets the variable named to its path.
+# Not in a $(...): only this shell can wait for its own jobs.
+wait_for_tool() {
+  local tool="$1" variable="$2"
+  wait "${TOOL_JOBS[$tool]}" || die "could not find or build $tool"
+  printf -v "$variable" '%s' "$(cat "$TOOL_PATHS_DIR/$tool")"
+  export "${variable?}"
 }
 
 # Prints the path of a Temporal CLI: TEMPORAL_CLI_PATH, the cache, PATH, or a fresh build into the cache.
@@ -82,17 +107,36 @@ ensure_chromium() {
 }
 
 # What every test run needs: node_modules, the Temporal CLI, Mailpit, stripe-mock, chromium, the admin database URL.
+# What is missing is built or installed side by side: the Go tools, chromium and npm install at once.
 prepare_test_run() {
+  start_tool_builds temporal mailpit stripe-mock
+  ensure_chromium &
+  local chromium=$!
   ensure_node_modules
-  TEMPORAL_CLI_PATH="$(find_or_build_temporal)"
-  export TEMPORAL_CLI_PATH
-  MAILPIT_PATH="$(find_or_build_mailpit)"
-  export MAILPIT_PATH
-  STRIPE_MOCK_PATH="$(find_or_build_stripe_mock)"
-  export STRIPE_MOCK_PATH
-  ensure_chromium
+  wait "$chromium" || die "chromium is missing"
+  wait_for_tool temporal TEMPORAL_CLI_PATH
+  wait_for_tool mailpit MAILPIT_PATH
+  wait_for_tool stripe-mock STRIPE_MOCK_PATH
   export CHROMIUM_PATH="${CHROMIUM_PATH:-/usr/bin/chromium}"
   export DATABASE_ADMIN_URL="${DATABASE_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+}
+
+# The compiled service and its workflow bundles in dist/, rebuilt only when a source, a tsconfig or
+# the lock file changed since the last build (a second start skips both steps).
+compile_if_changed() {
+  local stamp="$ROOT/dist/.build-stamp"
+  if [ -f "$stamp" ] && [ -f "$ROOT/dist/workflow-bundle.js" ] \
+    && [ -z "$(cd "$ROOT" && find src workflows activities sdk/src tsconfig.json tsconfig.build.json package-lock.json -newer "$stamp" -print -quit)" ]; then
+    log "TypeScript unchanged since the last build (dist/)"
+    return
+  fi
+  # Stamped with the time the build began: a file saved during the build is rebuilt next time.
+  mkdir -p "$ROOT/dist" && touch "$stamp.new"
+  log "compiling TypeScript"
+  (cd "$ROOT" && npx tsc -p tsconfig.build.json --incremental --tsBuildInfoFile dist/.tsbuildinfo) || die "TypeScript did not compile"
+  log "bundling workflows"
+  node "$ROOT/dist/src/entry/bundle-workflows.js" "$ROOT/dist/workflow-bundle.js" >/dev/null || die "bundling the workflows failed"
+  mv "$stamp.new" "$stamp"
 }
 
 port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }

@@ -9,6 +9,10 @@
  * the counts and the time taken. PROPERTY_SEED (the first seed), PROPERTY_SEEDS (a list),
  * PROPERTY_RUNS (sequences per seed), PROPERTY_COMMANDS, PROPERTY_MAX_MINUTES, PROPERTY_PATH and
  * PROPERTY_IGNORE override the defaults; docs/testing.md explains them.
+ *
+ * The service runs scaled out, as a deployment does: two API processes behind one round-robin
+ * address (consecutive requests of a sequence reach different processes) and two workers, each
+ * with its sweepers (PROPERTY_REPLICAS sets another count).
  */
 import fc from 'fast-check';
 import { startService, type Service } from '../support/harness';
@@ -37,6 +41,7 @@ const MAX_MINUTES = env('PROPERTY_MAX_MINUTES', LONG ? 360 : 60);
 const PARALLEL = env('PROPERTY_PARALLEL', LONG ? 2 : 1);
 /** Shrinking replays sequences against the real stack (seconds each): on by default only in long runs. */
 const SHRINK = process.env.PROPERTY_SHRINK ? process.env.PROPERTY_SHRINK === '1' : LONG;
+const REPLICAS = env('PROPERTY_REPLICAS', 2);
 
 let service: Service;
 let endpoint: MerchantEndpoint;
@@ -51,13 +56,14 @@ beforeAll(async () => {
   loadGeoData();
   // The reconciler settles charges left `created` past its lease; the invariant uses the same lease.
   const stripeEnv: Record<string, string> = stripe ? { STRIPE_API_BASE_URL: await stripe.start() } : {};
-  service = await startService({ env: { RECONCILE_LEASE_SECONDS: String(RECONCILE_LEASE_SECONDS), ...stripeEnv } });
+  service = await startService({ replicas: REPLICAS, env: { RECONCILE_LEASE_SECONDS: String(RECONCILE_LEASE_SECONDS), ...stripeEnv } });
   endpoint = await new MerchantEndpoint().start();
   await installChargeAudit(service.deps.db);
-});
+  // The API and worker child processes load under tsx: more than a minute on a busy machine.
+}, 300_000);
 afterAll(async () => {
-  await endpoint.stop();
-  await service.stop();
+  await endpoint?.stop();
+  await service?.stop();
   await stripe?.stop();
 });
 
@@ -194,6 +200,8 @@ describe('money rules hold for any sequence of commands (model-based, fast-check
         `commands run: ${byCommand}${failed.length ? `\nfailed: replay with PROPERTY_SEED=${failed[0]!.seed} PROPERTY_RUNS=${RUNS} PROPERTY_COMMANDS=${COMMANDS}` : ''}`,
     );
     if (failed.length) throw new Error(failed.map((r) => `seed ${r.seed}: ${r.failure}`).join('\n\n'));
+    // Every API process took a share of the sequences' requests.
+    if (service.proxy) expect([...service.proxy.served.values()].filter((n) => n > 0)).toHaveLength(REPLICAS);
     if (stats.commands < MIN_COMMANDS) console.log(`property: stopped after PROPERTY_MAX_MINUTES=${MAX_MINUTES} (or the seed list) with ${stats.commands} of ${MIN_COMMANDS} commands`);
   }, (MAX_MINUTES + 30) * 60 * 1000);
 });

@@ -49,10 +49,15 @@ export class ChildService {
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
-    const deadline = Date.now() + 60_000;
+    // Loading the service under tsx takes over a minute when other work has the CPUs.
+    const deadline = Date.now() + 180_000;
     while (!this.output.includes(entry.ready)) {
       if (child.exitCode !== null) throw new Error(`${this.role} exited early:\n${this.output}`);
-      if (Date.now() > deadline) throw new Error(`${this.role} did not start:\n${this.output}`);
+      if (Date.now() > deadline) {
+        // Nobody stops a service that never started: the child must not outlive its test.
+        child.kill('SIGKILL');
+        throw new Error(`${this.role} did not start:\n${this.output}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
