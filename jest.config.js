@@ -10,6 +10,8 @@ module.exports = {
   moduleNameMapper: { '^@payments-service/sdk$': '<rootDir>/sdk/src/index.ts' },
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  // Every answer of the in-process API is checked against the OpenAPI document.
+  setupFilesAfterEnv: ['<rootDir>/test/setup/openapi-answers.ts'],
   testTimeout: cluster ? 180000 : 60000,
   maxWorkers: cluster ? 1 : 2,
 };

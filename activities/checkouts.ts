@@ -10,7 +10,8 @@ import { recordEvent } from '../src/events/record';
 import { findCheckoutByIdUnscoped, updateCheckoutState, type CheckoutRow } from '../src/storage/checkouts';
 import type { Db } from '../src/storage/db';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
-import { FAILURE_TYPES } from '../workflows/contract';
+import { endCheckoutExpiryWorkflow } from '../src/temporal/checkouts';
+import { FAILURE_TYPES, type CheckoutState, type CheckoutWorkflowInput } from '../workflows/contract';
 
 /** The checkout and its merchant; null when the checkout was never recorded. */
 export async function loadCheckout(db: Db, checkoutId: string): Promise<{ checkout: CheckoutRow; merchant: MerchantRow } | null> {
@@ -31,6 +32,13 @@ export function createCheckoutActivities(deps: ActivityDeps) {
     /** The expiry workflow's: expires a checkout that is due and that no charge holds (src/checkouts/expiry.ts); false otherwise. */
     async expireDueCheckout(input: { checkoutId: string }): Promise<boolean> {
       return expireDueCheckout(deps, input.checkoutId);
+    },
+
+    /** Ends the checkout's expiry workflow, which is left only when checkouts start it (CHECKOUT_WORKFLOW_DELAYED_START). */
+    async endCheckoutExpiry(input: CheckoutWorkflowInput & { state: CheckoutState }): Promise<void> {
+      if (!deps.config.checkoutDelayedStart) return;
+      const { state, ...checkout } = input;
+      await endCheckoutExpiryWorkflow(deps.temporal, deps.config.taskQueue, checkout, state);
     },
 
     /**

@@ -5,6 +5,7 @@ import {
   condition,
   executeChild,
   makeContinueAsNewFunc,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -18,7 +19,9 @@ import {
   FAILURE_TYPES,
   MerchantIdAttribute,
   applicationFailureOf,
+  refundMemo,
   chargeMovedSignal,
+  checkoutMemo,
   checkoutSearchAttributes,
   checkoutStatusQuery,
   decideReviewUpdate,
@@ -32,7 +35,7 @@ import {
   type ReviewDecision,
 } from './contract';
 import { attemptInFlight, expiryTimer, newCheckout, pendingReview, type Attempt, type Checkout, type Review } from './checkout-state';
-import { DATABASE, DATABASE_LOCAL, HOLD, PROCESSOR, PROCESSOR_LOCAL } from './retry-policies';
+import { DATABASE, DATABASE_LOCAL, HOLD, HOUSEKEEPING, PROCESSOR, PROCESSOR_LOCAL } from './retry-policies';
 import { waitUnlessMoved } from './waits';
 import { refundWorkflow } from './refund';
 
@@ -41,6 +44,10 @@ const processor = proxyActivities<Activities>(PROCESSOR);
 const hold = proxyActivities<Activities>(HOLD);
 const local = proxyLocalActivities<Activities>(PROCESSOR_LOCAL);
 const dbLocal = proxyLocalActivities<Activities>(DATABASE_LOCAL);
+const housekeeping = proxyActivities<Activities>(HOUSEKEEPING);
+
+/** The patch that has the checkout's end end its expiry workflow too (docs/architecture.md, "Changing a workflow"). */
+export const END_EXPIRY_WORKFLOW_PATCH = 'end-expiry-workflow';
 
 /**
  * One workflow per checkout (workflow id = checkout id). It is the single writer of the
@@ -61,6 +68,7 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   for (const attempt of checkout.queue) {
     attempt.refusal = ApplicationFailure.nonRetryable(`checkout is ${checkout.state}`, FAILURE_TYPES.checkoutClosed);
   }
+  if (patched(END_EXPIRY_WORKFLOW_PATCH)) await endExpiryWorkflow(checkout);
   await condition(allHandlersFinished);
   return { state: checkout.state };
 }
@@ -135,6 +143,16 @@ async function onDeadline(checkout: Checkout): Promise<boolean> {
 }
 
 /**
+ * The checkout has ended, so the expiry workflow started with it (still waiting out its start delay,
+ * when the checkout ended before its deadline) ends now rather than at the deadline. A regular
+ * activity, not a local one: the attempt's answer, sent with this workflow task, does not wait for it.
+ * Housekeeping only: should it fail, the expiry workflow ends at the deadline without touching the checkout.
+ */
+async function endExpiryWorkflow(checkout: Checkout): Promise<void> {
+  await housekeeping.endCheckoutExpiry({ ...checkout.input, state: checkout.state }).catch(() => undefined);
+}
+
+/**
  * A run whose history Temporal finds long continues as new between attempts, so a checkout takes
  * attempts without limit (the contract's rule) and never meets the history limit.
  */
@@ -150,7 +168,7 @@ async function mayContinueAsNew(checkout: Checkout): Promise<boolean> {
 /** The same checkout in a fresh run: its deadline as it stands now, its attempts so far. */
 function continueAsNewCheckout(checkout: Checkout): Promise<never> {
   const { input } = checkout;
-  const continued = makeContinueAsNewFunc<typeof checkoutWorkflow>({ typedSearchAttributes: checkoutSearchAttributes(input) });
+  const continued = makeContinueAsNewFunc<typeof checkoutWorkflow>({ typedSearchAttributes: checkoutSearchAttributes(input), memo: { ...checkoutMemo(input) } });
   return continued({ ...input, expiresAt: new Date(checkout.expiresAt).toISOString(), attemptsBefore: checkout.attemptsAccepted });
 }
 
@@ -292,6 +310,7 @@ async function sandboxAutoRefund(checkout: Checkout, chargeId: string): Promise<
       parentClosePolicy: ParentClosePolicy.ABANDON,
       // Like refunds the API starts, so filtering by MerchantId shows it.
       typedSearchAttributes: [{ key: MerchantIdAttribute, value: checkout.input.merchantId }],
+      memo: { ...refundMemo({ merchantId: checkout.input.merchantId, checkoutId: checkout.input.checkoutId, chargeId }, 'sandbox') },
     });
   } catch {
     // A refund already started by the merchant, or refused by the processor: nothing to add.

@@ -163,6 +163,58 @@ export function checkoutSearchAttributes(input: Pick<CheckoutWorkflowInput, 'mer
 }
 
 // ---------------------------------------------------------------------------------------------
+// Memos: what the Temporal Web UI shows of each workflow, so a person reading a list of thousands
+// sees whose each one is and what it does without opening its history.
+
+/** A workflow's memo: what it does, and the merchant's and the business records' ids it works on. */
+export interface WorkflowMemo {
+  purpose: string;
+  merchant_id?: string;
+  checkout_id?: string;
+  customer_id?: string;
+  charge_id?: string;
+  event_id?: string;
+  subscription_id?: string;
+}
+
+const memoOf = (purpose: string, ids: Omit<WorkflowMemo, 'purpose'>): WorkflowMemo => {
+  const memo: WorkflowMemo = { purpose };
+  for (const [key, value] of Object.entries(ids) as Array<[keyof typeof ids, string | undefined]>) if (value !== undefined) memo[key] = value;
+  return memo;
+};
+
+export const checkoutMemo = (input: Pick<CheckoutWorkflowInput, 'checkoutId' | 'merchantId' | 'customerId' | 'type'>): WorkflowMemo =>
+  memoOf(`Checkout (${input.type}): takes the customer's payment attempts, holds, reviews and settlement, and expires the checkout at its deadline`, {
+    merchant_id: input.merchantId,
+    checkout_id: input.checkoutId,
+    customer_id: input.customerId,
+  });
+
+export const checkoutExpiryMemo = (input: Pick<CheckoutWorkflowInput, 'checkoutId' | 'merchantId' | 'customerId'>): WorkflowMemo =>
+  memoOf("Checkout expiry: expires the checkout at its deadline unless someone tries to pay first; ends when the checkout's own workflow ends it", {
+    merchant_id: input.merchantId,
+    checkout_id: input.checkoutId,
+    customer_id: input.customerId,
+  });
+
+export const refundMemo = (ids: { merchantId?: string; chargeId: string; checkoutId?: string }, source: RefundWorkflowInput['source']): WorkflowMemo =>
+  memoOf(`Refund (${source}): refunds the charge at its processor and records the outcome`, { merchant_id: ids.merchantId, checkout_id: ids.checkoutId, charge_id: ids.chargeId });
+
+/** `series`: 1 for the event's own delivery, 2 and up for a resend or a replay. */
+export const deliveryMemo = (ids: { merchantId?: string; eventId: string; eventType?: string; checkoutId?: string }, series = 1): WorkflowMemo =>
+  memoOf(
+    `${series === 1 ? 'Webhook delivery' : `Webhook redelivery (series ${series})`}: sends ${ids.eventType ?? 'the event'} to the merchant's webhook_url, retrying with backoff`,
+    { merchant_id: ids.merchantId, checkout_id: ids.checkoutId, event_id: ids.eventId },
+  );
+
+export const subscriptionMemo = (ids: { merchantId: string; customerId: string; subscriptionId: string }): WorkflowMemo =>
+  memoOf('Subscription: renews the subscription each period and takes its cancellations', {
+    merchant_id: ids.merchantId,
+    customer_id: ids.customerId,
+    subscription_id: ids.subscriptionId,
+  });
+
+// ---------------------------------------------------------------------------------------------
 // The checkout workflow's messages.
 
 /** One payment attempt, already tokenized by the wallet API (no card number reaches Temporal). */
@@ -228,6 +280,12 @@ export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, 
  */
 export const chargeMovedSignal = defineSignal<[string, string?]>('chargeMoved');
 export const checkoutStatusQuery = defineQuery<{ state: string; attemptInFlight: boolean }>('checkoutStatus');
+/**
+ * To a checkout's expiry workflow, sent with its start (signal-with-start, the only signal that cuts
+ * a start delay short) once the checkout's own workflow has ended the checkout: the expiry
+ * workflow ends at once instead of waiting for the deadline. The argument is the checkout's state.
+ */
+export const checkoutEndedSignal = defineSignal<[CheckoutState]>('checkoutEnded');
 
 // ---------------------------------------------------------------------------------------------
 // The subscription workflow's messages.

@@ -42,6 +42,15 @@ export const DATABASE_LOCAL: LocalActivityOptions = {
 };
 
 /**
+ * Housekeeping whose loss costs only tidiness (ending an expiry workflow that ends at its deadline
+ * anyway): a few tries, then the workflow goes on without it.
+ */
+export const HOUSEKEEPING: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+};
+
+/**
  * The hold handshake: one synchronous call with a 10 s timeout (inside the activity), never
  * retried, because the contract reads any non-2xx or no answer as "insufficient funds".
  */

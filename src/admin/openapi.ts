@@ -14,6 +14,17 @@ const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
 const errors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such record.' };
 const tag = TAGS.admin;
 const timestamp = z.string().datetime();
+const workflowLink = {
+  workflow_url: z.string().nullable(),
+  workflow: z
+    .object({ id: z.string(), kind: z.enum(['checkout', 'expiry']), status: z.string(), url: z.string() })
+    .nullable()
+    .openapi({
+      description:
+        "The checkout's workflow in Temporal: its own (`checkout`, id = the checkout id) once an attempt started it, else its expiry workflow (`expiry`, `<checkout id>:expiry`); " +
+        'null when Temporal keeps neither. `status` is Temporal\'s, in lower case (running, completed, ...), or unknown while Temporal cannot be asked.',
+    }),
+};
 const evidence = z.record(z.string(), z.unknown()).nullable().openapi({ description: 'The inputs the decision was made on: KYC record, geo check, rule and thresholds.' });
 
 // clone(): the settings schema may predate the zod OpenAPI extension (its module need not load the registry first).
@@ -109,13 +120,13 @@ operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', 
 operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Checkouts', page(StoredCheckout.extend({ merchant_id: z.string() }))] }, errors: listErrors });
 operation({
   method: 'get', path: '/admin/v1/checkouts/{id}', id: 'adminGetCheckout', tag, security, summary: 'A checkout with charges, review, block evidence and its Temporal Web UI link', params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'),
-  responses: { 200: ['The checkout', CheckoutDetail.extend({ merchant_id: z.string(), blocked_evidence: evidence, workflow_url: z.string() })] }, errors,
+  responses: { 200: ['The checkout', CheckoutDetail.extend({ merchant_id: z.string(), blocked_evidence: evidence, ...workflowLink })] }, errors,
 });
 operation({
   method: 'get', path: '/admin/v1/checkouts/{id}/timeline', id: 'adminCheckoutTimeline', tag, security,
   summary: 'Everything that happened to a checkout, in order',
   description: 'Creation, charges and each status change, the hold handshake with the merchant\'s answer and latency, review and decision, geo checks, the block, refunds and every webhook attempt (status, latency, response excerpt).',
-  params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'), responses: { 200: ['The timeline', z.object({ checkout_id: z.string(), workflow_url: z.string(), entries: z.array(TimelineEntry) })] }, errors,
+  params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'), responses: { 200: ['The timeline', z.object({ checkout_id: z.string(), ...workflowLink, entries: z.array(TimelineEntry) })] }, errors,
 });
 operation({
   method: 'get', path: '/admin/v1/events', id: 'adminListEvents', tag, security, summary: 'The event log, newest first, with delivery attempts', description: ADMIN_PAGING,

@@ -5,7 +5,7 @@ import { adminActorOf } from '../identity/admin-guard';
 import { settingsCatalog } from './catalog';
 import { parseOrThrow } from '../http/validate';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
-import { getAdminCheckout, getTimeline, listMerchants, listRestrictedCustomers, searchCharges, searchCheckouts } from './service';
+import { getOperatorCheckout, getOperatorTimeline, listMerchants, listRestrictedCustomers, searchCharges, searchCheckouts } from './service';
 
 /** The dashboard's data routes (admin API): search, the checkout timeline, replay by filter, restricted customers. */
 export function adminDataRoutes(deps: AppDeps): Router {
@@ -22,10 +22,10 @@ export function adminDataRoutes(deps: AppDeps): Router {
     res.json(await searchCheckouts(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));
   });
   router.get('/checkouts/:id', async (req, res) => {
-    res.json(await getAdminCheckout(deps, String(req.params.id)));
+    res.json(await getOperatorCheckout(deps, String(req.params.id)));
   });
   router.get('/checkouts/:id/timeline', async (req, res) => {
-    res.json(await getTimeline(deps, String(req.params.id)));
+    res.json(await getOperatorTimeline(deps, String(req.params.id)));
   });
   router.get('/charges', async (req, res) => {
     res.json(await searchCharges(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));

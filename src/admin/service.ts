@@ -8,6 +8,8 @@ import { findCheckoutUnscoped, findCustomersUnscoped, findPaymentMethodsUnscoped
 import type { Db } from '../storage/db';
 import { pageChargeSearchUnscoped, pageCheckoutSearchUnscoped, pageMerchantsUnscoped, pageRestrictedCustomersUnscoped } from '../storage/pages';
 import type { ReviewRow } from '../storage/reviews';
+import { findCheckoutWorkflow } from '../temporal/checkouts';
+import { checkoutWorkflowId } from '../../workflows/contract';
 import { buildTimeline } from './timeline';
 import type { AdminSearchQuery } from './schemas';
 
@@ -41,8 +43,22 @@ async function loadCheckout(db: Db, id: string, merchantId?: string): Promise<Ad
   return checkout;
 }
 
-export function workflowUrl(temporalUiUrl: string, checkoutId: string): string {
-  return temporalUiUrl.replace('{id}', encodeURIComponent(checkoutId));
+export function workflowUrl(temporalUiUrl: string, workflowId: string): string {
+  return temporalUiUrl.replace('{id}', encodeURIComponent(workflowId));
+}
+
+/**
+ * The operator's link to the checkout's workflow: the checkout's own once an attempt started it,
+ * its expiry workflow while nobody has tried it, none when Temporal keeps neither. While Temporal
+ * cannot be asked, the checkout's own id is linked, its status unknown.
+ */
+async function checkoutWorkflowLink(deps: Pick<AppDeps, 'config' | 'temporal' | 'logger'>, checkoutId: string) {
+  const found = await findCheckoutWorkflow(deps.temporal, checkoutId).catch((error: unknown) => {
+    deps.logger.warn({ err: error, checkout_id: checkoutId }, 'could not ask Temporal for the checkout\'s workflow');
+    return { id: checkoutWorkflowId(checkoutId), kind: 'checkout' as const, status: 'unknown' };
+  });
+  const workflow = found && { ...found, url: workflowUrl(deps.config.temporalUiUrl, found.id) };
+  return { workflow_url: workflow?.url ?? null, workflow };
 }
 
 export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id: string, merchantId?: string) {
@@ -53,6 +69,18 @@ export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id:
     blocked_evidence: checkout.blocked_evidence,
     workflow_url: workflowUrl(deps.config.temporalUiUrl, checkout.id),
   };
+}
+
+/** The operator's checkout: getAdminCheckout, with the workflow Temporal has for it. */
+export async function getOperatorCheckout(deps: AppDeps, id: string) {
+  const checkout = await getAdminCheckout(deps, id);
+  return { ...checkout, ...(await checkoutWorkflowLink(deps, checkout.id)) };
+}
+
+/** The operator's timeline: getTimeline, with the workflow Temporal has for the checkout. */
+export async function getOperatorTimeline(deps: AppDeps, id: string) {
+  const timeline = await getTimeline(deps, id);
+  return { ...timeline, ...(await checkoutWorkflowLink(deps, timeline.checkout_id)) };
 }
 
 export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: string, merchantId?: string) {

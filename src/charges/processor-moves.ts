@@ -25,7 +25,7 @@ export async function moveChargeAsProcessor(deps: AppDeps, charge: ChargeRow, mo
       : {};
   const result = await applyChargeMove(deps.db, { chargeId: charge.id, from: charge.status, to: move.to, changes });
   if (!result.moved) return result;
-  await dispatchCommitted(deps, result.eventIds, result.charge.merchant_id);
+  await dispatchCommitted(deps, result.eventIds);
   // Best effort, like dispatch: the worker's sweeper starts a workflow this start missed.
   await startSubscriptionWorkflows(deps, result.subscriptionIds).catch((err) => deps.logger.warn({ err }, 'subscription workflow start failed'));
   await wakeWaitingWorkflows(deps, charge);

@@ -5,7 +5,7 @@ import { ApiError, ServiceUnavailableError, ValidationError } from '../http/erro
 import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
-import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundWorkflowId, type RefundRequester, type RefundWorkflowInput } from '../../workflows/contract';
+import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundMemo, refundWorkflowId, type RefundRequester, type RefundWorkflowInput } from '../../workflows/contract';
 import { executeWorkflow } from '../temporal/workflows';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
@@ -80,7 +80,7 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
       priority: priorityOf('request', charge.merchant_id),
       // Only a refund the processor refused may be tried again; a done or running one may not.
       workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      ...(requestRef ? { memo: { [REQUEST_REF_MEMO]: requestRef } } : {}),
+      memo: { ...refundMemo({ merchantId: charge.merchant_id, checkoutId: charge.checkout_id, chargeId: charge.id }, source), ...(requestRef ? { [REQUEST_REF_MEMO]: requestRef } : {}) },
     });
   } catch (error) {
     const own = error instanceof WorkflowExecutionAlreadyStartedError && (await endOfOwnRefund(deps, charge.id, requestRef, operatorHint));

@@ -61,7 +61,7 @@ export async function unrestrictCustomer(deps: AppDeps, customerId: string, scop
     await scope.record?.(trx, current);
     return { customer: cleared, eventIds: event.enabled ? [event.id] : [] };
   });
-  await dispatchCommitted(deps, eventIds, customer.merchant_id);
+  await dispatchCommitted(deps, eventIds);
   return customer;
 }
 

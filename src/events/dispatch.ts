@@ -1,10 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
-import { eventMerchantIds, markDispatched, startDeliverySeries, type DeliverySeriesRow, type WithSeries } from '../storage/events';
+import { eventSubjects, markDispatched, startDeliverySeries, type DeliverySeriesRow, type DeliverySubject, type WithSeries } from '../storage/events';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import { startWorkflow } from '../temporal/workflows';
-import { PRIORITY_LEVELS, WORKFLOWS, deliveryWorkflowId, priorityOf, type DeliveryWorkflowInput } from '../../workflows/contract';
+import { WORKFLOWS, deliveryMemo, deliveryWorkflowId, priorityOf, type DeliveryWorkflowInput } from '../../workflows/contract';
 
 export interface DispatchDeps {
   db: Db;
@@ -21,26 +21,31 @@ export interface DispatchDeps {
 export async function dispatchEvents(
   deps: DispatchDeps,
   eventIds: string[],
-  merchantIds?: string | ReadonlyMap<string, string>,
   /** Events whose first attempt was made already, by the process that committed them. */
   firstAttemptMade: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   if (eventIds.length === 0) return;
-  // Each event's merchant, so its delivery can be filtered by merchant in the Temporal UI: from the
-  // caller, who has it (one merchant for all, or one per event), else looked up.
-  const merchants = typeof merchantIds === 'string' ? new Map(eventIds.map((id) => [id, merchantIds])) : (merchantIds ?? (await eventMerchantIds(deps.db, eventIds)));
+  // Each event's merchant, type and checkout, which its delivery workflow is filed under in the Temporal UI.
+  const subjects = await eventSubjects(deps.db, eventIds);
   // In parallel, a bounded number at a time: a sweep of a large backlog is not one start per round trip.
-  for (let i = 0; i < eventIds.length; i += DISPATCH_CONCURRENCY) {
-    await Promise.all(eventIds.slice(i, i + DISPATCH_CONCURRENCY).map((eventId) => startDelivery(deps, eventId, merchants.get(eventId), firstAttemptMade.has(eventId) ? 1 : 0)));
+  for (let i = 0; i < subjects.length; i += DISPATCH_CONCURRENCY) {
+    await Promise.all(subjects.slice(i, i + DISPATCH_CONCURRENCY).map((event) => startDelivery(deps, event, firstAttemptMade.has(event.id) ? 1 : 0)));
   }
   await markDispatched(deps.db, eventIds);
 }
 
 const DISPATCH_CONCURRENCY = 32;
 
-/** Deliveries by workflow (retries, resends, replays) go after interactive work, each merchant in turn. */
-function retryPriority(merchantId: string | undefined) {
-  return merchantId !== undefined ? priorityOf('retry', merchantId) : { priorityKey: PRIORITY_LEVELS.retry };
+/**
+ * What a delivery workflow is started with besides its input: at retry priority (after interactive
+ * work, each merchant in turn), filed under its merchant (search attribute) and described (memo).
+ */
+function deliveryStart(event: DeliverySubject, series = 1) {
+  return {
+    typedSearchAttributes: merchantSearchAttributes(event.merchant_id),
+    memo: { ...deliveryMemo({ merchantId: event.merchant_id, eventId: event.id, eventType: event.type, checkoutId: event.checkout_id ?? undefined }, series) },
+    priority: priorityOf('retry', event.merchant_id),
+  };
 }
 
 /**
@@ -48,7 +53,8 @@ function retryPriority(merchantId: string | undefined) {
  * were already made without it (the committing process's first one): the workflow makes the rest,
  * its first after the first retry delay.
  */
-export async function startDelivery(deps: DispatchDeps, eventId: string, merchantId: string | undefined, attemptsMade = 0): Promise<void> {
+export async function startDelivery(deps: DispatchDeps, event: DeliverySubject, attemptsMade = 0): Promise<void> {
+  const eventId = event.id;
   const retryInitialMs = deps.config.webhookRetryInitialMs;
   const input: DeliveryWorkflowInput = attemptsMade > 0 ? { eventId, retryInitialMs, attemptsMade } : { eventId, retryInitialMs };
   try {
@@ -56,8 +62,7 @@ export async function startDelivery(deps: DispatchDeps, eventId: string, merchan
       taskQueue: deps.config.taskQueue,
       workflowId: deliveryWorkflowId(eventId),
       args: [input],
-      typedSearchAttributes: merchantSearchAttributes(merchantId),
-      priority: retryPriority(merchantId),
+      ...deliveryStart(event),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       ...(attemptsMade > 0 ? { startDelay: retryInitialMs } : {}),
@@ -72,9 +77,9 @@ export async function startDelivery(deps: DispatchDeps, eventId: string, merchan
  * change is committed whatever happens here, so a failed dispatch is logged rather than turned
  * into a 500, and the outbox sweeper starts the delivery later.
  */
-export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger }, eventIds: string[], merchantId: string): Promise<void> {
+export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger }, eventIds: string[]): Promise<void> {
   try {
-    await dispatchEvents(deps, eventIds, merchantId);
+    await dispatchEvents(deps, eventIds);
   } catch (error) {
     deps.logger.warn({ err: error, event_ids: eventIds }, 'event dispatch failed; the outbox sweeper will retry');
   }
@@ -90,13 +95,12 @@ export async function dispatchCommitted(deps: DispatchDeps & { logger: Logger },
 export async function redeliverEvent(deps: DispatchDeps, eventId: string, reason: DeliverySeriesRow['reason'], withSeries?: WithSeries): Promise<number> {
   const series = await startDeliverySeries(deps.db, eventId, reason, withSeries);
   const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs, series };
-  const merchants = await eventMerchantIds(deps.db, [eventId]);
+  const [event] = await eventSubjects(deps.db, [eventId]);
   await startWorkflow(deps.temporal, WORKFLOWS.delivery, {
     taskQueue: deps.config.taskQueue,
     workflowId: deliveryWorkflowId(eventId, series),
     args: [input],
-    typedSearchAttributes: merchantSearchAttributes(merchants.get(eventId)),
-    priority: retryPriority(merchants.get(eventId)),
+    ...deliveryStart(event!, series),
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
   return series;

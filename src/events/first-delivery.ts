@@ -76,7 +76,7 @@ async function firstAttempt(deps: FirstDeliveryDeps, event: EventRow, merchant: 
   if (!result) return recordFirstDeliveryOutcome(deps.db, event.id, 'no_webhook_url');
   if (result.ok) return;
   try {
-    await startDelivery(deps, event.id, event.merchant_id, 1);
+    await startDelivery(deps, event, 1);
   } catch (error) {
     // Temporal refused: the sweeper starts the workflow, at its next sweep rather than after the lease.
     await releaseDeliveryLease(deps.db, [event.id]).catch(() => undefined);

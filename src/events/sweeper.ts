@@ -48,7 +48,7 @@ export async function sweepOutbox(deps: DispatchDeps & { logger: Logger }): Prom
     // an event never gets more than five. That first attempt is the only one ever made outside
     // the event's delivery workflow (a resend runs under a workflow and an attempt budget of its own).
     try {
-      await dispatchEvents(deps, ids, new Map(pending.map((e) => [e.id, e.merchant_id])), await eventsWithAttempts(deps.db, ids));
+      await dispatchEvents(deps, ids, await eventsWithAttempts(deps.db, ids));
     } catch (error) {
       await releaseDeliveryLease(deps.db, ids).catch(() => undefined); // the next sweep tries again
       throw error;

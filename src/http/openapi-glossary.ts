@@ -190,7 +190,8 @@ export const GLOSSARY: Record<string, string> = {
   webhook_signing_secret: "The webhook signing secret (wss_...). Shown once.",
   webhook_url: "Where events are delivered; null delivers nothing.",
   withdrawal: "Methods enabled for withdrawals.",
-  workflow_url: "The checkout's workflow in the Temporal Web UI.",
+  workflow: "The checkout's workflow in Temporal.",
+  workflow_url: "The checkout's workflow in the Temporal Web UI; null when Temporal keeps none.",
 };
 
 /** Examples by field name, for plain string and integer fields that do not carry their own. */

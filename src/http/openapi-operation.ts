@@ -94,6 +94,9 @@ export function operation(op: {
       ...(op.query ? { query: op.query } : {}),
       ...(op.body ? { body: { required: true, ...json(op.body) } } : {}),
     },
-    responses: { ...responses, ...(op.errors ? errorResponses(op.errors) : {}) },
+    responses: { ...responses, ...(op.errors ? errorResponses({ ...(op.body ? BODY_ERRORS : {}), ...op.errors }) : {}) },
   });
 }
+
+/** What the JSON body parser (src/http/json-body.ts) answers before any operation sees the body. */
+const BODY_ERRORS: Record<number, string> = { 400: 'The body is not JSON.', 413: 'The body is larger than the limit (100 kB).' };

@@ -77,7 +77,7 @@ export async function upsertKycRecord(deps: AppDeps, merchant: MerchantRow, body
     });
     return { result: { record, created: true }, eventIds: event.enabled ? [event.id] : [] };
   });
-  await dispatchCommitted(deps, eventIds, merchant.id);
+  await dispatchCommitted(deps, eventIds);
   // Identifiers only: the submission itself stays out of the logs.
   deps.logger.debug({ merchant_id: merchant.id, customer_id: body.customer_id, kyc_record_id: result.record.id, created: result.created }, 'kyc record upserted');
   return result;

@@ -258,6 +258,14 @@ export async function eventMerchantIds(db: Db, ids: string[]): Promise<Map<strin
   return new Map(rows.map((r) => [r.id, r.merchant_id]));
 }
 
+/** What an event's delivery workflow is filed under in the Temporal UI: its merchant, type and checkout. */
+export type DeliverySubject = Pick<EventRow, 'id' | 'merchant_id' | 'type' | 'checkout_id'>;
+
+export async function eventSubjects(db: Db, ids: string[]): Promise<DeliverySubject[]> {
+  if (ids.length === 0) return [];
+  return db('events').whereIn('id', ids).select('id', 'merchant_id', 'type', 'checkout_id');
+}
+
 export interface DeliverySeriesRow {
   event_id: string;
   series: number;

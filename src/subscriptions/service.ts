@@ -155,7 +155,7 @@ export async function changePaymentMethod(deps: SubscriptionDeps & Pick<AppDeps,
     await recordAudit(trx, { merchantId: sub.merchant_id, actor, action: 'subscription.payment_method_changed', target: sub.id, details: { from: sub.payment_method_id, to: method.id } });
     return { row: updated, merchant: owner, eventIds: await recordSubscriptionEvent(trx, owner, ['subscription.updated'], updated, null) };
   });
-  await dispatchCommitted(deps, eventIds, merchant.id);
+  await dispatchCommitted(deps, eventIds);
   return presentAdminSubscription(row, merchant);
 }
 

@@ -12,7 +12,7 @@ import { ServiceUnavailableError } from '../http/errors';
 import { isRetryableUpdateFailure } from '../temporal/transient-errors';
 import type { Db } from '../storage/db';
 import { findSubscriptionByIdUnscoped, findUnstartedSubscriptionsUnscoped, markWorkflowStarted, type SubscriptionRow } from '../storage/subscriptions';
-import { CustomerIdAttribute, MerchantIdAttribute, SUBSCRIPTION_FAILURES, WORKFLOWS, priorityOf, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/contract';
+import { CustomerIdAttribute, MerchantIdAttribute, SUBSCRIPTION_FAILURES, WORKFLOWS, priorityOf, subscriptionMemo, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/contract';
 import { startWorkflow } from '../temporal/workflows';
 
 export interface SubscriptionWorkflowDeps {
@@ -40,6 +40,7 @@ export async function ensureSubscriptionWorkflow(deps: SubscriptionWorkflowDeps,
         { key: MerchantIdAttribute, value: sub.merchant_id },
         { key: CustomerIdAttribute, value: sub.customer_id },
       ]),
+      memo: { ...subscriptionMemo({ merchantId: sub.merchant_id, customerId: sub.customer_id, subscriptionId: sub.id }) },
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

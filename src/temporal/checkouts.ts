@@ -1,15 +1,19 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import {
   WORKFLOWS,
+  checkoutEndedSignal,
+  checkoutExpiryMemo,
   checkoutExpiryWorkflowId,
+  checkoutMemo,
   checkoutSearchAttributes,
   checkoutWorkflowId,
   priorityOf,
+  type CheckoutState,
   type CheckoutWorkflowInput,
 } from '../../workflows/contract';
 import type { CheckoutRow } from '../storage/checkouts';
-import { startWorkflow, withStartOf } from './workflows';
+import { signalWithStartWorkflow, startWorkflow, withStartOf } from './workflows';
 
 /**
  * Starts what keeps the checkout's deadline, before its row is written (a row nothing would ever
@@ -32,6 +36,7 @@ export async function startCheckoutWorkflow(temporal: Client, taskQueue: string,
       args: [input],
       priority: priorityOf('interactive', input.merchantId),
       typedSearchAttributes,
+      memo: { ...checkoutMemo(input) },
       ...once,
     });
     return;
@@ -44,8 +49,32 @@ export async function startCheckoutWorkflow(temporal: Client, taskQueue: string,
     ...(untilDeadline > 0 ? { startDelay: untilDeadline } : {}),
     priority: priorityOf('background', input.merchantId),
     typedSearchAttributes,
+    memo: { ...checkoutExpiryMemo(input) },
     ...once,
   });
+}
+
+/**
+ * Ends the checkout's expiry workflow once the checkout's own workflow has ended the checkout:
+ * signal-with-start, because a plain signal waits out the start delay. One that has ended already
+ * is left alone (REJECT_DUPLICATE); one Temporal no longer keeps is started and ends at once.
+ */
+export async function endCheckoutExpiryWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, state: CheckoutState): Promise<void> {
+  try {
+    await signalWithStartWorkflow(temporal, WORKFLOWS.checkoutExpiry, {
+      taskQueue,
+      workflowId: checkoutExpiryWorkflowId(input.checkoutId),
+      args: [{ checkoutId: input.checkoutId, expiresAt: input.expiresAt }],
+      signal: checkoutEndedSignal,
+      signalArgs: [state],
+      priority: priorityOf('background', input.merchantId),
+      typedSearchAttributes: new TypedSearchAttributes(checkoutSearchAttributes(input)),
+      memo: { ...checkoutExpiryMemo(input) },
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
 }
 
 /** The id of the workflow startCheckoutWorkflow starts: the expiry workflow's when `delayed`, else the checkout's own. */
@@ -78,6 +107,7 @@ export function checkoutWorkflowStart(taskQueue: string, checkout: CheckoutRow) 
     args: [input],
     priority: priorityOf('interactive', checkout.merchant_id),
     typedSearchAttributes: new TypedSearchAttributes(checkoutSearchAttributes(input)),
+    memo: { ...checkoutMemo(input) },
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
@@ -87,4 +117,30 @@ export function checkoutWorkflowStart(taskQueue: string, checkout: CheckoutRow) 
 export async function abandonCheckoutWorkflow(temporal: Client, checkoutId: string): Promise<void> {
   const ids = [checkoutExpiryWorkflowId(checkoutId), checkoutWorkflowId(checkoutId)];
   await Promise.all(ids.map((id) => temporal.workflow.getHandle(id).terminate('checkout was not recorded').catch(() => undefined)));
+}
+
+/** A checkout's workflow as Temporal keeps it: its own, or its expiry workflow; `status` in lower case (running, completed, ...). */
+export interface CheckoutWorkflowFound {
+  id: string;
+  kind: 'checkout' | 'expiry';
+  status: string;
+}
+
+/**
+ * The workflow that stands for a checkout in Temporal: its own once an attempt has started it, else
+ * the expiry workflow started with it (a checkout nobody tried); null when Temporal keeps neither
+ * (never started, or removed after the namespace's retention).
+ */
+export async function findCheckoutWorkflow(temporal: Client, checkoutId: string): Promise<CheckoutWorkflowFound | null> {
+  const describe = async (id: string, kind: CheckoutWorkflowFound['kind']): Promise<CheckoutWorkflowFound | null> => {
+    try {
+      const { status } = await temporal.workflow.getHandle(id).describe();
+      return { id, kind, status: status.name.toLowerCase() };
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return null;
+      throw error;
+    }
+  };
+  const [own, expiry] = await Promise.all([describe(checkoutWorkflowId(checkoutId), 'checkout'), describe(checkoutExpiryWorkflowId(checkoutId), 'expiry')]);
+  return own ?? expiry;
 }

@@ -1,4 +1,4 @@
-import { queueMail } from '../../src/merchant-accounts/mail-outbox';
+import { queueMail } from '../../src/identity/mail-outbox';
 import type { Service } from '../support/harness';
 import { useServiceWithReceiver } from '../support/file-environment';
 import type { WebhookReceiver } from '../support/receiver';

@@ -1,8 +1,9 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createScratchDatabase } from '../../src/storage/db';
+import { openApiDocument } from '../../src/openapi';
 import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { writeWorkflowBundles } from '../../src/worker';
 import { priorityDevServerArgs } from '../../src/temporal/server-config';
@@ -17,7 +18,8 @@ import { startStripeMock } from '../support/stripe-mock';
  * STRIPE_MOCK_PORT); and the workflow bundle, built once for every file.
  * With TEST_TEMPORAL=cluster (`npm run test:cluster`), Temporal's server on PostgreSQL instead.
  * And a Mailpit on free ports: every service sends its mails there (SMTP_URL), and tests read them
- * through its HTTP API (MAILPIT_URL, test/support/mailpit.ts).
+ * through its HTTP API (MAILPIT_URL, test/support/mailpit.ts). And the OpenAPI document, which every
+ * file checks its service's answers against (OPENAPI_DOCUMENT_PATH).
  */
 export default async function globalSetup(): Promise<void> {
   // payments_test_<pid>_tpl_<random>; its copies are payments_test_<pid>_<random>.
@@ -32,6 +34,9 @@ export default async function globalSetup(): Promise<void> {
   // The production bundles (src/entry/bundle-workflows.ts): plain, and traced for workers with tracing on.
   const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
   await writeWorkflowBundles(bundlePath, quietLogger);
+  // The OpenAPI document every file checks its answers against (test/support/openapi-answers.ts), generated once.
+  const documentPath = path.join(bundleDir, 'openapi.json');
+  writeFileSync(documentPath, JSON.stringify(openApiDocument('http://127.0.0.1')));
 
   // Against the cluster (`npm run test:cluster`), TEMPORAL_ADDRESS is the one scripts/temporal-cluster.sh started.
   const address = env ? env.connection.options.address : clusterAddress();
@@ -39,6 +44,7 @@ export default async function globalSetup(): Promise<void> {
     TEST_TEMPLATE_DATABASE_URL: templateUrl,
     TEMPORAL_ADDRESS: address,
     WORKFLOW_BUNDLE_PATH: bundlePath,
+    OPENAPI_DOCUMENT_PATH: documentPath,
     SMTP_URL: mailpit.smtpUrl,
     MAILPIT_URL: mailpit.apiUrl,
     STRIPE_MOCK_HOST: stripeMock.host,

@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createApp } from '../../src/app';
 import { answerClientErrors } from '../../src/http/client-errors';
 import type { AppDeps } from '../../src/app-deps';
@@ -18,6 +18,7 @@ import type { HostResolver } from '../../src/webhooks/target';
 import { startTracing } from '../../src/observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ChildService } from './child-service';
+import { checkingAnswers } from './openapi-answers';
 import { RoundRobinProxy } from './round-robin-proxy';
 import { freePort } from './free-port';
 import { createTestDatabase } from './test-database';
@@ -134,7 +135,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const deps: AppDeps = { ...base, holdHandshake: createHoldActivities(base) };
 
   const server: Server = await new Promise((resolve) => {
-    const s = createApp(deps).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(checkingAnswers(createApp(deps))).listen(0, '127.0.0.1', () => resolve(s));
     answerClientErrors(s, deps.logger); // as src/entry/api.ts does
   });
   const ownUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -171,7 +171,9 @@ describe('recorded workflow histories', () => {
     await save('review-spent-then-refused', spent.id);
     receiver.responder = (r) => ({ status: r.body?.type === 'checkout.hold' ? 200 : ++calls <= 2 ? 500 : 200 });
 
-    const expired = await createCheckout(service, shop, { type: 'deposit' });
+    // The checkout's own workflow exists once someone tried to pay: a declined attempt, then the deadline.
+    const expired = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2000 });
+    await attempt(service, expired, { payment_method: CARD('4000000000000002') });
     await save('expired', expired.id);
 
     const auto = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 108 });

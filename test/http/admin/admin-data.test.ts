@@ -24,6 +24,26 @@ async function paid(shop: Shop, amount = 2500) {
 }
 
 describe('admin data routes', () => {
+  it("links a checkout nobody tried to its expiry workflow, and a tried one to its own; says when Temporal has none", async () => {
+    const shop = await openShop(service, { checkout_expiry_seconds: 600 });
+    const untried = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1500 });
+    const expiryUrl = `http://localhost:8233/namespaces/default/workflows/${encodeURIComponent(`${untried.id}:expiry`)}`;
+    for (const path of [`/admin/v1/checkouts/${untried.id}`, `/admin/v1/checkouts/${untried.id}/timeline`]) {
+      const res = await admin('GET', path);
+      expect([path, res.body.workflow, res.body.workflow_url]).toEqual([path, { id: `${untried.id}:expiry`, kind: 'expiry', status: 'running', url: expiryUrl }, expiryUrl]);
+    }
+
+    const { checkout } = await paid(shop);
+    const own = await admin('GET', `/admin/v1/checkouts/${checkout.id}/timeline`);
+    expect(own.body.workflow).toMatchObject({ id: checkout.id, kind: 'checkout', url: `http://localhost:8233/namespaces/default/workflows/${checkout.id}` });
+    expect(['running', 'completed']).toContain(own.body.workflow.status);
+
+    // A checkout whose workflows Temporal no longer keeps (or never had): no link, and the answer says so.
+    await service.deps.db('checkouts').where({ id: untried.id }).update({ id: `${untried.id}x` });
+    const none = await admin('GET', `/admin/v1/checkouts/${untried.id}x`);
+    expect([none.status, none.body.workflow, none.body.workflow_url]).toEqual([200, null, null]);
+  });
+
   it('GET /admin/v1/checkouts/{id}/timeline orders creation, geo check, review with evidence and decider, hold answer, moves and webhook attempts', async () => {
     const shop = await openShop(service, {
       webhook_url: receiver.url,

@@ -8,7 +8,8 @@ import { temporal } from '@temporalio/proto';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import type { WebhookReceiver } from '../../support/receiver';
-import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, walletView, type CreatedCheckout } from '../../support/fixtures';
+import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor, walletView, type CreatedCheckout } from '../../support/fixtures';
+import { request } from '../../support/http';
 import { checkoutWorkflowStart, startCheckoutWorkflow } from '../../../src/temporal/checkouts';
 import { expireDueCheckout } from '../../../src/checkouts/expiry';
 import { PRIORITY_LEVELS, checkoutExpiryWorkflowId, submitAttemptUpdate } from '../../../workflows/contract';
@@ -106,6 +107,49 @@ describe("a checkout's deadline: its expiry workflow until the first attempt, th
     const delivered = receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.expired');
     expect(delivered.length).toBeLessThanOrEqual(1);
   }, 30_000);
+
+  it("ends the expiry workflow when the checkout's own workflow ends the checkout, not at the deadline; a declined attempt leaves it waiting", async () => {
+    const shop = await openShop(service, { checkout_expiry_seconds: 600 });
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1_000 });
+    const expiry = service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(checkout.id));
+    expect((await attempt(service, checkout, { payment_method: CARD('4000000000000002') })).body.charge.status).toBe('failed');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await expiry.describe()).status.name).toBe('RUNNING');
+
+    expect((await attempt(service, checkout, { payment_method: CARD() })).body.charge.status).toBe('succeeded');
+    await expect(expiry.result()).resolves.toEqual({ expired: false });
+    expect(await expiresAt(checkout)).toBeGreaterThan(Date.now() + 500_000);
+    const events = await history(checkoutExpiryWorkflowId(checkout.id));
+    const signals = events.filter((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED).map((e) => e.workflowExecutionSignaledEventAttributes?.signalName);
+    expect(signals).toEqual(['checkoutEnded']);
+    expect(events.some((e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(false); // it expired nothing
+    expect((await walletView(service, checkout)).body.state).toBe('completed');
+  });
+
+  it('names in each workflow\'s memo the merchant, the checkout and what the workflow does: checkout, expiry, delivery, refund', async () => {
+    receiver.responder = () => ({ status: 500 });
+    try {
+      const shop = await openShop(service, { webhook_url: receiver.url, checkout_expiry_seconds: 600, enabled_events: ['checkout.succeeded'] });
+      const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1_000 });
+      const paid = await attempt(service, checkout, { payment_method: CARD() });
+      const memo = async (id: string) => (await service.deps.temporal.workflow.getHandle(id).describe()).memo;
+      const ids = { merchant_id: shop.merchant.id, checkout_id: checkout.id };
+      expect(await memo(checkoutExpiryWorkflowId(checkout.id))).toEqual({ ...ids, customer_id: shop.customerId, purpose: expect.stringMatching(/^Checkout expiry: expires the checkout at its deadline/) });
+      expect(await memo(checkout.id)).toEqual({ ...ids, customer_id: shop.customerId, purpose: expect.stringMatching(/^Checkout \(deposit\): takes the customer's payment attempts/) });
+
+      // The first delivery attempt failed: the event's delivery workflow makes the others.
+      const succeeded = await waitFor(async () => (await recordedEvents(service, checkout.id)).find((e) => e.type === 'checkout.succeeded'));
+      const delivery = await waitFor(() => memo(succeeded.id).catch(() => undefined), 15_000, 'the delivery workflow');
+      expect(delivery).toEqual({ ...ids, event_id: succeeded.id, purpose: expect.stringMatching(/^Webhook delivery: sends checkout.succeeded to the merchant's webhook_url/) });
+
+      receiver.responder = () => ({ status: 200 });
+      const chargeId = paid.body.charge.id as string;
+      expect((await request(service.baseUrl, 'POST', `/api/v1/charges/${chargeId}/refund`, { token: shop.merchant.api_key })).status).toBe(200);
+      expect(await memo(chargeId)).toEqual({ ...ids, charge_id: chargeId, purpose: expect.stringMatching(/^Refund \(api\): refunds the charge at its processor/) });
+    } finally {
+      receiver.responder = () => ({ status: 200 });
+    }
+  });
 
   it("never expires a checkout a charge holds: the expiry workflow's expiry leaves it to the checkout's workflow", async () => {
     const shop = await openShop(service, { checkout_expiry_seconds: 60, sandbox_settlement_seconds: 60 });

@@ -65,6 +65,13 @@ describe('creation by the first successful charge', () => {
     expect(created.body.data).toEqual({ id: checkout.id, type: 'deposit', customer: { id: shop.customerId }, subscription: succeeded.body.data.subscription, charge_id: paid.body.charge.id });
   });
 
+  it('names its merchant, customer and what it does in its workflow memo', async () => {
+    const shop = await openShop(service);
+    const { id } = await subscribe(shop);
+    const { memo } = await waitFor(() => service.deps.temporal.workflow.getHandle(id).describe().catch(() => undefined), 15_000, 'the workflow');
+    expect(memo).toEqual({ merchant_id: shop.merchant.id, customer_id: shop.customerId, subscription_id: id, purpose: expect.stringMatching(/^Subscription: renews the subscription each period/) });
+  });
+
   it('records subscription.* events but delivers none unless enabled', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url });
     const { checkout } = await subscribe(shop);

@@ -26,13 +26,23 @@ function chargeRow(charge, onRefunded) {
   );
 }
 
+/** The checkout's own workflow once someone tried to pay, its expiry workflow before, or a note that Temporal has none. */
+function workflowLink(workflow) {
+  if (!workflow) return h('p', { class: 'muted', 'data-workflow': 'none' }, 'Temporal has no workflow for this checkout: none has started, or it ended long ago and was removed.');
+  const expiry = workflow.kind === 'expiry';
+  return h('p', { 'data-workflow': workflow.kind },
+    h('a', { href: workflow.url, target: '_blank', rel: 'noopener noreferrer', class: 'button secondary' }, expiry ? 'Open the expiry workflow in Temporal Web UI' : 'Open the workflow in Temporal Web UI'),
+    expiry && h('span', { class: 'muted' }, " Nobody has tried to pay yet: the checkout's own workflow starts with the first attempt."),
+  );
+}
+
 async function showCheckout(root, id) {
   const [checkout, timeline] = await Promise.all([run(() => api.get(`/checkouts/${encodeURIComponent(id)}`)), run(() => api.get(`/checkouts/${encodeURIComponent(id)}/timeline`))]);
   if (!checkout || !timeline) return;
   clear(root,
     h('p', {}, h('a', { href: '/dashboard/checkouts' }, '← Search')),
     h('h2', {}, 'Checkout ', h('code', {}, checkout.id)),
-    h('p', {}, h('a', { href: timeline.workflow_url, target: '_blank', rel: 'noopener noreferrer', class: 'button secondary' }, 'Open the workflow in Temporal Web UI')),
+    workflowLink(timeline.workflow),
     facts([
       ['State', h('span', { class: `badge ${checkout.state}` }, checkout.state)],
       ['Type / flow', `${checkout.type} / ${checkout.flow}`],
