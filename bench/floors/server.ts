@@ -3,6 +3,7 @@
  * same work, built from the same libraries, so `npm run bench` can report service ÷ floor.
  *
  *   POST /customers              Express + zod (the same strict schema) + one pg INSERT … RETURNING (no auth)
+ *   POST /authenticated-customers  the same, with the API key (its hash) checked inside that one INSERT
  *   POST /workflows              Express + one bare workflow.start of a workflow no worker runs
  *   POST /expiring-workflows     Express + one workflow.start of a workflow whose first task (run by
  *                                this process's worker) starts a 30-minute timer, as a checkout's does
@@ -19,6 +20,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config';
+import { hashSecret } from '../../src/crypto';
 import { CustomerCreateBody } from '../../src/customers/schemas';
 import { newId } from '../../src/domain/ids';
 import { createDb } from '../../src/storage/db';
@@ -62,6 +64,20 @@ async function main(): Promise<void> {
       .insert({ id: newId('customer'), merchant_id: merchantId, email: body.email ?? null, first_name: body.first_name ?? null, last_name: body.last_name ?? null, phone_number: body.phone_number ?? null })
       .returning('*');
     res.status(201).json(row);
+  });
+  // Authentication at its least: the key's hash is looked up by the INSERT itself (one round trip).
+  app.post('/authenticated-customers', async (req, res) => {
+    const key = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const parsed = CustomerCreateBody.safeParse(req.body);
+    if (!key || !parsed.success) return void res.status(422).json({ error: 'invalid', hint: parsed.error?.message ?? 'API key not found.' });
+    const body = parsed.data;
+    const { rows } = await db.raw(
+      `INSERT INTO customers (id, merchant_id, email, first_name, last_name, phone_number)
+       SELECT ?, k.merchant_id, ?, ?, ?, ? FROM api_keys k WHERE k.api_key_hash = ? AND k.revoked_at IS NULL RETURNING *`,
+      [newId('customer'), body.email ?? null, body.first_name ?? null, body.last_name ?? null, body.phone_number ?? null, hashSecret(key)],
+    );
+    if (!rows[0]) return void res.status(422).json({ error: 'API key not found.', hint: '' });
+    res.status(201).json(rows[0]);
   });
   app.post('/workflows', async (_req, res) => {
     const handle = await client.workflow.start('benchFloorNoop', { taskQueue: `${taskQueue}-unpolled`, workflowId: `floor-${randomBytes(8).toString('hex')}` });

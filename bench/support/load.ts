@@ -25,6 +25,8 @@ export interface LoadOptions {
   startsWorkflows?: boolean;
   /** Beside a floor, run as a steady row: BENCH_STEADY_ROUNDS rounds (alternateWithFloor). */
   steady?: boolean;
+  /** Requests a second over all connections (autocannon's overallRate): an open load whose latency is read, not its rate. */
+  rate?: number;
 }
 
 /** How many of a run's last started workflows waitForFirstTasks looks at. */
@@ -56,6 +58,7 @@ export async function runLoad(env: BenchEnvironment, options: LoadOptions, conne
     duration: seconds,
     pipelining: 1,
     timeout: 10,
+    ...(options.rate ? { overallRate: options.rate } : {}),
     requests: [
       {
         method: options.method,

@@ -51,14 +51,14 @@ const ms = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toF
 
 export function markdownTable(rows: Measurement[]): string {
   const lines = [
-    '| Scenario | Connections | Req/s (mean) | p50 ms | p90 ms | p99 ms | Requests | Errors | Non-2xx | Floor req/s | Floor p50 ms | Req/s ÷ floor | p50 ÷ floor |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Scenario | Connections | Req/s (mean) | p50 ms | p90 ms | p99 ms | Requests | Errors | Non-2xx | Floor req/s | Floor p50 ms | Floor p99 ms | Req/s ÷ floor | p50 ÷ floor | p99 ÷ floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const f = r.floor;
     const floorColumns = f
-      ? `${f.requestsPerSecond.toFixed(0)} | ${ms(f.latencyMs.p50)} | ${ratio(r.requestsPerSecond, f.requestsPerSecond)} | ${ratio(r.latencyMs.p50, f.latencyMs.p50)}`
-      : '– | – | – | –';
+      ? `${f.requestsPerSecond.toFixed(0)} | ${ms(f.latencyMs.p50)} | ${ms(f.latencyMs.p99)} | ${ratio(r.requestsPerSecond, f.requestsPerSecond)} | ${ratio(r.latencyMs.p50, f.latencyMs.p50)} | ${ratio(r.latencyMs.p99, f.latencyMs.p99)}`
+      : '– | – | – | – | – | –';
     lines.push(
       `| ${r.scenario} | ${r.connections} | ${r.requestsPerSecond.toFixed(0)} | ${ms(r.latencyMs.p50)} | ${ms(r.latencyMs.p90)} | ${ms(r.latencyMs.p99)} | ${r.requests} | ${r.errors} | ${r.non2xx} | ${floorColumns} |`,
     );

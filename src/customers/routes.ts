@@ -1,30 +1,34 @@
 import { Router } from 'express';
-import { merchantOf, requireMerchant } from '../http/auth';
+import { checkedInStatement, requireMerchant } from '../http/auth';
 import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
 import { CustomerCreateBody, CustomerSearchQuery, CustomerUpdateBody } from './schemas';
-import { changeCustomer, createCustomer, findCustomers, presentCustomer, presentSearchResult, presentUpdatedCustomer } from './service';
+import { changeCustomer, createCustomer, customerNotFound, findCustomers, presentCustomer, presentSearchResult, presentUpdatedCustomer } from './service';
 
 export function customerRoutes(deps: AppDeps): Router {
   const { db } = deps;
   const router = Router();
-  router.use(requireMerchant(db, 'api_key'));
+  // Each route's one statement also checks the credential (checkedInStatement): one round trip.
+  router.use(requireMerchant(db, 'api_key', undefined, 'statement'));
 
   router.post('/', idempotent(deps), async (req, res) => {
-    const body = parseOrThrow(CustomerCreateBody, req.body);
-    res.status(201).json(presentCustomer(await createCustomer(db, merchantOf(req), body)));
+    // Inside the check, so a refusal of the body stands only for a credential proven valid.
+    const created = await checkedInStatement(db, req, (merchant, stillActive) => createCustomer(db, merchant, parseOrThrow(CustomerCreateBody, req.body), stillActive));
+    if (!created) throw new Error('a customer insert whose credential check held wrote no row');
+    res.status(201).json(presentCustomer(created));
   });
 
   router.get('/search', async (req, res) => {
-    const query = parseOrThrow(CustomerSearchQuery, req.query, 'Search query');
-    const rows = await findCustomers(db, merchantOf(req), query);
-    res.json({ results: rows.map(presentSearchResult) });
+    const rows = await checkedInStatement(db, req, (merchant, stillActive) => findCustomers(db, merchant, parseOrThrow(CustomerSearchQuery, req.query, 'Search query'), stillActive));
+    res.json({ results: (rows ?? []).map(presentSearchResult) });
   });
 
   router.patch('/:id', async (req, res) => {
-    const body = parseOrThrow(CustomerUpdateBody, req.body ?? {});
-    res.json(presentUpdatedCustomer(await changeCustomer(db, merchantOf(req), req.params.id!, body)));
+    const id = req.params.id!;
+    const updated = await checkedInStatement(db, req, (merchant, stillActive) => changeCustomer(db, merchant, id, parseOrThrow(CustomerUpdateBody, req.body ?? {}), stillActive));
+    if (!updated) throw customerNotFound(id);
+    res.json(presentUpdatedCustomer(updated));
   });
 
   return router;

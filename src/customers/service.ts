@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../storage/db';
 import { newId } from '../domain/ids';
 import type { MerchantRow } from '../storage/merchants';
@@ -29,7 +30,11 @@ export function missingRequiredFields(mode: MerchantRow['settings']['customer_fi
   }
 }
 
-export async function createCustomer(db: Db, merchant: MerchantRow, body: CustomerCreateBody): Promise<CustomerRow> {
+/**
+ * Creates the customer. `when` is the credential's check (checkedInStatement), made by the same
+ * INSERT: undefined means it failed and nothing was written.
+ */
+export async function createCustomer(db: Db, merchant: MerchantRow, body: CustomerCreateBody, when: Knex.Raw): Promise<CustomerRow | undefined> {
   const missing = missingRequiredFields(merchant.settings.customer_fields, body);
   if (missing) {
     throw new ValidationError(
@@ -46,7 +51,7 @@ export async function createCustomer(db: Db, merchant: MerchantRow, body: Custom
     last_name: body.last_name ?? null,
     phone_number: body.phone_number ?? null,
     date_of_birth: body.date_of_birth ?? null,
-  }).catch(asConflict);
+  }, when).catch(asConflict);
 }
 
 /** A taken unique value is the API's conflict, naming the field. */
@@ -58,21 +63,26 @@ function asConflict(error: unknown): never {
   );
 }
 
-export async function changeCustomer(db: Db, merchant: MerchantRow, id: string, body: CustomerUpdateBody): Promise<CustomerRow> {
-  const updated = await updateCustomer(db, merchant.id, id, body).catch(asConflict);
-  // Another merchant's customer is reported exactly like a missing one.
-  if (!updated) throw new NotFoundError('Customer not found.', `No customer ${id} exists for this business.`);
-  return updated;
+/** Changes the customer; undefined when none matched, or the credential's check `when` failed. */
+export async function changeCustomer(db: Db, merchant: MerchantRow, id: string, body: CustomerUpdateBody, when: Knex.Raw): Promise<CustomerRow | undefined> {
+  return updateCustomer(db, merchant.id, id, body, when).catch(asConflict);
+}
+
+/** Another merchant's customer is reported exactly like a missing one. */
+export function customerNotFound(id: string): NotFoundError {
+  return new NotFoundError('Customer not found.', `No customer ${id} exists for this business.`);
 }
 
 export async function getCustomer(db: Db, merchantId: string, id: string): Promise<CustomerRow> {
   const customer = await findCustomer(db, merchantId, id);
-  if (!customer) throw new NotFoundError('Customer not found.', `No customer ${id} exists for this business.`);
+  if (!customer) throw customerNotFound(id);
   return customer;
 }
 
-export function findCustomers(db: Db, merchant: MerchantRow, query: { email?: string; phone_number?: string; internal_id?: string }) {
-  return searchCustomers(db, merchant.id, query, MAX_SEARCH_RESULTS);
+/** The matching customers; undefined when none matched, or the credential's check `when` failed. */
+export async function findCustomers(db: Db, merchant: MerchantRow, query: { email?: string; phone_number?: string; internal_id?: string }, when: Knex.Raw): Promise<CustomerRow[] | undefined> {
+  const rows = await searchCustomers(db, merchant.id, query, MAX_SEARCH_RESULTS, when);
+  return rows.length ? rows : undefined;
 }
 
 function describeMode(mode: MerchantRow['settings']['customer_fields']): string {

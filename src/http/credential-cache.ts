@@ -7,8 +7,14 @@ export const CREDENTIAL_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 const RECONNECT_MS = 1_000;
 
-interface Entry {
+/** What a credential authenticates: its merchant, and for a credential hash the merchant row's version. */
+export interface Authenticated {
   merchant: MerchantRow;
+  version?: string;
+}
+
+interface Entry {
+  value: Authenticated;
   expiresAt: number;
 }
 
@@ -39,33 +45,49 @@ export class CredentialCache {
     return this.listening;
   }
 
-  /** The cached merchant of a credential hash, or the result of `load` (cached when the listener is up). */
-  async get(hash: Buffer, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
-    return this.lookup(hash.toString('base64'), load);
+  /**
+   * The merchant of a credential hash (and its row version), cached or from `load` (cached when
+   * the listener is up). `proof`: how a cached answer is made exact. `catch-up` (the default)
+   * reads pending announcements first, one round trip before the caller's work; `statement`
+   * trusts the entry at once, because the caller's own statement checks the credential
+   * (credentialStillActive) and the caller reads it again when that check fails.
+   */
+  async get(hash: Buffer, load: () => Promise<Authenticated | undefined>, proof: 'catch-up' | 'statement' = 'catch-up'): Promise<Authenticated | undefined> {
+    return this.lookup(hash.toString('base64'), load, proof);
   }
 
   /**
    * A merchant by id, for the wallet (whose credential, a checkout's client secret, is checked
    * against the checkout row itself): cached and forgotten exactly like a credential's merchant.
+   * `caughtUp`: a catch-up the caller sent when its request arrived (catchUp), so it ran beside
+   * the request's first statement instead of after it.
    */
-  async getMerchant(merchantId: string, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
-    return this.lookup(`merchant:${merchantId}`, load); // ':' never occurs in a base64 hash key
+  async getMerchant(merchantId: string, load: () => Promise<MerchantRow | undefined>, caughtUp?: Promise<boolean>): Promise<MerchantRow | undefined> {
+    // ':' never occurs in a base64 hash key
+    const found = await this.lookup(`merchant:${merchantId}`, async () => ((merchant) => merchant && { merchant })(await load()), caughtUp ?? 'catch-up');
+    return found?.merchant;
   }
 
-  private async lookup(key: string, load: () => Promise<MerchantRow | undefined>): Promise<MerchantRow | undefined> {
+  /** A catch-up sent now, for a cached entry looked up later in the same request (getMerchant). */
+  catchUp(): Promise<boolean> {
     this.start();
-    if (this.entries.has(key) && (await this.caughtUp())) {
+    return this.caughtUp();
+  }
+
+  private async lookup(key: string, load: () => Promise<Authenticated | undefined>, proof: 'catch-up' | 'statement' | Promise<boolean>): Promise<Authenticated | undefined> {
+    this.start();
+    if (this.entries.has(key) && (proof === 'statement' || (await (proof === 'catch-up' ? this.caughtUp() : proof)))) {
       const hit = this.entries.get(key);
-      if (hit && hit.expiresAt > this.now()) return hit.merchant;
+      if (hit && hit.expiresAt > this.now()) return hit.value;
       if (hit) this.entries.delete(key);
     }
     const epoch = this.epoch;
-    const merchant = await load();
-    if (merchant && this.listening && epoch === this.epoch) {
+    const value = await load();
+    if (value && this.listening && epoch === this.epoch) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { merchant, expiresAt: this.now() + CREDENTIAL_TTL_MS });
+      this.entries.set(key, { value, expiresAt: this.now() + CREDENTIAL_TTL_MS });
     }
-    return merchant;
+    return value;
   }
 
   /**
@@ -103,7 +125,7 @@ export class CredentialCache {
   /** Forgets every credential of the merchant (a revocation, a settings change). */
   invalidate(merchantId: string): void {
     this.epoch++;
-    for (const [key, entry] of this.entries) if (entry.merchant.id === merchantId) this.entries.delete(key);
+    for (const [key, entry] of this.entries) if (entry.value.merchant.id === merchantId) this.entries.delete(key);
   }
 
   private clear(): void {

@@ -1,6 +1,8 @@
+import type { Knex } from 'knex';
 import { UnknownCursorError, type Page, type PageRequest } from './pages';
 import { announceCredentialsChanged } from './credential-changes';
 import type { Db } from './db';
+import { withDefaults, type MerchantRow } from './merchants';
 
 export interface ApiKeyRow {
   id: number;
@@ -18,6 +20,55 @@ export async function insertApiKey(
 ): Promise<ApiKeyRow> {
   const [inserted] = await db<ApiKeyRow>('api_keys').insert(row).returning('*');
   return inserted as ApiKeyRow;
+}
+
+export type CredentialColumn = 'api_key_hash' | 'client_secret_hash';
+
+/** A merchant as read through one of its active credentials, and the version of its row then. */
+export interface CredentialMerchant {
+  merchant: MerchantRow;
+  /** The stored hash (compared in constant time by the caller). */
+  storedHash: Buffer;
+  /** The merchant row's xmin: any change to the row (settings, secrets) gives it another. */
+  version: string;
+}
+
+/** The merchant of an active credential, in one query (key and merchant together). */
+export async function findMerchantByActiveCredential(db: Db, column: CredentialColumn, hash: Buffer): Promise<CredentialMerchant | undefined> {
+  const row = await db('api_keys as k')
+    .join('merchants as m', 'm.id', 'k.merchant_id')
+    .where(`k.${column}`, hash)
+    .whereNull('k.revoked_at')
+    .first('m.*', db.raw('m.xmin::text as row_version'), db.raw('?? as stored_hash', [`k.${column}`]));
+  if (!row) return undefined;
+  const { row_version: version, stored_hash: storedHash, ...merchant } = row as MerchantRow & { row_version: string; stored_hash: Buffer };
+  return { merchant: withDefaults(merchant)!, storedHash, version };
+}
+
+/** What a statement checks to act on a credential read earlier (CredentialMerchant) without reading it again first. */
+export interface CredentialGuard {
+  column: CredentialColumn;
+  hash: Buffer;
+  merchantId: string;
+  version: string;
+}
+
+/**
+ * A condition for a request's own statement: true while the credential is still active and its
+ * merchant row is the version it was read at. Evaluated in the statement's snapshot, it sees every
+ * revocation and settings change committed before the statement began.
+ */
+export function credentialStillActive(db: Db, guard: CredentialGuard): Knex.Raw {
+  return db.raw(
+    'EXISTS (SELECT 1 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.?? = ? AND k.revoked_at IS NULL AND m.id = ? AND m.xmin = ?::xid)',
+    [guard.column, guard.hash, guard.merchantId, guard.version],
+  );
+}
+
+/** Whether the guard still holds, as a statement of its own (for answers that read or wrote nothing). */
+export async function isCredentialStillActive(db: Db, guard: CredentialGuard): Promise<boolean> {
+  const row = await db.first(db.raw('? as active', [credentialStillActive(db, guard)]));
+  return Boolean((row as { active: boolean } | undefined)?.active);
 }
 
 /** Active key rows by the hash of a presented credential (the hash is unique and indexed). */

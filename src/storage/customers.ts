@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from './db';
 import { uniqueViolation } from './db';
 
@@ -39,10 +40,35 @@ function asDuplicate(error: unknown): never {
   throw error;
 }
 
-export async function insertCustomer(db: Db, row: CustomerWritable & { id: string; merchant_id: string }): Promise<CustomerRow> {
+/** Every column a create writes, with its type: INSERT … SELECT does not infer them from the table. */
+const INSERTED_COLUMNS = {
+  id: 'text',
+  merchant_id: 'text',
+  internal_id: 'text',
+  email: 'text',
+  first_name: 'text',
+  last_name: 'text',
+  phone_number: 'text',
+  date_of_birth: 'date',
+} as const;
+
+type InsertedCustomer = CustomerWritable & { id: string; merchant_id: string };
+
+/**
+ * Inserts the customer; with `when`, only if that condition holds in the statement (a
+ * credential's check: credentialStillActive), answering undefined when it does not.
+ */
+export async function insertCustomer(db: Db, row: InsertedCustomer): Promise<CustomerRow>;
+export async function insertCustomer(db: Db, row: InsertedCustomer, when: Knex.Raw): Promise<CustomerRow | undefined>;
+export async function insertCustomer(db: Db, row: InsertedCustomer, when?: Knex.Raw): Promise<CustomerRow | undefined> {
   try {
-    const [inserted] = await db<CustomerRow>('customers').insert(row).returning('*');
-    return inserted as CustomerRow;
+    if (!when) return ((await db<CustomerRow>('customers').insert(row).returning('*')) as CustomerRow[])[0];
+    const columns = Object.entries(INSERTED_COLUMNS);
+    const { rows } = await db.raw<{ rows: CustomerRow[] }>(
+      `INSERT INTO customers (${columns.map(() => '??').join(', ')}) SELECT ${columns.map(([, type]) => `?::${type}`).join(', ')} WHERE ? RETURNING *`,
+      [...columns.map(([name]) => name), ...columns.map(([name]) => row[name as keyof InsertedCustomer]), when],
+    );
+    return rows[0];
   } catch (error) {
     asDuplicate(error);
   }
@@ -59,10 +85,12 @@ export async function updateCustomer(
   merchantId: string,
   id: string,
   changes: Partial<CustomerWritable>,
+  when?: Knex.Raw,
 ): Promise<CustomerRow | undefined> {
   try {
-    const [row] = await db<CustomerRow>('customers')
-      .where({ merchant_id: merchantId, id })
+    const query = db<CustomerRow>('customers').where({ merchant_id: merchantId, id });
+    if (when) void query.where(when);
+    const [row] = await query
       .update({ ...changes, updated_at: db.fn.now() as unknown as Date })
       .returning('*');
     return row as CustomerRow | undefined;
@@ -78,8 +106,9 @@ export interface CustomerSearch {
 }
 
 /** AND of every given criterion, always scoped to the merchant; newest first, bounded. */
-export async function searchCustomers(db: Db, merchantId: string, search: CustomerSearch, limit: number): Promise<CustomerRow[]> {
+export async function searchCustomers(db: Db, merchantId: string, search: CustomerSearch, limit: number, when?: Knex.Raw): Promise<CustomerRow[]> {
   const query = db<CustomerRow>('customers').where({ merchant_id: merchantId });
+  if (when) void query.where(when);
   if (search.email !== undefined) query.whereRaw('lower(email) = lower(?)', [search.email]);
   if (search.phone_number !== undefined) query.where({ phone_number: search.phone_number });
   if (search.internal_id !== undefined) query.where({ internal_id: search.internal_id });

@@ -31,7 +31,7 @@ export async function insertMerchant(
 }
 
 /** Settings added after a merchant was onboarded read as their defaults. */
-function withDefaults(row: MerchantRow | undefined): MerchantRow | undefined {
+export function withDefaults(row: MerchantRow | undefined): MerchantRow | undefined {
   return row && { ...row, settings: withDefaultSettings(row.settings, row.environment) };
 }
 

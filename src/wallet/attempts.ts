@@ -61,6 +61,8 @@ function admissionError(refusal: AdmissionRefusal, checkout: CheckoutRow): Valid
 export interface AttemptContext {
   keyedAttemptId: string | undefined;
   clientIp: string | null;
+  /** The credential cache's catch-up, sent when the request arrived (catchUpOnArrival). */
+  merchantCaughtUp?: Promise<boolean>;
 }
 
 /** An attempt's answer: the charge it made (201), or the review the withdrawal paused for (202). */
@@ -86,7 +88,7 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
   // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
   const customerRead = findCustomer(db, checkout.merchant_id, checkout.customer_id);
   customerRead.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-  const merchant = await credentialCacheFor(db).getMerchant(checkout.merchant_id, () => findMerchant(db, checkout.merchant_id));
+  const merchant = await credentialCacheFor(db).getMerchant(checkout.merchant_id, () => findMerchant(db, checkout.merchant_id), context.merchantCaughtUp);
   if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
   const amountCents = attemptAmount(checkout, body.amount_cents);
   await assertReviewAvailable(deps, merchant, checkout, amountCents);

@@ -1,13 +1,29 @@
 import type { RequestHandler } from 'express';
 import type { Db } from '../storage/db';
 import { AuthenticationError } from '../http/errors';
+import { credentialCacheFor } from '../http/credential-cache';
 import { checkoutForSecret, type CheckoutRow } from './service';
 
 declare module 'express-serve-static-core' {
   interface Request {
     /** The checkout whose own client_secret authenticated this wallet call. */
     checkout?: CheckoutRow;
+    /** The credential cache's catch-up sent as the request arrived (catchUpOnArrival). */
+    merchantCaughtUp?: Promise<boolean>;
   }
+}
+
+/**
+ * Sends the credential cache's catch-up as the request arrives, for a route that reads the
+ * checkout's merchant from the cache later: it then runs beside the checkout's lookup instead of
+ * after it, and still reads every change announced before the request.
+ */
+export function catchUpOnArrival(db: Db): RequestHandler {
+  const cache = credentialCacheFor(db);
+  return (req, _res, next) => {
+    req.merchantCaughtUp = cache.catchUp();
+    next();
+  };
 }
 
 const MESSAGE = 'Client secret not found.';

@@ -7,7 +7,7 @@ import { idempotent, idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { AttemptBody } from './attempt-schemas';
 import { submitAttempt } from './attempts';
-import { checkoutOf, requireCheckoutSecret } from './auth';
+import { catchUpOnArrival, checkoutOf, requireCheckoutSecret } from './auth';
 import { loadWalletView, presentWalletCheckout } from './read';
 import { merchantOfCheckout } from './service';
 
@@ -35,10 +35,10 @@ export function walletRoutes(deps: AppDeps): Router {
   });
 
   // One payment attempt per call: the charge (201), or the review a withdrawal paused for (202).
-  router.post('/checkouts/:id/attempts', requireCheckoutSecret(db), idempotent(deps), async (req, res) => {
+  router.post('/checkouts/:id/attempts', catchUpOnArrival(db), requireCheckoutSecret(db), idempotent(deps), async (req, res) => {
     const checkout = checkoutOf(req);
     const body = parseOrThrow(AttemptBody, req.body);
-    const answer = await submitAttempt(deps, checkout, body, { keyedAttemptId: idempotentAttemptId(req), clientIp: req.ip ?? null });
+    const answer = await submitAttempt(deps, checkout, body, { keyedAttemptId: idempotentAttemptId(req), clientIp: req.ip ?? null, merchantCaughtUp: req.merchantCaughtUp });
     if (answer.kind === 'review') res.status(202).json({ review: answer.review });
     else res.status(201).json({ charge: answer.charge });
   });

@@ -1,4 +1,4 @@
-import { CREDENTIAL_TTL_MS, CredentialCache, credentialCacheFor } from '../../../src/http/credential-cache';
+import { CREDENTIAL_TTL_MS, CredentialCache, credentialCacheFor, type Authenticated } from '../../../src/http/credential-cache';
 import type { MerchantRow } from '../../../src/storage/merchants';
 import { startService, type Service } from '../../support/harness';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../../support/http';
@@ -60,7 +60,7 @@ describe('credential cache across API processes', () => {
 });
 
 describe('CredentialCache', () => {
-  const merchant = { id: 'mer_cache' } as MerchantRow;
+  const merchant: Authenticated = { merchant: { id: 'mer_cache' } as MerchantRow };
   const hash = Buffer.from('a hash');
   const waitListening = async (cache: CredentialCache) => {
     // The listener connects on first use; until then nothing is cached.
