@@ -13,6 +13,8 @@ export type AuditAction =
   | 'member.role_changed'
   | 'member.removed'
   | 'session.created'
+  | 'sign_in.failed'
+  | 'sign_in.throttled'
   | 'session.ended'
   | 'totp.enrolment_started'
   | 'totp.enabled'
@@ -40,18 +42,29 @@ export type AuditAction =
  * `merchantId` is null for the operator's own entries (an operator invited, signed in, removed).
  */
 export async function recordAudit(db: Db, entry: { merchantId: string | null; actor: Actor; action: AuditAction; target: string | null; details?: Record<string, unknown> }): Promise<void> {
-  const actorEmail = entry.actor.kind === 'operator' ? entry.actor.email : null;
-  await insertAuditEntry(db, { id: newId('auditEntry'), merchant_id: entry.merchantId, actor: actorName(entry.actor), actor_email: actorEmail, action: entry.action, target: entry.target, details: entry.details ?? {} });
+  const { actor } = entry;
+  const actorEmail = actor.kind === 'operator' || actor.kind === 'anonymous' ? actor.email : null;
+  await insertAuditEntry(db, {
+    id: newId('auditEntry'),
+    merchant_id: entry.merchantId,
+    actor: actorName(actor),
+    actor_email: actorEmail,
+    action: entry.action,
+    target: entry.target,
+    details: entry.details ?? {},
+    client_address: actor.address ?? null,
+  });
 }
 
-/** The actor of a person acting on their own account (a sign-in, an enrolment, a reset). */
-export function actorOfAccount(account: AccountRow): Actor {
-  return isOperator(account) ? { kind: 'operator', id: account.id, email: account.email } : { kind: 'user', id: account.id };
+/** The actor of a person acting on their own account (a sign-in, an enrolment, a reset), from `address` when a request tells it. */
+export function actorOfAccount(account: AccountRow, address?: string): Actor {
+  const actor: Actor = isOperator(account) ? { kind: 'operator', id: account.id, email: account.email } : { kind: 'user', id: account.id };
+  return address === undefined ? actor : { ...actor, address };
 }
 
 /** Who an entry's actor is, from its id's prefix: the operator's people are opr_, the merchant's usr_. */
-function actorKind(actor: string): 'person' | 'operator' | 'admin' | 'invitation' {
-  if (actor === 'admin') return 'admin';
+function actorKind(actor: string): 'person' | 'operator' | 'admin' | 'invitation' | 'anonymous' {
+  if (actor === 'admin' || actor === 'anonymous') return actor;
   if (actor.startsWith(ID_PREFIX.operatorUser)) return 'operator';
   if (actor.startsWith(ID_PREFIX.invitation)) return 'invitation';
   return 'person';
@@ -59,7 +72,7 @@ function actorKind(actor: string): 'person' | 'operator' | 'admin' | 'invitation
 
 /** `actor_email`: an operator's as kept with the entry, else the person's while they are in the team (null for the admin token, an invitation, or someone removed since). */
 export function presentAuditEntry(row: MerchantAuditRow, emails: Map<string, string> = new Map()) {
-  return { id: row.id, actor: row.actor, actor_kind: actorKind(row.actor), actor_email: row.actor_email ?? emails.get(row.actor) ?? null, action: row.action, target: row.target, details: row.details, at: row.created_at.toISOString() };
+  return { id: row.id, actor: row.actor, actor_kind: actorKind(row.actor), actor_email: row.actor_email ?? emails.get(row.actor) ?? null, action: row.action, target: row.target, details: row.details, client_address: row.client_address, at: row.created_at.toISOString() };
 }
 
 /** One page of the merchant's audit log, newest first. */

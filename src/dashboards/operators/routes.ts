@@ -21,11 +21,11 @@ const notSignedIn = () => new AdminAuthenticationError('Not signed in.', SIGN_IN
  * operator's people sign in as themselves (email, password, authenticator code) with the merchant
  * accounts' machinery, and their server-side session opens the pages and the admin API.
  */
-export function dashboardRoutes({ ctx, throttle, secureCookies }: MerchantAccounts): Router {
+export function dashboardRoutes({ ctx, throttle, limit, secureCookies }: MerchantAccounts): Router {
   const dir = findStaticDir(__dirname, 'src/dashboards/operators', 'app.html');
   const router = Router();
-  // Throttled per account and per address like the merchant sign-in (the same counts).
-  router.post('/session', async (req, res) => {
+  // Throttled per account and per address like the merchant sign-in (the same counts), behind the account routes' limit.
+  router.post('/session', limit, async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body ?? {});
     const signedIn = await signInOperator(ctx, throttle, throttledAddress(req.ip), body);
     setDashboardCookie(res, signedIn.token, secureCookies);
