@@ -1,8 +1,8 @@
 import { ID_PREFIX, newId } from '../domain/ids';
 import type { Db } from '../storage/db';
 import { insertAuditEntry, type MerchantAuditRow } from '../storage/audit-log';
-import { pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
-import { MerchantNotFoundError } from '../http/errors';
+import { pageAuditLogUnscoped, pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
+import { AdminNotFoundError, MerchantNotFoundError } from '../http/errors';
 import { findMerchantUsersByIds, isOperator, type AccountRow } from '../storage/people';
 import { actorName, type Actor } from './context';
 
@@ -83,6 +83,24 @@ export async function auditLogPage(db: Db, merchantId: string, page: { limit: nu
     return { results: rows.map((row) => presentAuditEntry(row, emails)), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
   } catch (error) {
     if (error instanceof UnknownCursorError) throw new MerchantNotFoundError('Audit entry not found.', `starting_after ${error.cursor} is not an entry of this account's audit log.`);
+    throw error;
+  }
+}
+
+/** What the operator's audit page filters by: a merchant's entries, the operator's own, an actor (id or email). */
+export interface AuditLogFilters {
+  merchant_id?: string;
+  operator_only?: boolean;
+  actor?: string;
+}
+
+/** One page of the whole audit log for the operator, newest first; each entry names its merchant (null: the operator's own). */
+export async function operatorAuditLogPage(db: Db, filters: AuditLogFilters, page: { limit: number; starting_after?: string }) {
+  try {
+    const { rows, hasMore } = await pageAuditLogUnscoped(db, { merchantId: filters.merchant_id, operatorOnly: filters.operator_only, actor: filters.actor }, { limit: page.limit, startingAfter: page.starting_after });
+    return { results: rows.map((row) => ({ ...presentAuditEntry(row), merchant_id: row.merchant_id })), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
+  } catch (error) {
+    if (error instanceof UnknownCursorError) throw new AdminNotFoundError('Audit entry not found.', `starting_after ${error.cursor} is not an entry of the audit log.`);
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
-import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
+import { AuditLogQuery, Operator, OperatorAuditEntry, OperatorInvitation, OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
 
 const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
@@ -24,4 +24,9 @@ operation({
 operation({
   method: 'delete', path: '/admin/v1/operators/{id}', id: 'adminRemoveOperator', tag: TAGS.admin, security, summary: 'Remove one of the operator\'s people: every session of theirs ends at once',
   params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['Removed', z.object({ id: z.string(), removed: z.literal(true).openapi({ description: 'Always true: the person and every session of theirs are gone.' }) })] }, errors: { ...errors, 404: 'No such operator.' },
+});
+operation({
+  method: 'get', path: '/admin/v1/audit-log', id: 'adminAuditLog', tag: TAGS.admin, security,
+  summary: "The whole audit log, newest first: every merchant's entries and the operator's own (its people, failed sign-ins of operators and unknown emails), each with its client address",
+  description: ADMIN_PAGING, query: adminPaged(AuditLogQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS), responses: { 200: ['A page of entries', page(OperatorAuditEntry)] }, errors: { ...errors, 404: UNKNOWN_CURSOR, 422: 'Invalid query.' },
 });

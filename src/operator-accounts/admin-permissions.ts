@@ -26,6 +26,7 @@ export const ADMIN_ROUTE_PERMISSIONS: ReadonlyArray<readonly [method: string, pa
   ['POST', '/customers/:id/test_clock', 'subscriptions'],
   ['POST', '/sandbox/charges/:id/transition', 'sandbox'],
   ['GET', '/operators', 'operators'],
+  ['GET', '/audit-log', 'operators'],
   ['POST', '/operators/invitations', 'operators'],
   ['PATCH', '/operators/:id', 'operators'],
   ['DELETE', '/operators/:id', 'operators'],
