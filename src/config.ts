@@ -78,6 +78,8 @@ const EnvSchema = z.object({
   MERCHANT_SIGN_IN_MAX_FAILURES_PER_ACCOUNT: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(10),
   MERCHANT_SIGN_IN_MAX_FAILURES_PER_ADDRESS: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(50),
   MERCHANT_SIGN_IN_FAILURE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
+  ACCOUNT_ROUTE_MAX_REQUESTS_PER_ADDRESS: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(100),
+  ACCOUNT_ROUTE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
   API_BASE_URL: httpUrl().optional(),
   WALLET_BASE_URL: httpUrl().optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: boolFromEnv.default(false),
@@ -178,6 +180,8 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   merchantSignInThrottle: MerchantSignInThrottleSettings;
+  /** Requests one client address may make to the account routes without a session (ACCOUNT_ROUTE_MAX_REQUESTS_PER_ADDRESS, ACCOUNT_ROUTE_WINDOW_SECONDS). */
+  accountRouteLimit: AccountRouteLimitSettings;
   apiBaseUrl: string;
   walletBaseUrl: string;
   allowPrivateWebhookUrls: boolean;
@@ -211,6 +215,11 @@ export interface Config {
 export interface MerchantSignInThrottleSettings {
   maxFailuresPerAccount: number;
   maxFailuresPerAddress: number;
+  windowSeconds: number;
+}
+
+export interface AccountRouteLimitSettings {
+  maxRequestsPerAddress: number;
   windowSeconds: number;
 }
 
@@ -276,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxFailuresPerAddress: e.MERCHANT_SIGN_IN_MAX_FAILURES_PER_ADDRESS,
       windowSeconds: e.MERCHANT_SIGN_IN_FAILURE_WINDOW_SECONDS,
     },
+    accountRouteLimit: { maxRequestsPerAddress: e.ACCOUNT_ROUTE_MAX_REQUESTS_PER_ADDRESS, windowSeconds: e.ACCOUNT_ROUTE_WINDOW_SECONDS },
     apiBaseUrl: stripSlash(e.API_BASE_URL ?? local),
     walletBaseUrl: stripSlash(e.WALLET_BASE_URL ?? local),
     allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS,

@@ -15,12 +15,19 @@ export interface AccountsContext {
 
 /**
  * Who made a change: a person of the merchant, one of the operator's people (signed in to the
- * operator dashboard), the admin token (automation on the admin API), or an invited person before
- * their account exists.
+ * operator dashboard), the admin token (automation on the admin API), an invited person before
+ * their account exists, or someone not signed in (a sign-in that failed: the email they tried).
+ * `address` is the client address of the request that acted, kept with the audit entry.
  */
-export type Actor = { kind: 'user'; id: string } | { kind: 'operator'; id: string; email: string } | { kind: 'admin' } | { kind: 'invitation'; id: string };
+export type Actor = (
+  | { kind: 'user'; id: string }
+  | { kind: 'operator'; id: string; email: string }
+  | { kind: 'admin' }
+  | { kind: 'invitation'; id: string }
+  | { kind: 'anonymous'; email: string }
+) & { address?: string };
 
 /** Who acts through the admin API: one of the operator's people signed in to the dashboard, or the admin token. */
 export type AdminActor = Extract<Actor, { kind: 'operator' | 'admin' }>;
 
-export const actorName = (actor: Actor): string => (actor.kind === 'admin' ? 'admin' : actor.id);
+export const actorName = (actor: Actor): string => (actor.kind === 'admin' || actor.kind === 'anonymous' ? actor.kind : actor.id);

@@ -7,9 +7,10 @@
  * and reads its merchant from `merchantSessionOf(req).merchant.id`: the session decides the scope.
  */
 import type { AppDeps } from '../app-deps';
+import { AccountRouteLimit } from './account-route-limit';
 import type { AccountsContext } from './context';
 import { createMailer } from './mailer';
-import { requireMerchantSession } from './middleware';
+import { limitedByAddress, requireMerchantSession } from './middleware';
 import { SignInThrottle } from './sign-in-throttle';
 
 export { allow, merchantSessionOf, requireMerchantSession, MERCHANT_CSRF_HEADER, MERCHANT_SESSION_COOKIE } from './middleware';
@@ -21,17 +22,20 @@ export { recordAudit, type AuditAction } from './audit';
 export interface MerchantAccounts {
   ctx: AccountsContext;
   throttle: SignInThrottle;
+  /** The per-address limit every account route without a session puts first. */
+  limit: ReturnType<typeof limitedByAddress>;
   /** The session guard every /merchant/v1 route past the sign-in puts first. */
   requireSession: ReturnType<typeof requireMerchantSession>;
   secureCookies: boolean;
 }
 
-/** Built once per app: the services' context, the sign-in throttle and the session guard. */
+/** Built once per app: the services' context, the sign-in throttle, the account routes' limit and the session guard. */
 export function createMerchantAccounts(deps: AppDeps): MerchantAccounts {
   const ctx: AccountsContext = { db: deps.db, sealer: deps.sealer, logger: deps.logger, mailer: createMailer(deps.config, deps.logger), config: deps.config };
   return {
     ctx,
     throttle: new SignInThrottle(deps.db, deps.config.merchantSignInThrottle),
+    limit: limitedByAddress(new AccountRouteLimit(deps.db, deps.config.accountRouteLimit)),
     requireSession: requireMerchantSession(ctx),
     /** Session cookies are Secure outside development (local http://localhost has no TLS). */
     secureCookies: deps.config.nodeEnv !== 'development',

@@ -2,6 +2,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { hashesEqual } from '../crypto';
 import { PERMISSION_NAMES, roleMay, rolesWith, type MerchantPermission } from './merchant-roles';
 import { MerchantForbiddenError, MerchantSessionError } from '../http/errors';
+import { throttledAddress } from '../http/admin-token-throttle';
+import type { AccountRouteLimit } from './account-route-limit';
 import type { AccountsContext } from './context';
 import { readSession, SESSION_SECONDS, type MerchantSession } from './sessions';
 
@@ -79,4 +81,11 @@ export function cookieValue(req: Request, name: string): string | null {
     if (key === name) return value.join('=');
   }
   return null;
+}
+
+/** The account routes' per-address limit, put first on every account route without a session. */
+export function limitedByAddress(limit: AccountRouteLimit): RequestHandler {
+  return (req, _res, next) => {
+    limit.admit(throttledAddress(req.ip)).then(() => next(), next);
+  };
 }

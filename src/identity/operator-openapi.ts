@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
-import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorOpenInvitation, OperatorRoleBody, OperatorSessionAnswer } from './operator-schemas';
+import { AuditLogQuery, Operator, OperatorAuditEntry, OperatorInvitation, OperatorInvitationBody, OperatorOpenInvitation, OperatorRoleBody, OperatorSessionAnswer } from './operator-schemas';
 import { SignInBody } from './schemas';
 
 const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
@@ -46,3 +46,8 @@ operation({
 });
 operation({ method: 'get', path: '/dashboard/session', id: 'dashboardSession', tag: TAGS.dashboard, security: dashboardSession, summary: 'The current session and its CSRF token', responses: { 200: ['The session', OperatorSessionAnswer] }, errors: notSignedIn });
 operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: dashboardSession, summary: 'Sign out (needs X-Dashboard-CSRF): the session is revoked, and a copy of its cookie is refused from then on', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: notSignedIn });
+operation({
+  method: 'get', path: '/admin/v1/audit-log', id: 'adminAuditLog', tag: TAGS.admin, security,
+  summary: "The whole audit log, newest first: every merchant's entries and the operator's own (its people, failed sign-ins of operators and unknown emails), each with its client address",
+  description: ADMIN_PAGING, query: adminPaged(AuditLogQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS), responses: { 200: ['A page of entries', page(OperatorAuditEntry)] }, errors: { ...errors, 404: UNKNOWN_CURSOR, 422: 'Invalid query.' },
+});

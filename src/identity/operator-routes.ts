@@ -3,10 +3,11 @@ import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { AccountsContext } from './context';
 import { adminActorOf } from './admin-guard';
 import { MerchantListQuery } from '../admin/schemas';
-import { OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
+import { AuditLogQuery, OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
+import { operatorAuditLogPage } from './audit';
 import { changeOperatorRole, inviteOperator, listOperatorInvitations, listOperators, removeOperator, revokeOperatorInvitation } from './operators';
 
-/** The operator's people; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
+/** The operator's people and the whole audit log; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
 export function operatorAdminRoutes(ctx: AccountsContext): Router {
   const router = Router();
   router.get('/operators', async (req, res) => {
@@ -25,6 +26,10 @@ export function operatorAdminRoutes(ctx: AccountsContext): Router {
   router.patch('/operators/:id', async (req, res) => {
     const { role } = parseOrThrow(OperatorRoleBody, req.body);
     res.json(await changeOperatorRole(ctx, adminActorOf(req), req.params.id as string, role));
+  });
+  router.get('/audit-log', async (req, res) => {
+    const { limit, starting_after, ...filters } = parseOrThrow(AuditLogQuery, req.query, 'Query');
+    res.json(await operatorAuditLogPage(ctx.db, filters, { limit, starting_after }));
   });
   router.delete('/operators/:id', async (req, res) => {
     parseEmptyBody(req.body);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { OPERATOR_ROLES } from './operator-roles';
 import '../http/openapi-registry';
-import { InvitationBody, MerchantUser, openInvitationFields } from './schemas';
+import { MerchantListQuery } from '../admin/schemas';
+import { AuditEntry, InvitationBody, MerchantUser, openInvitationFields } from './schemas';
 
 const role = z
   .enum(OPERATOR_ROLES)
@@ -32,3 +33,11 @@ export const OperatorSessionAnswer = z
     csrf: z.string().openapi({ description: 'Send back as X-Dashboard-CSRF on every state-changing call.' }),
   })
   .openapi('OperatorSession');
+
+export const AuditLogQuery = MerchantListQuery.extend({
+  merchant_id: z.string().max(100).optional().openapi({ description: "Only this merchant's entries." }),
+  operator_only: z.enum(['true', 'false']).transform((value) => value === 'true').optional().openapi({ description: "`true`: only the operator's own entries (no merchant): its people, failed sign-ins of operators and unknown emails." }),
+  actor: z.string().max(320).optional().openapi({ description: 'Only the entries of this actor: its id (usr_..., opr_..., `admin`, `anonymous`) or email (an operator\'s, or the email a failed sign-in tried).' }),
+}).strict();
+
+export const OperatorAuditEntry = AuditEntry.extend({ merchant_id: z.string().nullable().openapi({ description: "The merchant whose log the entry is in; null for the operator's own." }) }).openapi('OperatorAuditEntry');

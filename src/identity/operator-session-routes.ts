@@ -14,10 +14,10 @@ export const notSignedInOperator = () => new AdminAuthenticationError('Not signe
  * (email, password, authenticator code) with the merchant accounts' machinery, and their
  * server-side session opens the operator dashboard's pages and the admin API.
  */
-export function operatorSessionRoutes({ ctx, throttle, secureCookies }: MerchantAccounts): Router {
+export function operatorSessionRoutes({ ctx, throttle, limit, secureCookies }: MerchantAccounts): Router {
   const router = Router();
-  // Throttled per account and per address like the merchant sign-in (the same counts).
-  router.post('/session', async (req, res) => {
+  // Throttled per account and per address like the merchant sign-in (the same counts), behind the account routes' limit.
+  router.post('/session', limit, async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body ?? {});
     const signedIn = await signInOperator(ctx, throttle, throttledAddress(req.ip), body);
     setDashboardCookie(res, signedIn.token, secureCookies);

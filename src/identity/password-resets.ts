@@ -1,7 +1,7 @@
 import { MAX_PASSWORD_RESET_MAILS_PER_HOUR, PASSWORD_RESET_MINUTES } from './merchant-roles';
 import { hashSecret } from '../crypto';
 import { ValidationError } from '../http/errors';
-import { claimPasswordResetUnscoped, countRecentPasswordResets, findOpenPasswordResetUnscoped, insertPasswordReset } from '../storage/password-resets';
+import { claimPasswordResetUnscoped, findOpenPasswordResetUnscoped, insertPasswordResetWithinLimit } from '../storage/password-resets';
 import { revokeUserSessions } from '../storage/sessions';
 import { findAccountByEmailUnscoped, findAccountByIdUnscoped, updateAccountCredentialsUnscoped } from '../storage/people';
 import { actorOfAccount, recordAudit } from './audit';
@@ -15,26 +15,38 @@ import { confirmTotp } from './totp';
 const INVALID_RESET = new ValidationError('Reset link not valid.', 'The link is used, expired or unknown: ask for a new one with POST /merchant/v1/password-resets.');
 
 /**
- * Mails a one-time reset link when the email has an account (a merchant's person or an operator), at most
- * MAX_PASSWORD_RESET_MAILS_PER_HOUR an hour. The answer is the same either way, so it tells nobody
- * which emails have accounts.
+ * A reset request, answered before any of its work: the route answers 202 whatever the email, then
+ * calls this, so the answer's timing tells nobody which emails have accounts. The work (lookup, link,
+ * audit entry and mail, committed together, the mail then sent by the outbox) runs after the answer
+ * in this process; a crash before its commit loses the request whole (no link without its mail),
+ * and the person asks again. It never throws: a failure is logged.
  */
-export async function requestPasswordReset(ctx: AccountsContext, email: string): Promise<void> {
+export function requestPasswordResetAfterAnswer(ctx: AccountsContext, email: string, clientAddress: string): void {
+  requestPasswordReset(ctx, email, clientAddress).catch((error: unknown) => {
+    ctx.logger.error({ err: error, client_address: clientAddress }, 'password reset request failed after its answer; the person may ask again');
+  });
+}
+
+/**
+ * Mails a one-time reset link when the email has an account (a merchant's person or an operator), at
+ * most MAX_PASSWORD_RESET_MAILS_PER_HOUR an hour however many requests arrive at once.
+ */
+async function requestPasswordReset(ctx: AccountsContext, email: string, clientAddress: string): Promise<void> {
   const user = await findAccountByEmailUnscoped(ctx.db, email);
   if (!user) return;
-  if ((await countRecentPasswordResets(ctx.db, user.id)) >= MAX_PASSWORD_RESET_MAILS_PER_HOUR) {
-    ctx.logger.warn({ user_id: user.id }, 'password reset mail not sent: hourly limit reached');
-    return;
-  }
   const { token, hash } = newOneTimeToken();
   const expiresAt = new Date(Date.now() + PASSWORD_RESET_MINUTES * 60_000);
   const link = linkWithToken(ctx.config.apiBaseUrl, RESET_PASSWORD_PATH, token);
   const text = [`Someone asked to reset the password of ${user.email} on the payments dashboard.`, '', `Choose a new one here (the link works once, for ${PASSWORD_RESET_MINUTES} minutes):`, link, '', 'If it was not you, ignore this mail.'].join('\n');
   const mailId = await ctx.db.transaction(async (trx) => {
-    await insertPasswordReset(trx, { token_hash: hash, user_id: user.id, expires_at: expiresAt });
-    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'password.reset_requested', target: user.id });
+    if (!(await insertPasswordResetWithinLimit(trx, { token_hash: hash, user_id: user.id, expires_at: expiresAt }, MAX_PASSWORD_RESET_MAILS_PER_HOUR))) return null;
+    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user, clientAddress), action: 'password.reset_requested', target: user.id });
     return queueMail(trx, ctx.sealer, { to: user.email, subject: 'Reset your payments dashboard password', text }, expiresAt);
   });
+  if (mailId === null) {
+    ctx.logger.warn({ user_id: user.id, client_address: clientAddress }, 'password reset mail not sent: hourly limit reached');
+    return;
+  }
   await sendQueuedMail(ctx, mailId);
 }
 

@@ -6,7 +6,7 @@ import { auditLogPage } from './audit';
 import type { MerchantAccounts } from './index';
 import { acceptInvitation, inviteMember, startInvitationTotp } from './invitations';
 import { allow, clearSessionCookie, merchantSessionOf, setSessionCookie } from './middleware';
-import { requestPasswordReset, resetPassword } from './password-resets';
+import { requestPasswordResetAfterAnswer, resetPassword } from './password-resets';
 import { presentUser } from './present';
 import { AcceptInvitationBody, InvitationBody, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignInBody, TokenBody, TotpConfirmBody } from './schemas';
 import { signIn, signOut } from './sessions';
@@ -15,13 +15,13 @@ import { confirmOwnTotp, startResetTotp, startTotp } from './totp';
 
 /**
  * The merchant dashboard's API (operator spec, section 7), mounted at /merchant/v1: the sign-in
- * and what a link opens (invitation, password reset) without a session; everything else behind
- * requireMerchantSession and the role guard.
+ * and what a link opens (invitation, password reset) without a session, behind the per-address
+ * limit; everything else behind requireMerchantSession and the role guard.
  */
-export function merchantAccountRoutes({ ctx, throttle, requireSession: session, secureCookies }: MerchantAccounts): Router {
+export function merchantAccountRoutes({ ctx, throttle, limit, requireSession: session, secureCookies }: MerchantAccounts): Router {
   const router = Router();
 
-  router.post('/session', async (req, res) => {
+  router.post('/session', limit, async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body);
     const signedIn = await signIn(ctx, throttle, throttledAddress(req.ip), body);
     setSessionCookie(res, signedIn.token, secureCookies);
@@ -35,24 +35,26 @@ export function merchantAccountRoutes({ ctx, throttle, requireSession: session, 
     res.json({ signed_out: true });
   });
 
-  router.post('/invitations/accept', async (req, res) => {
+  router.post('/invitations/accept', limit, async (req, res) => {
     res.status(201).json(await acceptInvitation(ctx, parseOrThrow(AcceptInvitationBody, req.body)));
   });
 
-  router.post('/invitations/totp', async (req, res) => {
+  router.post('/invitations/totp', limit, async (req, res) => {
     res.status(201).json(await startInvitationTotp(ctx, parseOrThrow(TokenBody, req.body).token));
   });
 
-  router.post('/password-resets', async (req, res) => {
-    await requestPasswordReset(ctx, parseOrThrow(PasswordResetRequestBody, req.body).email);
+  // Answered before any work, the same for every email (requestPasswordResetAfterAnswer).
+  router.post('/password-resets', limit, (req, res) => {
+    const { email } = parseOrThrow(PasswordResetRequestBody, req.body);
     res.status(202).json({ requested: true });
+    requestPasswordResetAfterAnswer(ctx, email, req.ip ?? 'unknown');
   });
 
-  router.post('/password-resets/totp', async (req, res) => {
+  router.post('/password-resets/totp', limit, async (req, res) => {
     res.status(201).json(await startResetTotp(ctx, parseOrThrow(TokenBody, req.body).token));
   });
 
-  router.post('/password-resets/complete', async (req, res) => {
+  router.post('/password-resets/complete', limit, async (req, res) => {
     res.json(await resetPassword(ctx, parseOrThrow(PasswordResetBody, req.body)));
   });
 

@@ -91,12 +91,13 @@ export const TotpEnrolment = z
 export const AuditEntry = z
   .object({
     id: z.string().openapi({ example: 'aud_2Lq2kQ8sLm3Xa7Pc1Rt5VbNw' }),
-    actor: z.string().openapi({ description: "The person (usr_...) who made the change, one of the operator's people (opr_...), `admin` for the operator's admin token (automation), or the invitation (inv_...) before its person has an account." }),
-    actor_kind: z.enum(['person', 'operator', 'admin', 'invitation']).openapi({ description: "`person`: one of this account's people; `operator`: one of the operator's people, through the operator dashboard; `admin`: the operator's admin token; `invitation`: an invited person before their account exists." }),
-    actor_email: z.string().nullable().openapi({ description: "The acting person's email: one of the operator's people's (kept with the entry), or one of this account's people's while they are in the team; null for the admin token, an invitation, or a person removed since." }),
+    actor: z.string().openapi({ description: "The person (usr_...) who made the change, one of the operator's people (opr_...), `admin` for the operator's admin token (automation), the invitation (inv_...) before its person has an account, or `anonymous` for someone not signed in (a failed sign-in)." }),
+    actor_kind: z.enum(['person', 'operator', 'admin', 'invitation', 'anonymous']).openapi({ description: "`person`: one of this account's people; `operator`: one of the operator's people, through the operator dashboard; `admin`: the operator's admin token; `invitation`: an invited person before their account exists; `anonymous`: someone not signed in (a failed sign-in, a throttle engaged)." }),
+    actor_email: z.string().nullable().openapi({ description: "The acting person's email: one of the operator's people's (kept with the entry), the email tried by someone not signed in, or one of this account's people's while they are in the team; null for the admin token, an invitation, or a person removed since." }),
     action: z.string().openapi({ example: 'member.role_changed' }),
     target: z.string().nullable().openapi({ description: 'The id of what was changed.' }),
     details: z.record(z.string(), z.unknown()),
+    client_address: z.string().nullable().openapi({ description: "The client address of the request that made the change; null for the service's own work." }),
     at: timestamp,
   })
   .openapi('MerchantAuditEntry');

@@ -9,7 +9,8 @@ import type { AccountsContext } from './context';
 import { presentUser } from './present';
 import type { SignInBody } from './schemas';
 import { csrfTokenOf, decoyPasswordHash, newOneTimeToken, passwordMatches } from './secrets';
-import type { SignInThrottle } from './sign-in-throttle';
+import { logThrottledSignIn, recordFailedSignIn } from './sign-in-audit';
+import { SignInThrottledError, type SignInThrottle } from './sign-in-throttle';
 import { spendTotpCode, TOTP_CODE_USED, TOTP_CODE_USED_HINT, TOTP_CODE_WRONG } from './totp';
 
 export const SESSION_SECONDS = MERCHANT_SESSION_HOURS * 3600;
@@ -25,23 +26,29 @@ export interface MerchantSession {
 export const WRONG_CREDENTIALS = 'Email or password is wrong.';
 
 /**
- * The checks every sign-in makes, merchant's or operator's: the throttle first (before any
- * password work), then the password (verified against a decoy hash when no account has the email,
- * so timing tells nothing), then the authenticator code when the person enrolled one, spent so it
- * works once. `find` looks the person up in the sign-in's scope. A right password forgets the
- * account's failures.
+ * The checks every sign-in makes, merchant's or operator's: the throttle first (an attempt reserved
+ * before any password work), then the password (verified against a decoy hash when no account has
+ * the email, so timing tells nothing), then the authenticator code when the person enrolled one,
+ * spent so it works once. `find` looks the person up in the sign-in's scope. A right password
+ * forgets the account's failures; a wrong one, or a wrong code, is audited.
  */
 export async function authenticate<Row extends AccountRow>(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody, find: (email: string) => Promise<Row | undefined>): Promise<Row> {
   const keys = throttle.keysFor(body.email, clientAddress);
-  await throttle.admit(keys);
+  const reached = await throttle.reserve(keys).catch((error: unknown) => {
+    throw error instanceof SignInThrottledError ? logThrottledSignIn(ctx, body.email, clientAddress, error) : error;
+  });
   const user = await find(body.email);
+  const attempt = { email: body.email, address: clientAddress, account: user };
   const passwordOk = await passwordMatches(user?.password_hash ?? (await decoyPasswordHash()), body.password);
-  if (!user || !passwordOk) throw await throttle.fail(keys, new MerchantSessionError(WRONG_CREDENTIALS));
+  if (!user || !passwordOk) throw await recordFailedSignIn(ctx, attempt, 'password', reached, new MerchantSessionError(WRONG_CREDENTIALS));
   if (user.totp_secret_sealed) {
-    if (body.totp_code === undefined) throw new MerchantSessionError('Authenticator code required.', 'Send totp_code: the six-digit code of your authenticator app.');
+    if (body.totp_code === undefined) {
+      await throttle.release(keys);
+      throw new MerchantSessionError('Authenticator code required.', 'Send totp_code: the six-digit code of your authenticator app.');
+    }
     const check = await spendTotpCode(ctx, ctx.db, user.id, user.totp_secret_sealed, body.totp_code);
-    if (check === 'used') throw await throttle.fail(keys, new MerchantSessionError(TOTP_CODE_USED, TOTP_CODE_USED_HINT));
-    if (check === 'wrong') throw await throttle.fail(keys, new MerchantSessionError(TOTP_CODE_WRONG));
+    if (check === 'used') throw await recordFailedSignIn(ctx, attempt, 'totp_code', reached, new MerchantSessionError(TOTP_CODE_USED, TOTP_CODE_USED_HINT));
+    if (check === 'wrong') throw await recordFailedSignIn(ctx, attempt, 'totp_code', reached, new MerchantSessionError(TOTP_CODE_WRONG));
   }
   await throttle.succeed(keys);
   return user;
@@ -52,7 +59,7 @@ export async function startSession(ctx: AccountsContext, user: AccountRow, clien
   const { token, hash } = newOneTimeToken();
   await ctx.db.transaction(async (trx) => {
     await insertMerchantSession(trx, { token_hash: hash, user_id: user.id, expires_at: new Date(Date.now() + seconds * 1000) });
-    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'session.created', target: user.id, details: { client_address: clientAddress } });
+    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user, clientAddress), action: 'session.created', target: user.id, details: { client_address: clientAddress } });
   });
   return token;
 }

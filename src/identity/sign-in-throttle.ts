@@ -1,19 +1,37 @@
 import type { MerchantSignInThrottleSettings } from '../config';
-import { RateLimitedError, type ApiError } from '../http/errors';
+import { RateLimitedError } from '../http/errors';
 import type { Db } from '../storage/db';
-import { clearSignInFailures, currentSignInFailures, recordSignInFailure } from '../storage/sign-in-failures';
+import { clearSignInFailures, releaseSignInAttempt, reserveSignInAttempt, type SignInReservation } from '../storage/sign-in-failures';
 
 export interface ThrottleKeys {
   account: string;
   address: string;
 }
 
+/** Which of the sign-in's limits a key counts against. */
+export type SignInLimit = 'account' | 'address';
+
+/** A throttle refusal, naming the limit that refused. */
+export class SignInThrottledError extends RateLimitedError {
+  constructor(
+    readonly limit: SignInLimit,
+    seconds: number,
+  ) {
+    super(`Too many failed sign-ins for this ${limit}.`, `Try again in ${seconds} seconds.`, seconds);
+  }
+}
+
 /**
- * Throttles password guessing at the merchant sign-in, per account (one person's password guessed
- * from many addresses) and per client address (many accounts guessed from one): a key with
- * `max` failures in its window refuses further sign-ins with 429 and Retry-After until the window
- * passes, a right password included. Counts live in PostgreSQL, shared by every API process (the
- * pattern of src/http/admin-token-throttle.ts); sign-ins are rare, so each pays one read first.
+ * Throttles password and authenticator-code guessing at every sign-in (merchants' and operators'),
+ * per account (one person's password guessed from many addresses) and per client address (many
+ * accounts guessed from one): a key with `max` failures in its window refuses further sign-ins with
+ * 429 and Retry-After until the window passes, a right password included.
+ *
+ * Each attempt reserves its place on both keys before any password work, in one statement per key
+ * that refuses a key at its limit, so a burst of concurrent guesses gets no more checks than
+ * sequential ones. The reservation is the failure unless the attempt gives it back: a right password
+ * forgets the account's failures and returns the address's place. Counts live in PostgreSQL, shared
+ * by every API process (src/storage/failure-windows.ts).
  */
 export class SignInThrottle {
   constructor(
@@ -26,30 +44,38 @@ export class SignInThrottle {
     return { account: `account:${email}`, address: `address:${clientAddress}` };
   }
 
-  async admit(keys: ThrottleKeys): Promise<void> {
-    const current = await currentSignInFailures(this.db, [keys.account, keys.address], this.settings.windowSeconds);
-    const refusal = this.refusal(current.get(keys.account)?.failures ?? 0, current.get(keys.account)?.secondsLeft ?? 0, this.settings.maxFailuresPerAccount, 'this account')
-      ?? this.refusal(current.get(keys.address)?.failures ?? 0, current.get(keys.address)?.secondsLeft ?? 0, this.settings.maxFailuresPerAddress, 'this address');
-    if (refusal) throw refusal;
+  /**
+   * Reserves one attempt on both keys, or throws SignInThrottledError (nothing reserved). Answers
+   * the limits the attempt reaches: should it fail, those limits engage.
+   */
+  async reserve(keys: ThrottleKeys): Promise<SignInLimit[]> {
+    const { windowSeconds, maxFailuresPerAccount, maxFailuresPerAddress } = this.settings;
+    const account = await reserveSignInAttempt(this.db, keys.account, windowSeconds, maxFailuresPerAccount);
+    if (!account.admitted) throw refusal('account', account);
+    const address = await reserveSignInAttempt(this.db, keys.address, windowSeconds, maxFailuresPerAddress);
+    if (!address.admitted) {
+      await releaseSignInAttempt(this.db, keys.account);
+      throw refusal('address', address);
+    }
+    const reached: SignInLimit[] = [];
+    if (account.failures >= maxFailuresPerAccount) reached.push('account');
+    if (address.failures >= maxFailuresPerAddress) reached.push('address');
+    return reached;
   }
 
-  /** Counts a failure against both keys and answers the error to raise (the 401 given, or 429 past a limit). */
-  async fail(keys: ThrottleKeys, error: ApiError): Promise<ApiError> {
-    const account = await recordSignInFailure(this.db, keys.account, this.settings.windowSeconds);
-    const address = await recordSignInFailure(this.db, keys.address, this.settings.windowSeconds);
-    return this.refusal(account.failures - 1, account.secondsLeft, this.settings.maxFailuresPerAccount, 'this account')
-      ?? this.refusal(address.failures - 1, address.secondsLeft, this.settings.maxFailuresPerAddress, 'this address')
-      ?? error;
+  /** An attempt that neither failed nor succeeded (a right password still missing its code) gives its places back. */
+  async release(keys: ThrottleKeys): Promise<void> {
+    await releaseSignInAttempt(this.db, keys.account);
+    await releaseSignInAttempt(this.db, keys.address);
   }
 
-  /** A right password forgets the account's failures; the address's stay counted. */
+  /** A right password forgets the account's failures; the address's earlier failures stay counted. */
   async succeed(keys: ThrottleKeys): Promise<void> {
     await clearSignInFailures(this.db, keys.account);
+    await releaseSignInAttempt(this.db, keys.address);
   }
+}
 
-  private refusal(failures: number, secondsLeft: number, max: number, what: string): RateLimitedError | null {
-    if (failures < max) return null;
-    const seconds = Math.max(1, Math.ceil(secondsLeft));
-    return new RateLimitedError(`Too many failed sign-ins for ${what}.`, `Try again in ${seconds} seconds.`, seconds);
-  }
+function refusal(limit: SignInLimit, reservation: SignInReservation): SignInThrottledError {
+  return new SignInThrottledError(limit, Math.max(1, Math.ceil(reservation.secondsLeft)));
 }

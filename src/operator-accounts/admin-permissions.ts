@@ -28,6 +28,7 @@ export const ADMIN_ROUTE_PERMISSIONS: ReadonlyArray<readonly [method: string, pa
   ['POST', '/sandbox/charges/:id/transition', 'sandbox'],
   ['GET', '/operators', 'operators'],
   ['GET', '/operators/invitations', 'operators'],
+  ['GET', '/audit-log', 'operators'],
   ['POST', '/operators/invitations', 'operators'],
   ['DELETE', '/operators/invitations/:invitationId', 'operators'],
   ['PATCH', '/operators/:id', 'operators'],

@@ -4,7 +4,7 @@ import { countFailure, currentFailures, type FailureTable, type WindowedFailures
 /** A client address's wrong admin tokens in its current window, and the seconds until that window passes. */
 export type AdminTokenFailures = WindowedFailures;
 
-const TABLE: FailureTable = { table: 'admin_token_failures', keyColumn: 'client_address' };
+const TABLE: FailureTable = { table: 'admin_token_failures', keyColumn: 'client_address', countColumn: 'failures' };
 
 /**
  * Counts one wrong admin token from the address (src/storage/failure-windows.ts). Not

@@ -10,6 +10,8 @@ export interface MerchantAuditRow {
   action: string;
   target: string | null;
   details: Record<string, unknown>;
+  /** The client address of the request that made the entry (null for the service's own work and older entries). */
+  client_address: string | null;
   created_at: Date;
 }
 

@@ -87,6 +87,18 @@ export const pageEvents = (db: Db, merchantId: string, filters: { type?: string;
 export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageRequest) =>
   pageOf<MerchantAuditRow>(db, 'audit_log', merchantScope(merchantId, {}), page);
 
+/**
+ * The whole audit log, newest first (the operator reads it): every merchant's entries and the
+ * operator's own (merchant_id NULL), narrowed to one merchant, to the operator's own, or to an actor
+ * (its id, or the email kept with the entry: an operator's, or the email a failed sign-in tried).
+ */
+export const pageAuditLogUnscoped = (db: Db, filters: { merchantId?: string; operatorOnly?: boolean; actor?: string }, page: PageRequest) =>
+  pageOf<MerchantAuditRow>(db, 'audit_log', {}, page, { kind: 'created' }, (query) => {
+    if (filters.merchantId !== undefined) void query.where({ merchant_id: filters.merchantId });
+    if (filters.operatorOnly) void query.whereNull('merchant_id');
+    if (filters.actor !== undefined) void query.where((q) => q.where({ actor: filters.actor }).orWhere({ actor_email: filters.actor }));
+  });
+
 /** The operator's people (no merchant), oldest first (the order they joined). */
 export const pageOperatorsUnscoped = (db: Db, page: PageRequest) =>
   pageOf<OperatorUserRow>(db, 'people', { merchant_id: null }, page, { kind: 'created', oldestFirst: true });

@@ -1,7 +1,15 @@
 import type { Db } from './db';
 
-export async function insertPasswordReset(db: Db, row: { token_hash: Buffer; user_id: string; expires_at: Date }): Promise<void> {
-  await db('password_resets').insert(row);
+/**
+ * Inserts a reset link unless the person was sent `maxPerHour` within the last hour; answers whether
+ * it did. Call it in a transaction: a lock per person, held to the commit, orders concurrent requests
+ * so the count each reads includes every link committed before it, and a burst sends no more.
+ */
+export async function insertPasswordResetWithinLimit(trx: Db, row: { token_hash: Buffer; user_id: string; expires_at: Date }, maxPerHour: number): Promise<boolean> {
+  await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('password_resets:' || ?, 0))", [row.user_id]);
+  if ((await countRecentPasswordResets(trx, row.user_id)) >= maxPerHour) return false;
+  await trx('password_resets').insert(row);
+  return true;
 }
 
 /**
@@ -24,7 +32,7 @@ export async function findOpenPasswordResetUnscoped(db: Db, tokenHash: Buffer): 
 }
 
 /** How many reset links the person was sent within the last hour (used or not). */
-export async function countRecentPasswordResets(db: Db, userId: string): Promise<number> {
+async function countRecentPasswordResets(db: Db, userId: string): Promise<number> {
   const row = await db('password_resets').where({ user_id: userId }).where('created_at', '>', db.raw("now() - interval '1 hour'")).count<{ count: string }>('token_hash as count').first();
   return Number(row?.count ?? 0);
 }

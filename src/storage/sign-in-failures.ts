@@ -1,21 +1,22 @@
 import type { Db } from './db';
-import { countFailure, currentFailures, type FailureTable, type WindowedFailures } from './failure-windows';
+import { releaseAttempt, reserveAttempt, type FailureTable, type Reservation } from './failure-windows';
 
-export type SignInFailures = WindowedFailures;
+export type SignInReservation = Reservation;
 
-const TABLE: FailureTable = { table: 'sign_in_failures', keyColumn: 'throttle_key' };
+const TABLE: FailureTable = { table: 'sign_in_failures', keyColumn: 'throttle_key', countColumn: 'failures' };
 
 /**
- * Counts one failed sign-in against a throttle key (`account:<email>` or `address:<client
- * address>`; src/storage/failure-windows.ts). Not merchant-scoped: sign-in precedes any merchant.
+ * Reserves one sign-in attempt against a throttle key (`account:<email>` or `address:<client
+ * address>`; src/storage/failure-windows.ts) before its password is checked: counted as a failure
+ * unless released. Not merchant-scoped: sign-in precedes any merchant.
  */
-export function recordSignInFailure(db: Db, throttleKey: string, windowSeconds: number): Promise<SignInFailures> {
-  return countFailure(db, TABLE, throttleKey, windowSeconds);
+export function reserveSignInAttempt(db: Db, throttleKey: string, windowSeconds: number, max: number): Promise<SignInReservation> {
+  return reserveAttempt(db, TABLE, throttleKey, windowSeconds, max);
 }
 
-/** The keys' failures in their current windows (keys without any are left out). */
-export function currentSignInFailures(db: Db, throttleKeys: string[], windowSeconds: number): Promise<Map<string, SignInFailures>> {
-  return currentFailures(db, TABLE, throttleKeys, windowSeconds);
+/** Gives a reserved attempt back: it did not fail. */
+export function releaseSignInAttempt(db: Db, throttleKey: string): Promise<void> {
+  return releaseAttempt(db, TABLE, throttleKey);
 }
 
 /** A successful sign-in forgets the account's failures (not the address's). */
