@@ -4,6 +4,7 @@ import type { AccountsContext } from './context';
 import { adminActorOf } from './admin-guard';
 import { MerchantListQuery } from '../admin/schemas';
 import { OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
+import { recoverOperatorAuthenticator } from './authenticator-recovery';
 import { changeOperatorRole, inviteOperator, listOperators, removeOperator } from './operators';
 
 /** The operator's people; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
@@ -18,6 +19,11 @@ export function operatorAdminRoutes(ctx: AccountsContext): Router {
   router.patch('/operators/:id', async (req, res) => {
     const { role } = parseOrThrow(OperatorRoleBody, req.body);
     res.json(await changeOperatorRole(ctx, adminActorOf(req), req.params.id as string, role));
+  });
+  router.post('/operators/:id/authenticator-recovery', async (req, res) => {
+    parseEmptyBody(req.body);
+    const actor = adminActorOf(req);
+    res.status(201).json(await recoverOperatorAuthenticator(ctx, { actor, name: actor.kind === 'operator' ? actor.email : 'The operator' }, req.params.id as string));
   });
   router.delete('/operators/:id', async (req, res) => {
     parseEmptyBody(req.body);

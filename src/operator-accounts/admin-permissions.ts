@@ -29,6 +29,7 @@ export const ADMIN_ROUTE_PERMISSIONS: ReadonlyArray<readonly [method: string, pa
   ['POST', '/operators/invitations', 'operators'],
   ['PATCH', '/operators/:id', 'operators'],
   ['DELETE', '/operators/:id', 'operators'],
+  ['POST', '/operators/:id/authenticator-recovery', 'operators'],
 ];
 
 const READING = new Set(['GET', 'HEAD']);

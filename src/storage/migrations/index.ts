@@ -21,6 +21,7 @@ import * as m019 from './019_refund_requester';
 import * as m020 from './020_operator_accounts';
 import * as m022 from './022_outgoing_mails';
 import * as m023 from './023_identity_tables';
+import * as m024 from './024_authenticator_recovery';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -51,6 +52,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['020_operator_accounts', m020],
   ['022_outgoing_mails', m022],
   ['023_identity_tables', m023],
+  ['024_authenticator_recovery', m024],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
