@@ -27,6 +27,7 @@ import { walletRoutes } from './wallet/routes';
 import { readbackRoutes } from './readback/routes';
 import { adminDataRoutes } from './admin/routes';
 import { dashboardRoutes } from './dashboards/operators/routes';
+import { operatorSessionRoutes } from './identity/operator-session-routes';
 import { requireAdminOrSession } from './identity/admin-guard';
 import { operatorAdminRoutes } from './identity/operator-routes';
 import { AdminTokenThrottle } from './http/admin-token-throttle';
@@ -82,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   // wrong tokens count against the client's address.
   const accounts = createMerchantAccounts(deps);
   const throttle = new AdminTokenThrottle(deps.db, deps.config.adminTokenThrottle);
-  app.use('/dashboard', dashboardRoutes(accounts));
+  app.use('/dashboard', operatorSessionRoutes(accounts), dashboardRoutes(accounts.ctx));
 
   // The merchant dashboard's API and the pages its mailed links open (the operator's invitations too).
   app.use('/merchant/v1', merchantAccountRoutes(accounts), merchantDashboardRoutes(deps, accounts));

@@ -10,6 +10,7 @@ import { actorName, type Actor } from './context';
 export type AuditAction =
   | 'invitation.created'
   | 'invitation.accepted'
+  | 'invitation.revoked'
   | 'member.role_changed'
   | 'member.removed'
   | 'session.created'

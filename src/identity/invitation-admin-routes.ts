@@ -1,8 +1,9 @@
 import { Router } from 'express';
-import { parseOrThrow } from '../http/validate';
+import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import { adminActorOf } from './admin-guard';
 import type { AccountsContext } from './context';
-import { inviteToMerchant } from './invitations';
+import { inviteToMerchant, listMerchantInvitations, revokeMerchantInvitation } from './invitations';
+import { MerchantListQuery } from '../admin/schemas';
 import { InvitationBody } from './schemas';
 
 /** The operator invites a merchant's people; mounted under /admin/v1 behind the admin token or an operator session (the audit log names the operator). */
@@ -11,6 +12,13 @@ export function merchantInvitationAdminRoutes(ctx: AccountsContext): Router {
   router.post('/merchants/:id/invitations', async (req, res) => {
     const body = parseOrThrow(InvitationBody, req.body);
     res.status(201).json(await inviteToMerchant(ctx, req.params.id as string, adminActorOf(req), body));
+  });
+  router.get('/merchants/:id/invitations', async (req, res) => {
+    res.json(await listMerchantInvitations(ctx, req.params.id as string, parseOrThrow(MerchantListQuery, req.query, 'Query')));
+  });
+  router.delete('/merchants/:id/invitations/:invitationId', async (req, res) => {
+    parseEmptyBody(req.body);
+    res.json(await revokeMerchantInvitation(ctx, req.params.id as string, adminActorOf(req), req.params.invitationId as string));
   });
   return router;
 }

@@ -1,17 +1,23 @@
-import { INVITATION_DAYS } from './merchant-roles';
+import { INVITATION_DAYS, roleMay } from './merchant-roles';
 import { newId } from '../domain/ids';
 import { AdminNotFoundError, ConflictError, ValidationError } from '../http/errors';
 import { findMerchant } from '../storage/merchants';
 import { hashSecret } from '../crypto';
-import { findOpenInvitationByTokenHashUnscoped, insertMerchantInvitation, markInvitationAccepted, setInvitationPendingTotp, type MerchantInvitationRow } from '../storage/invitations';
+import {
+  findOpenInvitationByTokenHashUnscoped, insertMerchantInvitation, markInvitationAccepted, revokeOpenInvitation, revokeOpenInvitationsOfEmail, setInvitationPendingTotp, type MerchantInvitationRow,
+} from '../storage/invitations';
 import type { MerchantRole } from './merchant-roles';
-import type { OperatorRole } from './operator-roles';
-import { EmailTakenError, findAccountByEmailUnscoped, insertAccount, type AccountRow } from '../storage/people';
+import { operatorRoleMay, type OperatorRole } from './operator-roles';
+import { EmailTakenError, findAccountByEmailUnscoped, findAccountByIdUnscoped, findAccountsByIdsUnscoped, insertAccount, isOperator, type AccountRow } from '../storage/people';
+import type { Db } from '../storage/db';
+import { revokeOpenInvitationsOfInviterUnscoped } from '../storage/invitations';
+import { pageOpenInvitations } from '../storage/pages';
+import { listPage, type AdminPageQuery } from '../readback/list-page';
 import { actorOfAccount, recordAudit } from './audit';
 import { queueMail, sendQueuedMail } from './mail-outbox';
 import type { Mail } from './mailer';
 import { actorName, type AccountsContext, type Actor } from './context';
-import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentUser } from './present';
+import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentOpenInvitation, presentUser } from './present';
 import type { AcceptInvitationBody } from './schemas';
 import { hashChosenPassword } from './passwords';
 import { issueRecoveryCodes } from './recovery-codes';
@@ -30,9 +36,23 @@ const EMAIL_TAKEN_HINT = 'One email address holds one account: the person signs 
 
 /** The admin API's invitation: the merchant named in the path must exist (404 otherwise). */
 export async function inviteToMerchant(ctx: AccountsContext, merchantId: string, actor: Actor, body: { email: string; role: MerchantRole }) {
-  if (!(await findMerchant(ctx.db, merchantId))) throw new AdminNotFoundError('Merchant not found.', `No merchant ${merchantId} exists.`);
+  if (!(await findMerchant(ctx.db, merchantId))) throw merchantNotFound(merchantId);
   return invite(ctx, { merchantId, role: body.role }, actor, body.email);
 }
+
+/** The admin API's list of a merchant's open invitations: the merchant must exist (404 otherwise). */
+export async function listMerchantInvitations(ctx: AccountsContext, merchantId: string, query: AdminPageQuery) {
+  if (!(await findMerchant(ctx.db, merchantId))) throw merchantNotFound(merchantId);
+  return listOpenInvitations(ctx, merchantId, query, (cursor) => new AdminNotFoundError('Unknown starting_after.', `${cursor} is not an item of this list; pass the next_starting_after of the previous page.`));
+}
+
+/** The admin API's revocation of a merchant's open invitation. */
+export async function revokeMerchantInvitation(ctx: AccountsContext, merchantId: string, actor: Actor, id: string) {
+  if (!(await findMerchant(ctx.db, merchantId))) throw merchantNotFound(merchantId);
+  return revokeInvitation(ctx, merchantId, actor, id, () => new AdminNotFoundError('Invitation not found.', `No open invitation ${id} of merchant ${merchantId}; GET /admin/v1/merchants/${merchantId}/invitations lists them.`));
+}
+
+const merchantNotFound = (merchantId: string) => new AdminNotFoundError('Merchant not found.', `No merchant ${merchantId} exists.`);
 
 /** Invites one of the operator's people (the admin token or an operator_admin): they must enrol an authenticator to accept. */
 export function inviteOperator(ctx: AccountsContext, actor: Actor, body: { email: string; role: OperatorRole }) {
@@ -56,6 +76,8 @@ async function invite(ctx: AccountsContext, scope: InvitationScope, actor: Actor
   const merchantId = scope.merchantId;
   const acceptUrl = linkWithToken(ctx.config.apiBaseUrl, ACCEPT_INVITATION_PATH, token);
   const { invitation, mailId } = await ctx.db.transaction(async (trx) => {
+    // A new invitation replaces the open ones of the same email in the same scope: one live link per person.
+    const replaced = await revokeOpenInvitationsOfEmail(trx, merchantId, email);
     const row = await insertMerchantInvitation(trx, {
       id: newId('invitation'),
       merchant_id: merchantId,
@@ -65,7 +87,7 @@ async function invite(ctx: AccountsContext, scope: InvitationScope, actor: Actor
       expires_at: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
       invited_by: actorName(actor),
     });
-    await recordAudit(trx, { merchantId, actor, action: 'invitation.created', target: row.id, details: { email: row.email, role: row.role } });
+    await recordAudit(trx, { merchantId, actor, action: 'invitation.created', target: row.id, details: { email: row.email, role: row.role, ...(replaced.length ? { replaced } : {}) } });
     return { invitation: row, mailId: await queueMail(trx, ctx.sealer, invitationMail(row, acceptUrl), row.expires_at) };
   });
   await sendQueuedMail(ctx, mailId);
@@ -106,7 +128,7 @@ export async function acceptInvitation(ctx: AccountsContext, body: AcceptInvitat
   const passwordHash = await hashChosenPassword(body.password, open.email);
   return ctx.db.transaction(async (trx) => {
     const invitation = await findOpenInvitationByTokenHashUnscoped(trx, hashSecret(body.token), true);
-    if (!invitation) throw INVALID_INVITATION;
+    if (!invitation || !(await inviterMayStillInvite(trx, invitation))) throw INVALID_INVITATION;
     // Never null for an operator's invitation: confirmedTotp refuses one without a code.
     const totp = confirmedTotp(ctx, invitation, body.totp_code);
     const common = { email: invitation.email, password_hash: passwordHash, totp_enabled_at: totp ? new Date() : null, totp_last_step: totp?.step ?? null };
@@ -144,4 +166,59 @@ function confirmedTotp(ctx: AccountsContext, invitation: MerchantInvitationRow, 
 export async function describeInvitation(ctx: AccountsContext, token: string): Promise<{ email: string; role: string; operator: boolean } | null> {
   const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
   return invitation ? { email: invitation.email, role: invitation.role, operator: invitation.merchant_id === null } : null;
+}
+
+/**
+ * An invitation dies with its inviter's right to invite: a person removed, or given a role that may
+ * not invite into that scope, leaves no live link behind (their open invitations are revoked with the
+ * change; this check also covers a change made any other way). The admin token always may.
+ */
+async function inviterMayStillInvite(db: Db, invitation: MerchantInvitationRow): Promise<boolean> {
+  if (invitation.invited_by === 'admin') return true;
+  const inviter = await findAccountByIdUnscoped(db, invitation.invited_by);
+  if (!inviter) return false;
+  if (isOperator(inviter)) return operatorRoleMay(inviter.role, invitation.merchant_id === null ? 'operators' : 'merchants');
+  return inviter.merchant_id === invitation.merchant_id && roleMay(inviter.role, 'team');
+}
+
+/** The invitations a change revoked, named in its audit entry when there were any. */
+export const revokedDetail = (ids: string[]) => (ids.length ? { revoked_invitations: ids } : {});
+
+/**
+ * Revokes the open invitations of a person who can no longer send them (removed, or a new role
+ * that may not invite into a scope): called in the transaction of the removal or role change.
+ */
+export function revokeInvitationsOfInviter(db: Db, inviter: AccountRow, newRole: AccountRow['role'] | null): Promise<string[]> {
+  if (isOperator(inviter)) {
+    const role = newRole as OperatorRole | null;
+    return revokeOpenInvitationsOfInviterUnscoped(db, inviter.id, {
+      operatorInvitations: !role || !operatorRoleMay(role, 'operators'),
+      merchantInvitations: !role || !operatorRoleMay(role, 'merchants'),
+    });
+  }
+  const role = newRole as MerchantRole | null;
+  const mayInvite = role !== null && roleMay(role, 'team');
+  return revokeOpenInvitationsOfInviterUnscoped(db, inviter.id, { merchantInvitations: !mayInvite, operatorInvitations: false });
+}
+
+/** The open invitations of a merchant (or, with null, of the operator's people), newest first, each naming its inviter. */
+export function listOpenInvitations(ctx: AccountsContext, merchantId: string | null, query: AdminPageQuery, unknownCursor: (cursor: string) => Error) {
+  return listPage(
+    () => pageOpenInvitations(ctx.db, merchantId, { limit: query.limit, startingAfter: query.starting_after }),
+    async (rows) => {
+      const inviters = await findAccountsByIdsUnscoped(ctx.db, rows.map((row) => row.invited_by));
+      return rows.map((row) => presentOpenInvitation(row, inviters.get(row.invited_by)?.email ?? null));
+    },
+    unknownCursor,
+  );
+}
+
+/** Revokes an open invitation of a merchant (or, with null, of the operator's people): its link stops working at once. */
+export async function revokeInvitation(ctx: AccountsContext, merchantId: string | null, actor: Actor, id: string, notFound: () => Error) {
+  return ctx.db.transaction(async (trx) => {
+    const revoked = await revokeOpenInvitation(trx, merchantId, id);
+    if (!revoked) throw notFound();
+    await recordAudit(trx, { merchantId, actor, action: 'invitation.revoked', target: id, details: { email: revoked.email, role: revoked.role } });
+    return { id, revoked: true as const };
+  });
 }

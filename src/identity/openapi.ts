@@ -4,7 +4,7 @@ import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, page, pa
 import { registry } from '../http/openapi-registry';
 import { PageQuery } from '../readback/schemas';
 import {
-  AcceptInvitationBody, AuditEntry, AuthenticatorProofBody, AuthenticatorRecovery, EnrolledUser, Invitation, InvitationBody, MerchantUser, PasswordResetBody, PasswordResetRequestBody, RecoveryCodes, RoleChangeBody, SignedIn, SignInBody, TokenBody, TotpConfirmBody, TotpEnrolment,
+  AcceptInvitationBody, AuditEntry, AuthenticatorProofBody, AuthenticatorRecovery, EnrolledUser, Invitation, InvitationBody, MerchantUser, OpenInvitation, PasswordResetBody, PasswordResetRequestBody, RecoveryCodes, RoleChangeBody, SignedIn, SignInBody, TokenBody, TotpConfirmBody, TotpEnrolment,
 } from './schemas';
 
 export const MerchantSessionAuth = registry.registerComponent('securitySchemes', 'merchantSession', {
@@ -25,6 +25,17 @@ operation({
   method: 'post', path: '/admin/v1/merchants/{id}/invitations', id: 'adminInviteMerchantUser', tag: TAGS.admin, security: [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }],
   summary: 'Invite a person to a merchant: the link is mailed, valid 7 days, used once', params: pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw'), body: InvitationBody,
   responses: { 201: ['The invitation', Invitation] }, errors: { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED, 404: 'No such merchant.', 422: 'Invalid input, or the email already has an account.' },
+});
+const adminMerchantInvitation = { security: [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }], tag: TAGS.admin };
+const adminErrors = { 401: 'Missing or wrong admin token (or dashboard session / CSRF header).', 429: ADMIN_TOKEN_THROTTLED };
+operation({
+  ...adminMerchantInvitation, method: 'get', path: '/admin/v1/merchants/{id}/invitations', id: 'adminListMerchantInvitations', summary: "A merchant's open invitations, newest first, each naming who sent it",
+  params: pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw'), query: PageQuery, responses: { 200: ['A page of open invitations', page(OpenInvitation)] }, errors: { ...adminErrors, 404: 'No such merchant, or starting_after is not an invitation of this list.' },
+});
+operation({
+  ...adminMerchantInvitation, method: 'delete', path: '/admin/v1/merchants/{id}/invitations/{invitation_id}', id: 'adminRevokeMerchantInvitation', summary: "Revoke a merchant's open invitation: its link stops working at once",
+  params: z.object({ id: z.string().openapi({ example: 'mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw' }), invitation_id: z.string().openapi({ example: 'inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw' }) }),
+  responses: { 200: ['Revoked', z.object({ id: z.string(), revoked: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { ...adminErrors, 403: 'A dashboard session whose role may not change merchants.', 404: 'No such merchant, or no such open invitation (accepted, revoked, expired or unknown).' },
 });
 operation({
   method: 'post', path: '/merchant/v1/session', id: 'merchantSignIn', tag, summary: 'Sign in: sets the session cookie', body: SignInBody,
@@ -57,6 +68,11 @@ operation({
 });
 operation({ method: 'get', path: '/merchant/v1/team', id: 'merchantListTeam', tag, security: session, summary: "The account's people, in the order they joined (owners)", query: PageQuery, responses: { 200: ['A page of the team', page(MerchantUser)] }, errors: { ...owners, 404: 'starting_after is not a person of this team.' } });
 operation({ method: 'post', path: '/merchant/v1/team/invitations', id: 'merchantInvite', tag, security: session, summary: 'Invite a person (owners): the link is mailed', body: InvitationBody, responses: { 201: ['The invitation', Invitation] }, errors: { ...owners, 422: 'Invalid input, or the email already has an account.' } });
+operation({ method: 'get', path: '/merchant/v1/team/invitations', id: 'merchantListInvitations', tag, security: session, summary: "The account's open invitations, newest first, each naming who sent it (owners)", query: PageQuery, responses: { 200: ['A page of open invitations', page(OpenInvitation)] }, errors: { ...owners, 404: 'starting_after is not an open invitation of this account.' } });
+operation({
+  method: 'delete', path: '/merchant/v1/team/invitations/{id}', id: 'merchantRevokeInvitation', tag, security: session, summary: 'Revoke an open invitation (owners): its link stops working at once', params: pathId('inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw'),
+  responses: { 200: ['Revoked', z.object({ id: z.string(), revoked: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { ...owners, 404: 'No such open invitation in this account (accepted, revoked, expired, unknown or another account\'s).' },
+});
 operation({
   method: 'patch', path: '/merchant/v1/team/{id}', id: 'merchantChangeRole', tag, security: session, summary: "Change a person's role (owners); the account keeps at least one owner", params: memberParams, body: RoleChangeBody,
   responses: { 200: ['The person', MerchantUser] }, errors: { ...owners, 404: "No such person in this account's team.", 422: 'Invalid input, or the last owner.' },

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
-import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
-import { AuthenticatorRecovery } from './schemas';
+import { Operator, OperatorInvitation, OperatorInvitationBody, OperatorOpenInvitation, OperatorRoleBody, OperatorSessionAnswer } from './operator-schemas';
+import { AuthenticatorRecovery, SignInBody } from './schemas';
 
 const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
@@ -19,6 +19,14 @@ operation({
   responses: { 201: ['The invitation', OperatorInvitation] }, errors: { ...errors, 422: 'Invalid input, or the email already has an account.' },
 });
 operation({
+  method: 'get', path: '/admin/v1/operators/invitations', id: 'adminListOperatorInvitations', tag: TAGS.admin, security, summary: "The open invitations to the operator's people, newest first, each naming who sent it",
+  description: ADMIN_PAGING, query: listQuery, responses: { 200: ['A page of open invitations', page(OperatorOpenInvitation)] }, errors: { ...errors, 404: UNKNOWN_CURSOR },
+});
+operation({
+  method: 'delete', path: '/admin/v1/operators/invitations/{id}', id: 'adminRevokeOperatorInvitation', tag: TAGS.admin, security, summary: 'Revoke an open invitation to the operator\'s people: its link stops working at once',
+  params: pathId('inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['Revoked', z.object({ id: z.string(), revoked: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { ...errors, 404: 'No such open invitation (accepted, revoked, expired or unknown).' },
+});
+operation({
   method: 'patch', path: '/admin/v1/operators/{id}', id: 'adminChangeOperatorRole', tag: TAGS.admin, security, summary: "Change the role of one of the operator's people: their sessions take it with their next call",
   params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), body: OperatorRoleBody, responses: { 200: ['The person', Operator] }, errors: { ...errors, 404: 'No such operator.', 422: 'Invalid input.' },
 });
@@ -31,3 +39,15 @@ operation({
   method: 'delete', path: '/admin/v1/operators/{id}', id: 'adminRemoveOperator', tag: TAGS.admin, security, summary: 'Remove one of the operator\'s people: every session of theirs ends at once',
   params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['Removed', z.object({ id: z.string(), removed: z.literal(true).openapi({ description: 'Always true: the person and every session of theirs are gone.' }) })] }, errors: { ...errors, 404: 'No such operator.' },
 });
+
+// The operator dashboard's session (the pages are the dashboard's).
+const dashboardSession = [{ [DashboardSession.name]: [] }];
+const notSignedIn = { 401: 'Not signed in (or signed out, or the person removed).' };
+operation({
+  method: 'post', path: '/dashboard/session', id: 'dashboardSignIn', tag: TAGS.dashboard, summary: "Sign in as one of the operator's people (email, password, authenticator code): sets the session cookie",
+  body: SignInBody,
+  responses: { 200: ['Signed in (Set-Cookie: dashboard_session, HttpOnly, SameSite=Strict, Secure outside development)', OperatorSessionAnswer] },
+  errors: { 401: 'Wrong email, password or authenticator code, a code already used, or the code missing.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
+});
+operation({ method: 'get', path: '/dashboard/session', id: 'dashboardSession', tag: TAGS.dashboard, security: dashboardSession, summary: 'The current session and its CSRF token', responses: { 200: ['The session', OperatorSessionAnswer] }, errors: notSignedIn });
+operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: dashboardSession, summary: 'Sign out (needs X-Dashboard-CSRF): the session is revoked, and a copy of its cookie is refused from then on', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: notSignedIn });

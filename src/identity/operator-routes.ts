@@ -5,7 +5,7 @@ import { adminActorOf } from './admin-guard';
 import { MerchantListQuery } from '../admin/schemas';
 import { OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
 import { recoverOperatorAuthenticator } from './authenticator-recovery';
-import { changeOperatorRole, inviteOperator, listOperators, removeOperator } from './operators';
+import { changeOperatorRole, inviteOperator, listOperatorInvitations, listOperators, removeOperator, revokeOperatorInvitation } from './operators';
 
 /** The operator's people; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
 export function operatorAdminRoutes(ctx: AccountsContext): Router {
@@ -15,6 +15,13 @@ export function operatorAdminRoutes(ctx: AccountsContext): Router {
   });
   router.post('/operators/invitations', async (req, res) => {
     res.status(201).json(await inviteOperator(ctx, adminActorOf(req), parseOrThrow(OperatorInvitationBody, req.body)));
+  });
+  router.get('/operators/invitations', async (req, res) => {
+    res.json(await listOperatorInvitations(ctx, parseOrThrow(MerchantListQuery, req.query, 'Query')));
+  });
+  router.delete('/operators/invitations/:id', async (req, res) => {
+    parseEmptyBody(req.body);
+    res.json(await revokeOperatorInvitation(ctx, adminActorOf(req), req.params.id as string));
   });
   router.patch('/operators/:id', async (req, res) => {
     const { role } = parseOrThrow(OperatorRoleBody, req.body);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OPERATOR_ROLES } from './operator-roles';
 import '../http/openapi-registry';
-import { InvitationBody, MerchantUser } from './schemas';
+import { InvitationBody, MerchantUser, openInvitationFields } from './schemas';
 
 const role = z
   .enum(OPERATOR_ROLES)
@@ -23,6 +23,8 @@ export const OperatorInvitation = z
     accept_url: z.string().openapi({ description: 'The link mailed to the person; its `token` works once, for 7 days. Accepting needs an authenticator code.' }),
   })
   .openapi('OperatorInvitation');
+
+export const OperatorOpenInvitation = z.object({ ...openInvitationFields, role }).openapi('OperatorOpenInvitation');
 
 export const OperatorSessionAnswer = z
   .object({

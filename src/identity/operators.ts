@@ -1,7 +1,7 @@
 import { AdminNotFoundError } from '../http/errors';
 import { recordAudit } from './audit';
 import type { AccountsContext, Actor } from './context';
-import { inviteOperator } from './invitations';
+import { inviteOperator, listOpenInvitations, revokedDetail, revokeInvitation, revokeInvitationsOfInviter } from './invitations';
 import { presentUser } from './present';
 import type { OperatorRole } from './operator-roles';
 import { deleteOperatorUnscoped, findAccountByIdUnscoped, isOperator, updateOperatorRoleUnscoped } from '../storage/people';
@@ -16,6 +16,18 @@ export function listOperators(ctx: AccountsContext, query: AdminPageQuery) {
 
 export { inviteOperator };
 
+/** The open invitations to the operator's people, newest first. */
+export function listOperatorInvitations(ctx: AccountsContext, query: AdminPageQuery) {
+  return listOpenInvitations(ctx, null, query, unknownCursor);
+}
+
+/** Revokes an open invitation to the operator's people. */
+export function revokeOperatorInvitation(ctx: AccountsContext, actor: Actor, id: string) {
+  return revokeInvitation(ctx, null, actor, id, () => new AdminNotFoundError('Invitation not found.', `No open invitation ${id} to the operator's people; GET /admin/v1/operators/invitations lists them.`));
+}
+
+const unknownCursor = (cursor: string) => new AdminNotFoundError('Unknown starting_after.', `${cursor} is not an item of this list; pass the next_starting_after of the previous page.`);
+
 const operatorNotFound = (id: string) => new AdminNotFoundError('Operator not found.', `No operator ${id}; GET /admin/v1/operators lists them.`);
 
 /** Changes the role of one of the operator's people: their sessions take it with their next call (the guard reads the person as stored). */
@@ -24,7 +36,8 @@ export async function changeOperatorRole(ctx: AccountsContext, actor: Actor, id:
     const before = await findAccountByIdUnscoped(trx, id);
     if (!before || !isOperator(before)) throw operatorNotFound(id);
     const updated = (await updateOperatorRoleUnscoped(trx, id, role))!;
-    await recordAudit(trx, { merchantId: null, actor, action: 'operator.role_changed', target: id, details: { email: updated.email, from: before.role, to: role } });
+    const revoked = await revokeInvitationsOfInviter(trx, before, role);
+    await recordAudit(trx, { merchantId: null, actor, action: 'operator.role_changed', target: id, details: { email: updated.email, from: before.role, to: role, ...revokedDetail(revoked) } });
     return presentUser(updated);
   });
 }
@@ -34,7 +47,8 @@ export async function removeOperator(ctx: AccountsContext, actor: Actor, id: str
   await ctx.db.transaction(async (trx) => {
     const removed = await deleteOperatorUnscoped(trx, id);
     if (!removed) throw operatorNotFound(id);
-    await recordAudit(trx, { merchantId: null, actor, action: 'operator.removed', target: id, details: { email: removed.email, role: removed.role } });
+    const revoked = await revokeInvitationsOfInviter(trx, removed, null);
+    await recordAudit(trx, { merchantId: null, actor, action: 'operator.removed', target: id, details: { email: removed.email, role: removed.role, ...revokedDetail(revoked) } });
   });
   return { id, removed: true as const };
 }

@@ -9,6 +9,19 @@ export function presentInvitation(invitation: MerchantInvitationRow, acceptUrl: 
   return { id: invitation.id, email: invitation.email, role: invitation.role, expires_at: invitation.expires_at.toISOString(), accept_url: acceptUrl };
 }
 
+/** An open invitation as its list shows it: no link (the token is in the mail only), and who sent it. */
+export function presentOpenInvitation(invitation: MerchantInvitationRow, inviterEmail: string | null) {
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    role: invitation.role,
+    expires_at: invitation.expires_at.toISOString(),
+    created_at: invitation.created_at.toISOString(),
+    invited_by: invitation.invited_by,
+    invited_by_email: inviterEmail,
+  };
+}
+
 /** The pages the mailed links open (src/dashboards/links/routes.ts). */
 export const ACCEPT_INVITATION_PATH = '/merchant/accept-invitation';
 export const RESET_PASSWORD_PATH = '/merchant/reset-password';

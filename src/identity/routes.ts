@@ -9,7 +9,7 @@ import { allow, clearSessionCookie, merchantSessionOf, setSessionCookie } from '
 import { requestPasswordReset, resetPassword } from './password-resets';
 import { AcceptInvitationBody, AuthenticatorProofBody, InvitationBody, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignInBody, TokenBody, TotpConfirmBody } from './schemas';
 import { presentSession, signIn, signOut } from './sessions';
-import { listTeam, changeRole, removeMember } from './team';
+import { listTeam, listTeamInvitations, changeRole, removeMember, revokeTeamInvitation } from './team';
 import { confirmOwnTotp, regenerateRecoveryCodes, startOwnTotp, startResetTotp } from './totp';
 import { recoverMemberAuthenticator } from './authenticator-recovery';
 import { throttledProof } from './proof-throttle';
@@ -85,6 +85,15 @@ export function merchantAccountRoutes({ ctx, throttle, requireSession: session, 
   router.post('/team/invitations', session, allow('team'), async (req, res) => {
     const { merchant, user } = merchantSessionOf(req);
     res.status(201).json(await inviteMember(ctx, merchant.id, { kind: 'user', id: user.id }, parseOrThrow(InvitationBody, req.body)));
+  });
+
+  router.get('/team/invitations', session, allow('team'), async (req, res) => {
+    res.json(await listTeamInvitations(ctx, merchantSessionOf(req).merchant.id, parseOrThrow(PageQuery, req.query, 'Query')));
+  });
+
+  router.delete('/team/invitations/:id', session, allow('team'), async (req, res) => {
+    parseEmptyBody(req.body);
+    res.json(await revokeTeamInvitation(ctx, merchantSessionOf(req), req.params.id as string));
   });
 
   router.patch('/team/:id', session, allow('team'), async (req, res) => {

@@ -85,6 +85,17 @@ export const Invitation = z
   })
   .openapi('MerchantInvitation');
 
+/** An open invitation in its list: who sent it, and no link (the token is in the mail only). */
+export const openInvitationFields = {
+  id: z.string().openapi({ example: 'inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw' }),
+  email: z.string(),
+  expires_at: timestamp,
+  created_at: timestamp,
+  invited_by: z.string().openapi({ description: "Who sent it: a person of the account (usr_...), one of the operator's people (opr_...), or `admin` (the operator's admin token)." }),
+  invited_by_email: z.string().nullable().openapi({ description: "The sender's email; null for the admin token." }),
+};
+export const OpenInvitation = z.object({ ...openInvitationFields, role }).openapi('MerchantOpenInvitation');
+
 export const SessionMerchant = z.object({ id: z.string(), name: z.string(), environment: z.enum(['sandbox', 'production']) });
 
 export const SignedIn = z

@@ -4,6 +4,7 @@ import { deleteMerchantUser, findMerchantUser, lockMerchantOwners, updateMerchan
 import { listPage } from '../readback/list-page';
 import { pageMerchantUsers } from '../storage/pages';
 import { recordAudit } from './audit';
+import { listOpenInvitations, revokedDetail, revokeInvitation, revokeInvitationsOfInviter } from './invitations';
 import type { AccountsContext } from './context';
 import { presentUser } from './present';
 import type { MerchantSession } from './sessions';
@@ -20,6 +21,19 @@ export function listTeam(ctx: AccountsContext, merchantId: string, query: { limi
   );
 }
 
+/** The account's open invitations, newest first (owners). */
+export function listTeamInvitations(ctx: AccountsContext, merchantId: string, query: { limit: number; starting_after?: string }) {
+  return listOpenInvitations(ctx, merchantId, query, (cursor) => invitationNotFound(cursor));
+}
+
+/** Revokes an open invitation of the account (owners): its link stops working at once. */
+export function revokeTeamInvitation(ctx: AccountsContext, session: MerchantSession, id: string) {
+  return revokeInvitation(ctx, session.merchant.id, { kind: 'user', id: session.user.id }, id, () => invitationNotFound(id));
+}
+
+// Another merchant's invitation is reported exactly like a missing one.
+const invitationNotFound = (id: string) => new MerchantNotFoundError('Invitation not found.', `No open invitation ${id} in this account; GET /merchant/v1/team/invitations lists them.`);
+
 /**
  * Changes a person's role; their sessions take the new role with their next call. The owners and
  * the person are locked, and an account never loses its last owner (someone must be able to
@@ -34,7 +48,8 @@ export async function changeRole(ctx: AccountsContext, session: MerchantSession,
     if (member.role === role) return presentUser(member);
     if (member.role === 'owner') keepAnOwner(owners);
     const updated = (await updateMerchantUser(trx, merchantId, memberId, { role }))!;
-    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.role_changed', target: memberId, details: { email: member.email, from: member.role, to: role } });
+    const revokedInvitations = await revokeInvitationsOfInviter(trx, member, role);
+    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.role_changed', target: memberId, details: { email: member.email, from: member.role, to: role, ...revokedDetail(revokedInvitations) } });
     return presentUser(updated);
   });
 }
@@ -47,8 +62,9 @@ export async function removeMember(ctx: AccountsContext, session: MerchantSessio
     const member = await findMerchantUser(trx, merchantId, memberId, true);
     if (!member) throw memberNotFound(memberId);
     if (member.role === 'owner') keepAnOwner(owners);
+    const revokedInvitations = await revokeInvitationsOfInviter(trx, member, null);
     await deleteMerchantUser(trx, merchantId, memberId);
-    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.removed', target: memberId, details: { email: member.email, role: member.role } });
+    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.removed', target: memberId, details: { email: member.email, role: member.role, ...revokedDetail(revokedInvitations) } });
   });
   return { id: memberId, removed: true as const };
 }

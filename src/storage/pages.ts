@@ -5,6 +5,7 @@ import type { CheckoutRow } from './checkouts';
 import type { Db } from './db';
 import type { EventRow } from './events';
 import type { MerchantAuditRow } from './audit-log';
+import type { MerchantInvitationRow } from './invitations';
 import type { MerchantUserRow, OperatorUserRow } from './people';
 import { withDefaultSettings } from '../domain/settings';
 import type { MerchantRow } from './merchants';
@@ -89,6 +90,12 @@ export const pageMerchantAuditLog = (db: Db, merchantId: string, page: PageReque
 /** The operator's people (no merchant), oldest first (the order they joined). */
 export const pageOperatorsUnscoped = (db: Db, page: PageRequest) =>
   pageOf<OperatorUserRow>(db, 'people', { merchant_id: null }, page, { kind: 'created', oldestFirst: true });
+
+/** The open invitations of a merchant (or, with null, of the operator's people), newest first. */
+export const pageOpenInvitations = (db: Db, merchantId: string | null, page: PageRequest) =>
+  pageOf<MerchantInvitationRow>(db, 'invitations', { merchant_id: merchantId }, page, { kind: 'created' }, (query) => {
+    query.whereNull('accepted_at').whereNull('revoked_at').where('expires_at', '>', db.fn.now());
+  });
 
 /** A merchant's people, oldest first (the order they joined). */
 export const pageMerchantUsers = (db: Db, merchantId: string, page: PageRequest) =>

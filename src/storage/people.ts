@@ -62,6 +62,13 @@ export async function findAccountByIdUnscoped(db: Db, id: string): Promise<Accou
   return db('people').where({ id }).first();
 }
 
+/** People by id (an invitation's inviters), whatever their scope: the caller's rows were scoped already. Not merchant-scoped. */
+export async function findAccountsByIdsUnscoped(db: Db, ids: string[]): Promise<Map<string, AccountRow>> {
+  const wanted = [...new Set(ids)].filter((id) => id !== 'admin');
+  const rows: AccountRow[] = wanted.length ? await db('people').whereIn('id', wanted) : [];
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
 /** The operator's people, oldest first. Not merchant-scoped. */
 
 /** Removes one of the operator's people; their sessions and reset links go with them (ON DELETE CASCADE). */

@@ -264,6 +264,16 @@ describe('dashboard', () => {
     const invitation = await service.deps.db('invitations').where({ email: invitee }).first();
     expect([invitation.merchant_id, invitation.role]).toEqual([null, 'operator_viewer']);
 
+    // The invitation waits under Pending invitations until it is revoked; its link then stops working.
+    const pending = page.locator(`li[data-invitation="${invitee.toLowerCase()}"]`);
+    await pending.waitFor();
+    await screenshotsAtBothWidths(page, ARTIFACTS, 'operators-pending-invitation');
+    await pending.getByRole('button', { name: 'Revoke' }).click();
+    await confirm(page);
+    await toastShows(page, `Invitation of ${invitee.toLowerCase()} revoked.`);
+    await pending.waitFor({ state: 'detached' });
+    expect((await service.deps.db('invitations').where({ id: invitation.id }).first()).revoked_at).not.toBeNull();
+
     await card.getByRole('button', { name: 'Remove' }).click();
     await confirm(page);
     await toastShows(page, `${colleague} removed.`);

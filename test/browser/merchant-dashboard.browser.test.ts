@@ -221,6 +221,7 @@ describe('merchant dashboard', () => {
     await owner.locator('#invite select[name="role"]').selectOption('reviewer');
     await owner.getByRole('button', { name: 'Send invitation' }).click();
     await toastShows(owner, `Invitation mailed to ${reviewerEmail}`);
+    await owner.locator(`li[data-invitation="${reviewerEmail.toLowerCase()}"]`).filter({ hasText: `Invited by ${ownerEmail.toLowerCase()}` }).waitFor();
     const reviewer = await reviewerContext.newPage();
     const reviewerErrors = collectErrors(reviewer);
     const reviewerRefused = refusedRequests(reviewer);

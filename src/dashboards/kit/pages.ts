@@ -35,7 +35,9 @@ export interface DashboardPages {
  * The pages of a dashboard (the operator's, the merchant's) on `router`: GET /login; /assets/*,
  * the sign-in page's public and the rest behind a session; GET / and /<page>, the same shell
  * (app.js renders the page the path names), redirected (303) to the sign-in page without a session.
- * Then the files both dashboards share (src/dashboards/kit/static: dom.js, ui.js, records.js, dashboard.css).
+ * Then the files both dashboards share (src/dashboards/kit/static: the API client, the sign-in page's
+ * logic, the app shell, the lists, dom.js, ui.js, records.js, dashboard.css), which import the
+ * dashboard's own config.js: served from the same /assets/, the dashboard's folder first.
  */
 export function addDashboardPages(router: Router, options: DashboardPages): Router {
   const send = (res: Response, file: string) => {

@@ -8,7 +8,7 @@ import { sessionOfRequest } from '../../identity/middleware';
 /** The merchant dashboard's pages (GET /merchant/{page}); each is the same shell, and app.js renders the page the path names. */
 export const MERCHANT_PAGES = ['home', 'payments', 'customers', 'reviews', 'developers', 'team', 'audit'] as const;
 /** Served without a session: the sign-in page needs them. Every other asset needs one. */
-const PUBLIC_ASSETS = new Set(['login.js', 'dashboard.css', 'merchant.css']);
+const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css', 'merchant.css']);
 
 /**
  * GET /merchant (home), /merchant/{page}, /merchant/login and /merchant/assets/*: the merchant's

@@ -1,23 +1,11 @@
-// The dashboard's pages and session, the hosted checkout page and the operations routes in the OpenAPI document.
+// The dashboard's pages, the hosted checkout page and the operations routes in the OpenAPI document.
 import { z } from 'zod';
 import { DashboardSession, operation, TAGS } from '../../http/openapi-operation';
-import { SignInBody } from '../../identity/schemas';
-import { OperatorSessionAnswer } from '../../identity/operator-schemas';
 import { DASHBOARD_PAGES } from './routes';
 
-const Session = OperatorSessionAnswer;
-const errors = { 401: 'Not signed in (or signed out, or the person removed).' };
 const session = [{ [DashboardSession.name]: [] }];
 
 operation({ method: 'get', path: '/dashboard/login', id: 'dashboardSignInPage', tag: TAGS.dashboard, summary: 'The sign-in page', responses: { 200: ['HTML'] }, htmlResponse: true });
-operation({
-  method: 'post', path: '/dashboard/session', id: 'dashboardSignIn', tag: TAGS.dashboard, summary: "Sign in as one of the operator's people (email, password, authenticator code): sets the session cookie",
-  body: SignInBody,
-  responses: { 200: ['Signed in (Set-Cookie: dashboard_session, HttpOnly, SameSite=Strict, Secure outside development)', Session] },
-  errors: { 401: 'Wrong email, password or authenticator code, a code already used, or the code missing.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
-});
-operation({ method: 'get', path: '/dashboard/session', id: 'dashboardSession', tag: TAGS.dashboard, security: session, summary: 'The current session and its CSRF token', responses: { 200: ['The session', Session] }, errors });
-operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: session, summary: 'Sign out (needs X-Dashboard-CSRF): the session is revoked, and a copy of its cookie is refused from then on', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors });
 operation({ method: 'get', path: '/dashboard', id: 'dashboardHome', tag: TAGS.dashboard, security: session, summary: 'The dashboard (the review queue); redirects to the sign-in page without a session', responses: { 200: ['HTML'], 303: ['To /dashboard/login'] }, htmlResponse: true });
 operation({
   method: 'get', path: '/dashboard/{page}', id: 'dashboardPage', tag: TAGS.dashboard, security: session, summary: 'A dashboard page; redirects to the sign-in page without a session',

@@ -22,6 +22,7 @@ import * as m020 from './020_operator_accounts';
 import * as m022 from './022_outgoing_mails';
 import * as m023 from './023_identity_tables';
 import * as m024 from './024_authenticator_recovery';
+import * as m028 from './028_invitation_revocation';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -53,6 +54,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['022_outgoing_mails', m022],
   ['023_identity_tables', m023],
   ['024_authenticator_recovery', m024],
+  ['028_invitation_revocation', m028],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

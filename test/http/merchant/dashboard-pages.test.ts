@@ -58,17 +58,17 @@ describe('the merchant dashboard pages', () => {
     const login = await get('/login');
     expect(login.status).toBe(200);
     expectPageHeaders(login);
-    expect(await login.text()).toContain('/merchant/assets/login.js');
+    expect(await login.text()).toContain('/merchant/assets/signin.js');
     expect((await get('/nope', people.owner)).status).toBe(404);
   });
 
   it("serves the sign-in page's assets to anyone and the others only with a session", async () => {
-    for (const asset of ['login.js', 'dashboard.css', 'merchant.css']) {
+    for (const asset of ['signin.js', 'config.js', 'dashboard.css', 'merchant.css']) {
       const res = await get(`/assets/${asset}`);
       expect([asset, res.status]).toEqual([asset, 200]);
       expectPageHeaders(res);
     }
-    for (const asset of ['app.js', 'api.js', 'home.js', 'developers.js', 'dom.js', 'ui.js', 'records.js', 'app.html']) {
+    for (const asset of ['app.js', 'api.js', 'shell.js', 'list.js', 'roles.js', 'home.js', 'developers.js', 'dom.js', 'ui.js', 'records.js', 'app.html']) {
       const res = await get(`/assets/${asset}`);
       expect([asset, res.status, ((await res.json()) as { error: string }).error]).toEqual([asset, 401, 'Sign in first.']);
       expect([asset, (await get(`/assets/${asset}`, people.viewer)).status]).toEqual([asset, 200]);

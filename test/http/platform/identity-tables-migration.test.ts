@@ -28,10 +28,11 @@ beforeAll(async () => {
   db = createDb(databaseUrl, { max: 2 });
   // The schema as it was before the rename.
   for (;;) {
-    const [, pending] = (await db.migrate.list()) as [unknown[], Array<{ file: string } | string>];
-    const next = pending[0];
-    const name = typeof next === 'string' ? next : next?.file;
-    if (!name || name === IDENTITY_MIGRATION) break;
+    // The migration source lists each migration as its [name, module] pair.
+    const [, pending] = (await db.migrate.list()) as [unknown[], Array<[string, unknown]>];
+    const name = pending[0]?.[0];
+    if (!name) throw new Error(`${IDENTITY_MIGRATION} is not among the migrations`);
+    if (name === IDENTITY_MIGRATION) break;
     await db.migrate.up();
   }
 }, 120_000);
@@ -42,7 +43,7 @@ afterAll(async () => {
 });
 
 async function fillOldSchema(): Promise<void> {
-  await db('merchants').insert({ id: 'mer_rename', name: 'Rename Ltd', environment: 'sandbox', settings: JSON.stringify({}) });
+  await db('merchants').insert({ id: 'mer_rename', name: 'Rename Ltd', environment: 'sandbox', settings: JSON.stringify({}), webhook_signing_secret_sealed: 'sealed' });
   await db('merchant_users').insert([
     { id: 'usr_rename', merchant_id: 'mer_rename', email: 'owner@rename.test', role: 'owner', password_hash: 'h1' },
     { id: 'opr_rename', merchant_id: null, email: 'op@rename.test', role: 'operator_admin', password_hash: 'h2', totp_secret_sealed: 's', totp_enabled_at: new Date(), totp_last_step: '42' },
@@ -79,11 +80,11 @@ it('renames every identity table, keeping every row, constraint and reference, a
     expect(await tableExists(from)).toBe(false);
     expect((await counts([to]))[to]).toBe(before[from]);
   }
-  expect(await db('people').where({ id: 'opr_rename' }).first()).toMatchObject({ email: 'op@rename.test', role: 'operator_admin', totp_last_step: '42' });
+  expect(await db('people').where({ id: 'opr_rename' }).first()).toMatchObject({ email: 'op@rename.test', role: 'operator_admin', totp_last_step: 42 });
   expect(await db('audit_log').where({ id: 'aud_rename1' }).first()).toMatchObject({ details: { role: 'developer' }, merchant_id: 'mer_rename' });
 
   // The constraints came along under their new names: scope, unique email, the session's person.
-  await expect(db('people').insert({ id: 'opr_bad', merchant_id: null, email: 'x@rename.test', role: 'owner', password_hash: 'h' })).rejects.toMatchObject({ constraint: 'people_role_check' });
+  await expect(db('people').insert({ id: 'opr_bad', merchant_id: null, email: 'x@rename.test', role: 'owner', password_hash: 'h', totp_secret_sealed: 's' })).rejects.toMatchObject({ constraint: 'people_role_check' });
   await expect(db('people').insert({ id: 'usr_dup', merchant_id: 'mer_rename', email: 'owner@rename.test', role: 'viewer', password_hash: 'h' })).rejects.toMatchObject({ constraint: 'people_email_unique' });
   await db('people').where({ id: 'usr_rename' }).delete();
   expect((await counts(['sessions'])).sessions).toBe(0);

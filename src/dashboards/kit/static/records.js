@@ -53,3 +53,6 @@ export function timelineEntry(entry) {
 export function attemptLine(a) {
   return h('li', {}, `#${a.attempt}${a.series > 1 ? ` (series ${a.series})` : ''} ${when(a.started_at)} · `, a.http_status === null ? a.error : `HTTP ${a.http_status}`, ` · ${a.duration_ms} ms`);
 }
+
+/** A person as people read them: their name where the record has one, else the email; the id comes second. */
+export const customerName = (c) => (c ? `${c.first_name || ''} ${c.last_name || ''}`.trim() || c.email || c.id : '—');

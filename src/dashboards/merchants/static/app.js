@@ -1,5 +1,7 @@
-import { api, loadSession, may, signOut } from './api.js';
-import { run, toast } from './ui.js';
+import { api } from './api.js';
+import { start } from './shell.js';
+import { may } from './roles.js';
+import { run } from './ui.js';
 import { clear, h } from './dom.js';
 import { homePage } from './home.js';
 import { paymentsPage } from './payments.js';
@@ -14,7 +16,7 @@ const PAGES = { home: homePage, payments: paymentsPage, customers: customersPage
 /** Enrolling an authenticator: the secret to add to the app, then a code from it to confirm. */
 function enrolAuthenticator(session) {
   const box = document.getElementById('totp');
-  const start = async () => {
+  const begin = async () => {
     const enrolment = await run(() => api.post('/me/totp'));
     if (!enrolment) return;
     const code = h('input', { name: 'code', inputmode: 'numeric', pattern: '[0-9]{6}', maxlength: '6', autocomplete: 'one-time-code', required: true });
@@ -37,27 +39,17 @@ function enrolAuthenticator(session) {
   };
   const button = document.getElementById('enrol-totp');
   button.hidden = session.user.totp_enabled;
-  button.addEventListener('click', start);
+  button.addEventListener('click', begin);
 }
 
-async function start() {
-  const session = await loadSession();
-  const { user, merchant } = session;
+/** The merchant's name and environment in the header, and the authenticator enrolment. */
+function decorate(session) {
+  const { merchant } = session;
   document.getElementById('merchant-name').textContent = merchant.name;
   const env = document.getElementById('environment');
   env.textContent = merchant.environment;
   env.classList.add(merchant.environment);
-  document.getElementById('who').textContent = `${user.email} (${user.role})`;
-  document.getElementById('sign-out').addEventListener('click', () => run(signOut));
   enrolAuthenticator(session);
-  const name = location.pathname.split('/')[2] || 'home';
-  for (const link of document.querySelectorAll('#nav a')) {
-    link.hidden = !!link.dataset.needs && !may(user.role, link.dataset.needs);
-    link.toggleAttribute('aria-current', link.dataset.page === name);
-  }
-  const page = document.getElementById('page');
-  clear(page, h('p', { class: 'muted' }, 'Loading…'));
-  await (PAGES[name] || PAGES.home)(page, new URLSearchParams(location.search), session);
 }
 
-start().catch((error) => toast(error.message, 'error'));
+start(PAGES, { allowed: (item, session) => !item.needs || may(session.user.role, item.needs), decorate });

@@ -1,5 +1,5 @@
 import { h, clear, money, when } from './dom.js';
-import { pagedList } from './list.js';
+import { loadMoreList } from './list.js';
 
 /** Who made the change as people read it: the person's email, the operator's person, the operator's automation, or the invited person. */
 function actorText(entry) {
@@ -19,7 +19,7 @@ function detailsText(details) {
 
 /** The audit log (owners), newest first, paged. */
 export async function auditPage(root) {
-  const list = pagedList('/audit-log', (entry) =>
+  const list = loadMoreList('/audit-log', (entry) =>
     h('li', { class: 'card compact', 'data-audit': entry.action },
       h('div', { class: 'row spread' }, h('strong', {}, entry.action), h('time', { datetime: entry.at, class: 'muted' }, when(entry.at))),
       h('p', {}, 'By ', h('span', { class: 'actor' }, actorText(entry)), entry.target ? [' · on ', h('code', {}, entry.target)] : null),

@@ -1,7 +1,9 @@
-import { may, query, api } from './api.js';
+import { query, api } from './api.js';
+import { may } from './roles.js';
 import { confirmAction, run } from './ui.js';
 import { clear, facts, h, json, when } from './dom.js';
-import { customerName, pagedList } from './list.js';
+import { loadMoreList } from './list.js';
+import { customerName } from './records.js';
 
 function customerCard(c, role, reload) {
   const lift = async () => {
@@ -27,7 +29,7 @@ export async function customersPage(root, params, session) {
   const q = params.get('q') || '';
   const restricted = params.get('restricted') === 'true';
   const reload = () => customersPage(root, params, session);
-  const list = pagedList(`/customers${query({ q, restricted: restricted ? 'true' : '' })}`, (c) => customerCard(c, session.user.role, reload), restricted ? 'No restricted customers.' : 'No customers found.');
+  const list = loadMoreList(`/customers${query({ q, restricted: restricted ? 'true' : '' })}`, (c) => customerCard(c, session.user.role, reload), restricted ? 'No restricted customers.' : 'No customers found.');
   clear(root,
     h('h2', {}, 'Customers'),
     h('form', { class: 'search row', method: 'get', action: '/merchant/customers' },

@@ -1,8 +1,9 @@
-import { api, may } from './api.js';
+import { api } from './api.js';
+import { may } from './roles.js';
 import { confirmAction, run } from './ui.js';
 import { clear, h, when } from './dom.js';
 import { attemptLine } from './records.js';
-import { pagedList } from './list.js';
+import { loadMoreList } from './list.js';
 
 /** Credentials answered once: shown with a clear note, never fetched again. */
 const shownOnce = (title, pairs) =>
@@ -22,7 +23,7 @@ function apiKeys(canChange) {
       const created = await run(() => api.post('/developers/api_keys'), 'API key issued.');
       if (created) await render(created);
     };
-    const keys = pagedList('/developers/api_keys', (key) => h('li', { class: 'row spread', 'data-key': key.key_prefix },
+    const keys = loadMoreList('/developers/api_keys', (key) => h('li', { class: 'row spread', 'data-key': key.key_prefix },
       h('span', {}, h('code', {}, `${key.key_prefix}…`), ` issued ${when(key.created_at)}`, key.revoked_at ? ` · revoked ${when(key.revoked_at)}` : ''),
       canChange && !key.revoked_at && h('button', { class: 'danger small', onclick: revoke(key) }, 'Revoke')), 'No API keys yet.', { className: 'plain' });
     clear(box,
@@ -123,7 +124,7 @@ export async function developersPage(root, params, session) {
     return;
   }
   const parts = [apiKeys(canChange), webhook(canChange), enabledEvents(canChange)];
-  const log = pagedList('/developers/events', (e) => eventCard(e, canChange), 'No events yet.');
+  const log = loadMoreList('/developers/events', (e) => eventCard(e, canChange), 'No events yet.');
   clear(root,
     h('h2', {}, 'Developers'),
     h('div', { class: 'split' }, h('div', {}, parts), h('section', { id: 'event-log' }, h('h3', {}, 'Event log'), log)),

@@ -1,8 +1,9 @@
-import { api, may, query } from './api.js';
+import { api, query } from './api.js';
+import { may } from './roles.js';
 import { confirmAction, run } from './ui.js';
 import { clear, facts, h, json, money, when } from './dom.js';
-import { paymentMethodText, timelineEntry } from './records.js';
-import { customerName, pagedList } from './list.js';
+import { customerName, paymentMethodText, timelineEntry } from './records.js';
+import { loadMoreList } from './list.js';
 
 const checkoutLink = (id, text = id) => h('a', { href: `/merchant/payments?checkout=${encodeURIComponent(id)}` }, text);
 const checkoutAmount = (c) => c.fixed_amount_cents ?? c.line_items_total_amount_cents ?? c.balance_amount_cents;
@@ -63,12 +64,12 @@ export async function paymentsPage(root, params, session) {
   if (id) return showCheckout(root, id, session);
   const q = params.get('q') || '';
   const reload = () => paymentsPage(root, params, session);
-  const checkouts = pagedList(`/checkouts${query({ q })}`, (c) =>
+  const checkouts = loadMoreList(`/checkouts${query({ q })}`, (c) =>
     h('li', { class: 'card compact', 'data-checkout': c.id },
       h('div', { class: 'row spread' }, checkoutLink(c.id, `${c.type} of ${money(checkoutAmount(c))}`), h('span', { class: `badge ${c.state}` }, c.state)),
       h('p', { class: 'muted' }, `${c.flow} · ${customerName(c.customer)} · ${when(c.created_at)}`),
     ), 'No checkouts found.');
-  const charges = pagedList(`/charges${query({ q })}`, (c) => chargeRow(c, session.user.role, reload), 'No charges found.');
+  const charges = loadMoreList(`/charges${query({ q })}`, (c) => chargeRow(c, session.user.role, reload), 'No charges found.');
   clear(root,
     h('h2', {}, 'Payments'),
     h('form', { class: 'search row', method: 'get', action: '/merchant/payments' },

@@ -1,8 +1,9 @@
-import { api, may, query } from './api.js';
+import { api, query } from './api.js';
+import { may } from './roles.js';
 import { run } from './ui.js';
 import { clear, facts, h, money, when } from './dom.js';
-import { evidenceView, paymentMethodText } from './records.js';
-import { customerName, pagedList } from './list.js';
+import { customerName, evidenceView, paymentMethodText } from './records.js';
+import { loadMoreList } from './list.js';
 
 /**
  * The decision takes two presses: the first turns the buttons into one that names the amount and
@@ -47,7 +48,7 @@ function reviewCard(review, role, reload) {
 export async function reviewsPage(root, params, session) {
   const status = ['pending', 'approved', 'declined'].includes(params.get('status')) ? params.get('status') : 'pending';
   const reload = () => reviewsPage(root, params, session);
-  const list = pagedList(`/reviews${query({ status, order: status === 'pending' ? 'oldest' : 'newest' })}`, (r) => reviewCard(r, session.user.role, reload),
+  const list = loadMoreList(`/reviews${query({ status, order: status === 'pending' ? 'oldest' : 'newest' })}`, (r) => reviewCard(r, session.user.role, reload),
     status === 'pending' ? 'No withdrawals waiting for review.' : 'Nothing here yet.');
   clear(root,
     h('h2', {}, 'Withdrawal reviews'),

@@ -1,7 +1,8 @@
 import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
 import { clear, h, when } from './dom.js';
-import { pagedList } from './list.js';
+import { loadMoreList } from './list.js';
+import { pendingInvitations } from './invitations.js';
 
 const ROLES = ['owner', 'developer', 'reviewer', 'viewer'];
 const roleSelect = (value, label) => h('select', { name: 'role', 'aria-label': label }, ROLES.map((r) => h('option', { value: r, selected: r === value }, r)));
@@ -43,9 +44,10 @@ function inviteForm(reload) {
 export async function teamPage(root, _params, session) {
   const box = h('div', {});
   const reload = async () => {
-    const team = pagedList('/team', (p) => personRow(p, session, reload), 'No one in the team yet.');
-    clear(box, team);
-    await team.ready;
+    const team = loadMoreList('/team', (p) => personRow(p, session, reload), 'No one in the team yet.');
+    const invitations = pendingInvitations('/team/invitations');
+    clear(box, team, invitations);
+    await Promise.all([team.ready, invitations.ready]);
   };
   clear(root, h('h2', {}, 'Team'), inviteForm(reload), box);
   await reload();

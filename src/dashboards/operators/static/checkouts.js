@@ -1,7 +1,7 @@
-import { admin } from './api.js';
-import { confirmAction, run } from './app.js';
+import { api } from './api.js';
+import { confirmAction, run } from './ui.js';
 import { clear, facts, h, json, money, when } from './dom.js';
-import { pagedList } from './pager.js';
+import { pagedList } from './list.js';
 import { timelineEntry } from './records.js';
 
 const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, id);
@@ -9,7 +9,7 @@ const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURI
 function chargeRow(charge, onRefunded) {
   const refund = async () => {
     if (!(await confirmAction(`Refund ${money(charge.amount_cents)} of charge ${charge.id} in full?`, 'Refund'))) return;
-    if (await run(() => admin.post(`/charges/${encodeURIComponent(charge.id)}/refund`), 'Charge refunded.')) await onRefunded();
+    if (await run(() => api.post(`/charges/${encodeURIComponent(charge.id)}/refund`), 'Charge refunded.')) await onRefunded();
   };
   const refundable = charge.status === 'succeeded' && charge.transaction_type === 'credit';
   return h('li', { class: 'card compact', 'data-charge': charge.id },
@@ -27,7 +27,7 @@ function chargeRow(charge, onRefunded) {
 }
 
 async function showCheckout(root, id) {
-  const [checkout, timeline] = await Promise.all([run(() => admin.get(`/checkouts/${encodeURIComponent(id)}`)), run(() => admin.get(`/checkouts/${encodeURIComponent(id)}/timeline`))]);
+  const [checkout, timeline] = await Promise.all([run(() => api.get(`/checkouts/${encodeURIComponent(id)}`)), run(() => api.get(`/checkouts/${encodeURIComponent(id)}/timeline`))]);
   if (!checkout || !timeline) return;
   clear(root,
     h('p', {}, h('a', { href: '/dashboard/checkouts' }, '← Search')),

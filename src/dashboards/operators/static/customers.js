@@ -1,12 +1,12 @@
-import { admin } from './api.js';
-import { confirmAction, run } from './app.js';
+import { api } from './api.js';
+import { confirmAction, run } from './ui.js';
 import { clear, facts, h, json, when } from './dom.js';
-import { pagedList } from './pager.js';
+import { pagedList } from './list.js';
 
 function customerCard(c, reload) {
   const lift = async () => {
     if (!(await confirmAction(`Lift the restriction (${c.restriction_reason}) on ${c.first_name || ''} ${c.last_name || ''}?`, 'Unrestrict'))) return;
-    if (await run(() => admin.post(`/customers/${encodeURIComponent(c.id)}/unrestrict`), 'Restriction lifted.')) await reload();
+    if (await run(() => api.post(`/customers/${encodeURIComponent(c.id)}/unrestrict`), 'Restriction lifted.')) await reload();
   };
   return h('li', { class: 'card compact', 'data-customer': c.id },
     h('div', { class: 'row spread' }, h('strong', {}, `${c.first_name || ''} ${c.last_name || ''}`.trim() || c.email || c.id), h('span', { class: 'badge restricted' }, c.restriction_reason)),

@@ -1,13 +1,13 @@
-import { admin } from './api.js';
-import { confirmAction, run } from './app.js';
+import { api } from './api.js';
+import { confirmAction, run } from './ui.js';
 import { clear, h, when } from './dom.js';
-import { pagedList } from './pager.js';
+import { pagedList } from './list.js';
 import { attemptLine } from './records.js';
 
 function eventCard(event, reload) {
   const resend = async () => {
     if (!(await confirmAction(`Send ${event.type} (${event.id}) to the merchant again, as a new delivery series of up to 5 attempts? Its delivery status stays as it is unless the new series is accepted.`, 'Resend'))) return;
-    if (await run(() => admin.post(`/events/${encodeURIComponent(event.id)}/resend`), 'Event queued for redelivery.')) setTimeout(reload, 1500);
+    if (await run(() => api.post(`/events/${encodeURIComponent(event.id)}/resend`), 'Event queued for redelivery.')) setTimeout(reload, 1500);
   };
   return h('li', { class: 'card compact', 'data-event': event.id },
     h('div', { class: 'row spread' }, h('strong', {}, event.type), h('span', { class: `badge ${event.delivery_status}` }, event.delivery_status.replace(/_/g, ' '))),
@@ -49,7 +49,7 @@ function replayForm(types) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const candidate = read();
-    const dry = await run(() => admin.post('/events/replay', { ...candidate, dry_run: true }));
+    const dry = await run(() => api.post('/events/replay', { ...candidate, dry_run: true }));
     if (!dry) return;
     filter = candidate;
     status.textContent = `${dry.count} event${dry.count === 1 ? '' : 's'} match this filter.`;
@@ -58,7 +58,7 @@ function replayForm(types) {
   });
   go.addEventListener('click', async () => {
     if (!filter || !(await confirmAction(`${go.textContent} to the merchants now?`, 'Replay'))) return;
-    const done = await run(() => admin.post('/events/replay', { ...filter, dry_run: false }), (r) => `${r.count} event${r.count === 1 ? '' : 's'} queued for redelivery.`);
+    const done = await run(() => api.post('/events/replay', { ...filter, dry_run: false }), (r) => `${r.count} event${r.count === 1 ? '' : 's'} queued for redelivery.`);
     if (done) {
       status.textContent = `${done.count} queued for redelivery.`;
       go.disabled = true;
@@ -68,7 +68,7 @@ function replayForm(types) {
 }
 
 export async function eventsPage(root, params) {
-  const catalog = await run(() => admin.get('/settings_catalog'));
+  const catalog = await run(() => api.get('/settings_catalog'));
   if (!catalog) return;
   const types = [...catalog.always_on_events, ...catalog.optional_event_groups.flatMap((g) => g.types)];
   const merchant = params.get('merchant_id') || '';

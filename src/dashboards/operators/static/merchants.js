@@ -1,7 +1,7 @@
-import { admin } from './api.js';
-import { confirmAction, run, toast } from './app.js';
+import { api } from './api.js';
+import { confirmAction, run, toast } from './ui.js';
 import { clear, facts, h, when } from './dom.js';
-import { pagedList } from './pager.js';
+import { pagedList } from './list.js';
 
 const checkbox = (name, value, checked, label = value, describedBy = null) =>
   h('label', { class: 'check' }, h('input', { type: 'checkbox', name, value, checked, 'aria-describedby': describedBy }), label);
@@ -62,7 +62,7 @@ function settingsForm(merchant, catalog, onSaved) {
       review: { enabled: data.get('review_enabled') === 'on', min_amount_cents: Number(data.get('review_min')) },
       checkout_expiry_seconds: Number(data.get('checkout_expiry_seconds')),
     };
-    const saved = await run(() => admin.patch(`/merchants/${encodeURIComponent(merchant.id)}/settings`, patch), 'Settings saved.');
+    const saved = await run(() => api.patch(`/merchants/${encodeURIComponent(merchant.id)}/settings`, patch), 'Settings saved.');
     if (saved) onSaved();
   });
   return form;
@@ -72,12 +72,12 @@ async function keysCard(merchantId) {
   const card = h('section', { class: 'card' });
   const render = async (issued) => {
     const issue = async () => {
-      const created = await run(() => admin.post(`/merchants/${encodeURIComponent(merchantId)}/api_keys`), 'New API key issued.');
+      const created = await run(() => api.post(`/merchants/${encodeURIComponent(merchantId)}/api_keys`), 'New API key issued.');
       if (created) await render(created);
     };
     const revoke = (prefix) => async () => {
       if (!(await confirmAction(`Revoke the API key ${prefix}…? Calls made with it will fail at once.`, 'Revoke'))) return;
-      if (await run(() => admin.del(`/merchants/${encodeURIComponent(merchantId)}/api_keys/${encodeURIComponent(prefix)}`), 'API key revoked.')) await render();
+      if (await run(() => api.del(`/merchants/${encodeURIComponent(merchantId)}/api_keys/${encodeURIComponent(prefix)}`), 'API key revoked.')) await render();
     };
     // Newest first, a page at a time: revoked keys stay listed, so the list only grows.
     const keys = pagedList(`/merchants/${encodeURIComponent(merchantId)}/api_keys?limit=25`, (results) => h('ul', { class: 'plain' }, results.map((k) =>
@@ -110,7 +110,7 @@ function inviteForm(merchantId) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    const invited = await run(() => admin.post(`/merchants/${encodeURIComponent(merchantId)}/invitations`, { email: data.get('email'), role: data.get('role') }), 'Invitation sent.');
+    const invited = await run(() => api.post(`/merchants/${encodeURIComponent(merchantId)}/invitations`, { email: data.get('email'), role: data.get('role') }), 'Invitation sent.');
     if (invited) {
       result.textContent = `Invited ${invited.email} as ${invited.role}; the link (mailed, valid until ${when(invited.expires_at)}): ${invited.accept_url}`;
       form.reset();
@@ -129,14 +129,14 @@ function createForm(onCreated) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    const created = await run(() => admin.post('/merchants', { name: data.get('name'), environment: data.get('environment') }), 'Merchant created.');
+    const created = await run(() => api.post('/merchants', { name: data.get('name'), environment: data.get('environment') }), 'Merchant created.');
     if (created) onCreated(created);
   });
   return form;
 }
 
 export async function merchantsPage(root, params) {
-  const catalog = await run(() => admin.get('/settings_catalog'));
+  const catalog = await run(() => api.get('/settings_catalog'));
   if (!catalog) return;
   const selectedId = params.get('id');
   const list = pagedList('/merchants?limit=50', (rows) =>
@@ -145,7 +145,7 @@ export async function merchantsPage(root, params) {
     h('p', { class: 'muted' }, 'No merchants yet.'));
   const detail = h('div', { class: 'detail' });
   const show = async (id, credentials) => {
-    const merchant = await run(() => admin.get(`/merchants/${encodeURIComponent(id)}`));
+    const merchant = await run(() => api.get(`/merchants/${encodeURIComponent(id)}`));
     if (!merchant) return;
     clear(detail,
       h('h2', {}, merchant.name),

@@ -1,7 +1,8 @@
-import { admin } from './api.js';
-import { confirmAction, run } from './app.js';
+import { api } from './api.js';
+import { confirmAction, run } from './ui.js';
 import { clear, facts, h, when } from './dom.js';
-import { pagedList } from './pager.js';
+import { pagedList } from './list.js';
+import { pendingInvitations } from './invitations.js';
 
 // The operator's people (operator_admin only: the admin API answers 403 to the other roles, shown as the page's error).
 const ROLES = ['operator_admin', 'operator_reviewer', 'operator_viewer'];
@@ -9,11 +10,11 @@ const ROLES = ['operator_admin', 'operator_reviewer', 'operator_viewer'];
 function operatorCard(o, reload) {
   const role = h('select', { name: 'role', 'aria-label': `Role of ${o.email}` }, ROLES.map((r) => h('option', { value: r, selected: r === o.role }, r)));
   role.addEventListener('change', async () => {
-    if (!(await run(() => admin.patch(`/operators/${encodeURIComponent(o.id)}`, { role: role.value }), `${o.email} is now ${role.value}.`))) role.value = o.role;
+    if (!(await run(() => api.patch(`/operators/${encodeURIComponent(o.id)}`, { role: role.value }), `${o.email} is now ${role.value}.`))) role.value = o.role;
   });
   const remove = async () => {
     if (!(await confirmAction(`Remove ${o.email}? Their sessions end at once.`, 'Remove'))) return;
-    if (await run(() => admin.del(`/operators/${encodeURIComponent(o.id)}`), `${o.email} removed.`)) await reload();
+    if (await run(() => api.del(`/operators/${encodeURIComponent(o.id)}`), `${o.email} removed.`)) await reload();
   };
   return h('li', { class: 'card compact', 'data-operator': o.id },
     h('div', { class: 'row spread' }, h('strong', {}, o.email), role),
@@ -34,7 +35,7 @@ function inviteForm(onInvited) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    const invited = await run(() => admin.post('/operators/invitations', { email: data.get('email'), role: data.get('role') }), 'Invitation sent.');
+    const invited = await run(() => api.post('/operators/invitations', { email: data.get('email'), role: data.get('role') }), 'Invitation sent.');
     if (!invited) return;
     result.textContent = `Invited ${invited.email} as ${invited.role}; the link (mailed, valid until ${when(invited.expires_at)}): ${invited.accept_url}`;
     form.reset();
@@ -45,6 +46,15 @@ function inviteForm(onInvited) {
 
 export async function operatorsPage(root) {
   const list = pagedList('/operators?limit=50', (rows, reload) => h('ul', { class: 'plain list' }, rows.map((o) => operatorCard(o, reload))), h('p', { class: 'muted' }, 'No operators yet.'));
-  clear(root, h('h2', {}, 'Operators'), h('p', { class: 'muted' }, 'Who signs in to this dashboard, and what each may do. An invited person chooses a password and enrols an authenticator app.'), inviteForm(list.reload), list.el);
-  await list.reload();
+  const invitations = h('div', {});
+  const showInvitations = async () => {
+    const section = pendingInvitations('/operators/invitations');
+    clear(invitations, section);
+    await section.ready;
+  };
+  const onInvited = async () => {
+    await Promise.all([list.reload(), showInvitations()]);
+  };
+  clear(root, h('h2', {}, 'Operators'), h('p', { class: 'muted' }, 'Who signs in to this dashboard, and what each may do. An invited person chooses a password and enrols an authenticator app.'), inviteForm(onInvited), list.el, invitations);
+  await onInvited();
 }

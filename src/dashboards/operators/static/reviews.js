@@ -1,7 +1,7 @@
-import { admin } from './api.js';
-import { confirmAction, run } from './app.js';
+import { api } from './api.js';
+import { confirmAction, run } from './ui.js';
 import { clear, facts, h, money, when } from './dom.js';
-import { pagedList } from './pager.js';
+import { pagedList } from './list.js';
 import { evidenceView, paymentMethodText } from './records.js';
 
 function reviewCard(review, reload) {
@@ -10,7 +10,7 @@ function reviewCard(review, reload) {
     const verb = decision === 'approve' ? 'Approve' : 'Decline';
     const ok = await confirmAction(`${verb} the withdrawal of ${money(review.amount_cents)} for ${c ? `${c.first_name || ''} ${c.last_name || ''}`.trim() || c.email : review.customer_id}?`, verb);
     if (!ok) return;
-    await run(() => admin.post(`/reviews/${encodeURIComponent(review.id)}/${decision}`), `Review ${decision === 'approve' ? 'approved' : 'declined'}.`);
+    await run(() => api.post(`/reviews/${encodeURIComponent(review.id)}/${decision}`), `Review ${decision === 'approve' ? 'approved' : 'declined'}.`);
     await reload();
   };
   return h('article', { class: 'card', 'data-review': review.id },

@@ -1,4 +1,8 @@
-// Sign in with email, password and, when the account has one, the authenticator code; or ask for a reset link.
+// The sign-in page both dashboards share (config.js names the endpoints): email, password and the
+// authenticator code (asked for when the account needs one); and, where the page has one, the
+// "Forgot your password?" form.
+import { config } from './config.js';
+
 const form = document.getElementById('sign-in');
 const error = document.getElementById('error');
 const codeField = document.getElementById('code-field');
@@ -18,22 +22,23 @@ form.addEventListener('submit', async (event) => {
   const data = new FormData(form);
   const body = { email: data.get('email'), password: data.get('password') };
   if (!codeField.hidden && data.get('totp_code')) body.totp_code = data.get('totp_code');
-  const { res, body: answer } = await post('/merchant/v1/session', body);
+  const { res, body: answer } = await post(config.signIn, body);
   if (res.ok) {
-    location.assign('/merchant');
+    location.assign(config.afterSignIn);
     return;
   }
   // The API says when the account needs a code: then the field appears and the person signs in again.
-  if (res.status === 401 && answer.error === 'Authenticator code required.') {
+  if (res.status === 401 && answer.error === 'Authenticator code required.' && codeField.hidden) {
     codeField.hidden = false;
     codeField.querySelector('input').focus();
   }
+  // A refusal's hint says what to do next (how long a throttled address waits: 429 with Retry-After).
   say(error, [answer.error, answer.hint].filter(Boolean).join(' ') || 'Sign-in failed.');
 });
 
 const forgot = document.getElementById('forgot');
-forgot.addEventListener('submit', async (event) => {
+forgot?.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const { res, body } = await post('/merchant/v1/password-resets', { email: new FormData(forgot).get('email') });
+  const { res, body } = await post(config.passwordResets, { email: new FormData(forgot).get('email') });
   say(document.getElementById('forgot-result'), res.ok ? 'If that email has an account, a reset link is on its way. It works once, for an hour.' : [body.error, body.hint].filter(Boolean).join(' '));
 });
