@@ -80,6 +80,9 @@ const EnvSchema = z.object({
   MERCHANT_SIGN_IN_FAILURE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
   ACCOUNT_ROUTE_MAX_REQUESTS_PER_ADDRESS: envNumber(z.coerce.number().int().min(1).max(1_000_000)).default(100),
   ACCOUNT_ROUTE_WINDOW_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(900),
+  /** A dashboard session unused this long ends, before its absolute expiry (operators reach every merchant, so theirs is shorter). */
+  MERCHANT_SESSION_IDLE_MINUTES: envNumber(z.coerce.number().int().min(1).max(1440)).default(120),
+  OPERATOR_SESSION_IDLE_MINUTES: envNumber(z.coerce.number().int().min(1).max(1440)).default(30),
   API_BASE_URL: httpUrl().optional(),
   WALLET_BASE_URL: httpUrl().optional(),
   ALLOW_PRIVATE_WEBHOOK_URLS: boolFromEnv.default(false),
@@ -182,6 +185,8 @@ export interface Config {
   merchantSignInThrottle: MerchantSignInThrottleSettings;
   /** Requests one client address may make to the account routes without a session (ACCOUNT_ROUTE_MAX_REQUESTS_PER_ADDRESS, ACCOUNT_ROUTE_WINDOW_SECONDS). */
   accountRouteLimit: AccountRouteLimitSettings;
+  /** How long an unused dashboard session lives (MERCHANT_SESSION_IDLE_MINUTES, OPERATOR_SESSION_IDLE_MINUTES), in seconds. */
+  sessionIdleSeconds: { merchant: number; operator: number };
   apiBaseUrl: string;
   walletBaseUrl: string;
   allowPrivateWebhookUrls: boolean;
@@ -286,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       windowSeconds: e.MERCHANT_SIGN_IN_FAILURE_WINDOW_SECONDS,
     },
     accountRouteLimit: { maxRequestsPerAddress: e.ACCOUNT_ROUTE_MAX_REQUESTS_PER_ADDRESS, windowSeconds: e.ACCOUNT_ROUTE_WINDOW_SECONDS },
+    sessionIdleSeconds: { merchant: e.MERCHANT_SESSION_IDLE_MINUTES * 60, operator: e.OPERATOR_SESSION_IDLE_MINUTES * 60 },
     apiBaseUrl: stripSlash(e.API_BASE_URL ?? local),
     walletBaseUrl: stripSlash(e.WALLET_BASE_URL ?? local),
     allowPrivateWebhookUrls: e.ALLOW_PRIVATE_WEBHOOK_URLS,

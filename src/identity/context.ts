@@ -10,7 +10,7 @@ export interface AccountsContext {
   sealer: Sealer;
   mailer: Mailer;
   logger: Logger;
-  config: Pick<Config, 'apiBaseUrl' | 'merchantSignInThrottle'>;
+  config: Pick<Config, 'apiBaseUrl' | 'merchantSignInThrottle' | 'sessionIdleSeconds'>;
 }
 
 /**

@@ -19,7 +19,9 @@ import type { Mail } from './mailer';
 import { actorName, type AccountsContext, type Actor } from './context';
 import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentOpenInvitation, presentUser } from './present';
 import type { AcceptInvitationBody } from './schemas';
-import { hashPassword, newOneTimeToken, newTotpSecret, totpCodeStep, totpUri } from './secrets';
+import { hashChosenPassword } from './passwords';
+import { issueRecoveryCodes } from './recovery-codes';
+import { newOneTimeToken, newTotpSecret, totpCodeStep, totpUri } from './secrets';
 import { TOTP_ISSUER, totpRefusal } from './totp';
 
 /** Whom an invitation is for: a merchant's person (its merchant and a merchant role) or the operator's (no merchant, an operator role). */
@@ -117,10 +119,13 @@ export async function startInvitationTotp(ctx: AccountsContext, token: string) {
 /**
  * Accepts an invitation: the person's account, the invitation's use and the audit row in one
  * transaction, the invitation locked so a link sent twice at once makes one account. A code sent
- * with it confirms the authenticator enrolled on the page.
+ * with it confirms the authenticator enrolled on the page, and answers the person's recovery codes.
  */
 export async function acceptInvitation(ctx: AccountsContext, body: AcceptInvitationBody) {
-  const passwordHash = await hashPassword(body.password);
+  // The token first: an unknown one costs no password hash.
+  const open = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(body.token));
+  if (!open) throw INVALID_INVITATION;
+  const passwordHash = await hashChosenPassword(body.password, open.email);
   return ctx.db.transaction(async (trx) => {
     const invitation = await findOpenInvitationByTokenHashUnscoped(trx, hashSecret(body.token), true);
     if (!invitation || !(await inviterMayStillInvite(trx, invitation))) throw INVALID_INVITATION;
@@ -136,7 +141,7 @@ export async function acceptInvitation(ctx: AccountsContext, body: AcceptInvitat
     });
     await markInvitationAccepted(trx, invitation.id);
     await recordAudit(trx, { merchantId: invitation.merchant_id, actor: actorOfAccount(user), action: 'invitation.accepted', target: invitation.id, details: { role: user.role, totp_enabled: totp !== null } });
-    return { user: presentUser(user) };
+    return totp ? { user: presentUser(user), recovery_codes: await issueRecoveryCodes(trx, user.id) } : { user: presentUser(user) };
   });
 }
 

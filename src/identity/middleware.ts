@@ -5,7 +5,7 @@ import { MerchantForbiddenError, MerchantSessionError } from '../http/errors';
 import { throttledAddress } from '../http/admin-token-throttle';
 import type { AccountRouteLimit } from './account-route-limit';
 import type { AccountsContext } from './context';
-import { readSession, SESSION_SECONDS, type MerchantSession } from './sessions';
+import { mustEnrolAuthenticator, readSession, SESSION_SECONDS, type MerchantSession } from './sessions';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -55,10 +55,18 @@ export async function sessionOfRequest(ctx: AccountsContext, req: Request): Prom
   return token && token.length <= 200 ? readSession(ctx, token) : null;
 }
 
-/** The role guard: a call beyond the person's role is 403 with a hint naming the roles that may. */
+/**
+ * The role guard: a call beyond the person's role is 403 with a hint naming the roles that may.
+ * An owner of a production account without an authenticator (promoted since their sign-in) may
+ * only enrol one (the /me routes need no permission).
+ */
 export function allow(permission: MerchantPermission): RequestHandler {
   return (req, _res, next) => {
-    const { role } = merchantSessionOf(req).user;
+    const { user, merchant } = merchantSessionOf(req);
+    if (mustEnrolAuthenticator(user, merchant)) {
+      return next(new MerchantForbiddenError('Enrol an authenticator first.', 'Owners of production accounts act with an authenticator app: enrol one with POST /merchant/v1/me/totp and confirm it with POST /merchant/v1/me/totp/confirm.'));
+    }
+    const { role } = user;
     if (roleMay(role, permission)) return next();
     next(new MerchantForbiddenError(`Your role (${role}) does not allow ${PERMISSION_NAMES[permission]}.`, `Only ${rolesWith(permission).join(', ')} may; ask an owner of the account to change your role.`));
   };

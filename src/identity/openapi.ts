@@ -4,7 +4,7 @@ import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, page, pa
 import { registry } from '../http/openapi-registry';
 import { PageQuery } from '../readback/schemas';
 import {
-  AcceptInvitationBody, AuditEntry, Invitation, InvitationBody, MerchantUser, OpenInvitation, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignedIn, SignInBody, TokenBody, TotpConfirmBody, TotpEnrolment,
+  AcceptInvitationBody, AuditEntry, AuthenticatorProofBody, AuthenticatorRecovery, EnrolledUser, Invitation, InvitationBody, MerchantUser, OpenInvitation, PasswordResetBody, PasswordResetRequestBody, RecoveryCodes, RoleChangeBody, SignedIn, SignInBody, TokenBody, TotpConfirmBody, TotpEnrolment,
 } from './schemas';
 
 export const MerchantSessionAuth = registry.registerComponent('securitySchemes', 'merchantSession', {
@@ -17,7 +17,7 @@ export const MerchantSessionAuth = registry.registerComponent('securitySchemes',
 const tag = TAGS.merchantDashboard;
 const session = [{ [MerchantSessionAuth.name]: [] }];
 const signedIn = { 401: 'No session, a revoked one (signed out, person removed, password reset), or a change without X-CSRF-Token.' };
-const owners = { ...signedIn, 403: 'Beyond the role: only owners manage the team and read the audit log.' };
+const owners = { ...signedIn, 403: 'Beyond the role (only owners manage the team and read the audit log), or an owner of a production account who has not enrolled an authenticator yet.' };
 const link = { 422: 'Invalid input, or a link that is used, expired or unknown.' };
 const memberParams = pathId('usr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw');
 
@@ -40,20 +40,32 @@ operation({
 operation({
   method: 'post', path: '/merchant/v1/session', id: 'merchantSignIn', tag, summary: 'Sign in: sets the session cookie', body: SignInBody,
   responses: { 200: ['Signed in (Set-Cookie: merchant_session)', SignedIn] },
-  errors: { 401: 'Wrong email, password or authenticator code (or the code is missing).', 403: 'An owner of a production account without an authenticator app.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
+  errors: { 401: 'Wrong email, password, authenticator code or recovery code (or neither code came).', 403: 'An owner of a production account without an authenticator app.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
 });
 operation({ method: 'delete', path: '/merchant/v1/session', id: 'merchantSignOut', tag, security: session, summary: 'Sign out: the session is revoked on the server', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: signedIn });
-operation({ method: 'post', path: '/merchant/v1/invitations/accept', id: 'merchantAcceptInvitation', tag, summary: "Accept an invitation: the person's account", body: AcceptInvitationBody, responses: { 201: ['The account', z.object({ user: MerchantUser })] }, errors: link });
+operation({ method: 'post', path: '/merchant/v1/invitations/accept', id: 'merchantAcceptInvitation', tag, summary: "Accept an invitation: the person's account", body: AcceptInvitationBody, responses: { 201: ['The account; with an authenticator enrolled, its recovery codes, shown this once', z.object({ user: MerchantUser, recovery_codes: RecoveryCodes.shape.recovery_codes.optional() })] }, errors: { 422: 'Invalid input, a password too easy to guess, or a link that is used, expired or unknown.' } });
 operation({ method: 'post', path: '/merchant/v1/invitations/totp', id: 'merchantInvitationTotp', tag, summary: 'Start enrolling an authenticator app on the invitation page (confirmed by totp_code on acceptance)', body: TokenBody, responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: link });
 operation({ method: 'post', path: '/merchant/v1/password-resets', id: 'merchantRequestPasswordReset', tag, summary: 'Mail a one-time password reset link (answered the same whether the email has an account or not)', body: PasswordResetRequestBody, responses: { 202: ['Requested', z.object({ requested: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { 422: 'Invalid input.' } });
-operation({ method: 'post', path: '/merchant/v1/password-resets/totp', id: 'merchantPasswordResetTotp', tag, summary: 'Start enrolling an authenticator app on the reset page (confirmed by totp_code with the new password)', body: TokenBody, responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: link });
 operation({
-  method: 'post', path: '/merchant/v1/password-resets/complete', id: 'merchantResetPassword', tag, summary: "Set a new password from the reset link: every session of the person is revoked", body: PasswordResetBody,
-  responses: { 200: ['Changed', z.object({ password_reset: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: link,
+  method: 'post', path: '/merchant/v1/password-resets/totp', id: 'merchantPasswordResetTotp', tag, summary: 'Start enrolling an authenticator app on the reset page (confirmed by totp_code with the new password)',
+  description: 'Open to an authenticator recovery link, and to a plain reset link of a person without an authenticator; a plain reset link never replaces an enrolled one (422).', body: TokenBody, responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: link,
+});
+operation({
+  method: 'post', path: '/merchant/v1/password-resets/complete', id: 'merchantResetPassword', tag, summary: "Set a new password from the reset link: every session and every other reset link of the person end", body: PasswordResetBody,
+  description: 'A person with an authenticator sends a current code of it (totp_code) or one of their recovery codes (recovery_code); guesses count as failed sign-ins of the account. An authenticator recovery link enrols the new authenticator instead (totp_code of the one started with POST /merchant/v1/password-resets/totp).',
+  responses: { 200: ['Changed; with an authenticator enrolled on the page, its recovery codes, shown this once', z.object({ password_reset: z.literal(true).openapi({ description: 'Always true.' }), recovery_codes: RecoveryCodes.shape.recovery_codes.optional() })] },
+  errors: { 422: 'Invalid input, a password too easy to guess, a missing or wrong code, or a link that is used, expired or unknown.', 429: 'Too many wrong codes for the account or from the address (Retry-After seconds).' },
 });
 operation({ method: 'get', path: '/merchant/v1/me', id: 'merchantMe', tag, security: session, summary: 'The signed-in person, their merchant and the CSRF token', responses: { 200: ['The session', SignedIn] }, errors: signedIn });
-operation({ method: 'post', path: '/merchant/v1/me/totp', id: 'merchantStartTotp', tag, security: session, summary: 'Start enrolling an authenticator app', responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: signedIn });
-operation({ method: 'post', path: '/merchant/v1/me/totp/confirm', id: 'merchantConfirmTotp', tag, security: session, summary: 'Confirm the enrolment with a code: from then on sign-in needs a code', body: TotpConfirmBody, responses: { 200: ['The person', MerchantUser] }, errors: { ...signedIn, 422: 'No enrolment started, or a wrong code.' } });
+operation({
+  method: 'post', path: '/merchant/v1/me/totp', id: 'merchantStartTotp', tag, security: session, summary: 'Start enrolling an authenticator app; replacing an enrolled one takes a current code of it or a recovery code', body: AuthenticatorProofBody,
+  responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: { ...signedIn, 422: 'An authenticator is enrolled and no code, or a wrong one, came.', 429: 'Too many wrong codes for the account or from the address (Retry-After seconds).' },
+});
+operation({ method: 'post', path: '/merchant/v1/me/totp/confirm', id: 'merchantConfirmTotp', tag, security: session, summary: 'Confirm the enrolment with a code: from then on sign-in needs a code; answers new recovery codes, shown this once', body: TotpConfirmBody, responses: { 200: ['The person and their recovery codes', EnrolledUser] }, errors: { ...signedIn, 422: 'No enrolment started, or a wrong code.' } });
+operation({
+  method: 'post', path: '/merchant/v1/me/recovery-codes', id: 'merchantRegenerateRecoveryCodes', tag, security: session, summary: 'A new set of recovery codes against a current authenticator code: the earlier set stops working', body: AuthenticatorProofBody,
+  responses: { 201: ['The new codes, shown this once', RecoveryCodes] }, errors: { ...signedIn, 422: 'No authenticator enrolled, or a missing or wrong code.', 429: 'Too many wrong codes for the account or from the address (Retry-After seconds).' },
+});
 operation({ method: 'get', path: '/merchant/v1/team', id: 'merchantListTeam', tag, security: session, summary: "The account's people, in the order they joined (owners)", query: PageQuery, responses: { 200: ['A page of the team', page(MerchantUser)] }, errors: { ...owners, 404: 'starting_after is not a person of this team.' } });
 operation({ method: 'post', path: '/merchant/v1/team/invitations', id: 'merchantInvite', tag, security: session, summary: 'Invite a person (owners): the link is mailed', body: InvitationBody, responses: { 201: ['The invitation', Invitation] }, errors: { ...owners, 422: 'Invalid input, or the email already has an account.' } });
 operation({ method: 'get', path: '/merchant/v1/team/invitations', id: 'merchantListInvitations', tag, security: session, summary: "The account's open invitations, newest first, each naming who sent it (owners)", query: PageQuery, responses: { 200: ['A page of open invitations', page(OpenInvitation)] }, errors: { ...owners, 404: 'starting_after is not an open invitation of this account.' } });
@@ -66,6 +78,11 @@ operation({
   responses: { 200: ['The person', MerchantUser] }, errors: { ...owners, 404: "No such person in this account's team.", 422: 'Invalid input, or the last owner.' },
 });
 operation({
+  method: 'post', path: '/merchant/v1/team/{id}/authenticator-recovery', id: 'merchantRecoverAuthenticator', tag, security: session, params: memberParams,
+  summary: "Start the recovery of a person's lost authenticator (owners): their sessions end, and a one-time link to enrol a new one is mailed to them; audited",
+  responses: { 201: ['Started', AuthenticatorRecovery] }, errors: { ...owners, 404: "No such person in this account's team.", 422: 'Your own authenticator, or a person without one.' },
+});
+operation({
   method: 'delete', path: '/merchant/v1/team/{id}', id: 'merchantRemoveMember', tag, security: session, summary: 'Remove a person (owners): their sessions end at once', params: memberParams,
   responses: { 200: ['Removed', z.object({ id: z.string(), removed: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { ...owners, 404: "No such person in this account's team.", 422: 'The last owner.' },
 });
@@ -73,5 +90,5 @@ operation({ method: 'get', path: '/merchant/v1/audit-log', id: 'merchantAuditLog
 const linkPage = (path: string, id: string, summary: string) =>
   operation({ method: 'get', path, id, tag, summary, query: z.object({ token: z.string().openapi({ description: 'The one-time token the mail carries.' }) }), responses: { 200: ['HTML'] }, htmlResponse: true });
 linkPage('/merchant/accept-invitation', 'merchantAcceptInvitationPage', "The invitation link's page: choose a password, optionally enrol an authenticator app");
-linkPage('/merchant/reset-password', 'merchantResetPasswordPage', "The reset link's page: choose a new password, optionally enrol an authenticator app");
+linkPage('/merchant/reset-password', 'merchantResetPasswordPage', "The reset link's page: choose a new password; with an authenticator, its code or a recovery code; from an authenticator recovery link, enrol a new one");
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
 import { AuditLogQuery, Operator, OperatorAuditEntry, OperatorInvitation, OperatorInvitationBody, OperatorOpenInvitation, OperatorRoleBody, OperatorSessionAnswer } from './operator-schemas';
-import { SignInBody } from './schemas';
+import { AuthenticatorRecovery, SignInBody } from './schemas';
 
 const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
@@ -29,6 +29,11 @@ operation({
 operation({
   method: 'patch', path: '/admin/v1/operators/{id}', id: 'adminChangeOperatorRole', tag: TAGS.admin, security, summary: "Change the role of one of the operator's people: their sessions take it with their next call",
   params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), body: OperatorRoleBody, responses: { 200: ['The person', Operator] }, errors: { ...errors, 404: 'No such operator.', 422: 'Invalid input.' },
+});
+operation({
+  method: 'post', path: '/admin/v1/operators/{id}/authenticator-recovery', id: 'adminRecoverOperatorAuthenticator', tag: TAGS.admin, security,
+  summary: "Start the recovery of a lost authenticator of one of the operator's people: their sessions end, and a one-time link to enrol a new one is mailed to them; audited",
+  params: pathId('opr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 201: ['Started', AuthenticatorRecovery] }, errors: { ...errors, 404: 'No such operator.', 422: 'Your own authenticator.' },
 });
 operation({
   method: 'delete', path: '/admin/v1/operators/{id}', id: 'adminRemoveOperator', tag: TAGS.admin, security, summary: 'Remove one of the operator\'s people: every session of theirs ends at once',

@@ -5,6 +5,7 @@ import { adminActorOf } from './admin-guard';
 import { MerchantListQuery } from '../admin/schemas';
 import { AuditLogQuery, OperatorInvitationBody, OperatorRoleBody } from './operator-schemas';
 import { operatorAuditLogPage } from './audit';
+import { recoverOperatorAuthenticator } from './authenticator-recovery';
 import { changeOperatorRole, inviteOperator, listOperatorInvitations, listOperators, removeOperator, revokeOperatorInvitation } from './operators';
 
 /** The operator's people and the whole audit log; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
@@ -30,6 +31,11 @@ export function operatorAdminRoutes(ctx: AccountsContext): Router {
   router.get('/audit-log', async (req, res) => {
     const { limit, starting_after, ...filters } = parseOrThrow(AuditLogQuery, req.query, 'Query');
     res.json(await operatorAuditLogPage(ctx.db, filters, { limit, starting_after }));
+  });
+  router.post('/operators/:id/authenticator-recovery', async (req, res) => {
+    parseEmptyBody(req.body);
+    const actor = adminActorOf(req);
+    res.status(201).json(await recoverOperatorAuthenticator(ctx, { actor, name: actor.kind === 'operator' ? actor.email : 'The operator' }, req.params.id as string));
   });
   router.delete('/operators/:id', async (req, res) => {
     parseEmptyBody(req.body);

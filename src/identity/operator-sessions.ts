@@ -5,7 +5,7 @@ import { recordAudit } from './audit';
 import { presentUser } from './present';
 import type { SignInBody } from './schemas';
 import { csrfTokenOf } from './secrets';
-import { authenticate, startSession } from './sessions';
+import { authenticate, noteSessionUse, startSession } from './sessions';
 import type { SignInThrottle } from './sign-in-throttle';
 import { findLiveOperatorSessionUnscoped, revokeMerchantSession } from '../storage/sessions';
 import { findOperatorByEmailUnscoped, type OperatorUserRow } from '../storage/people';
@@ -34,11 +34,13 @@ export async function signInOperator(ctx: AccountsContext, throttle: SignInThrot
   return { token, body: presentOperatorSession({ user, csrfToken: csrfTokenOf(token) }) };
 }
 
-/** The live operator session of a cookie's token, or null (unknown, expired, revoked, a merchant's, or its person removed). */
+/** The live operator session of a cookie's token, or null (unknown, expired, idle too long, revoked, a merchant's, or its person removed). */
 export async function readOperatorSession(ctx: AccountsContext, token: string): Promise<OperatorSession | null> {
   const tokenHash = hashSecret(token);
-  const user = await findLiveOperatorSessionUnscoped(ctx.db, tokenHash);
-  return user ? { user, tokenHash, csrfToken: csrfTokenOf(token) } : null;
+  const found = await findLiveOperatorSessionUnscoped(ctx.db, tokenHash, ctx.config.sessionIdleSeconds.operator);
+  if (!found) return null;
+  await noteSessionUse(ctx, tokenHash, found.lastSeenAt);
+  return { user: found.user, tokenHash, csrfToken: csrfTokenOf(token) };
 }
 
 /** Signs out: the session is revoked in the database, so a copy of its cookie is refused from then on by every API process. */

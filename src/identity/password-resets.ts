@@ -1,16 +1,20 @@
 import { MAX_PASSWORD_RESET_MAILS_PER_HOUR, PASSWORD_RESET_MINUTES } from './merchant-roles';
 import { hashSecret } from '../crypto';
 import { ValidationError } from '../http/errors';
-import { claimPasswordResetUnscoped, findOpenPasswordResetUnscoped, insertPasswordResetWithinLimit } from '../storage/password-resets';
+import type { Db } from '../storage/db';
+import { claimPasswordResetUnscoped, endPasswordResetsUnscoped, findOpenPasswordResetUnscoped, insertPasswordResetWithinLimit, type OpenReset } from '../storage/password-resets';
 import { revokeUserSessions } from '../storage/sessions';
-import { findAccountByEmailUnscoped, findAccountByIdUnscoped, updateAccountCredentialsUnscoped } from '../storage/people';
+import { findAccountByEmailUnscoped, findAccountByIdUnscoped, updateAccountCredentialsUnscoped, type AccountRow } from '../storage/people';
 import { actorOfAccount, recordAudit } from './audit';
 import { queueMail, sendQueuedMail } from './mail-outbox';
 import type { AccountsContext } from './context';
+import { hashChosenPassword } from './passwords';
 import { linkWithToken, RESET_PASSWORD_PATH } from './present';
+import { throttledProof, type ProofGuard } from './proof-throttle';
 import type { PasswordResetBody } from './schemas';
-import { hashPassword, newOneTimeToken } from './secrets';
-import { confirmTotp } from './totp';
+import { newOneTimeToken } from './secrets';
+import type { SignInThrottle } from './sign-in-throttle';
+import { confirmTotp, requireAuthenticatorProof } from './totp';
 
 const INVALID_RESET = new ValidationError('Reset link not valid.', 'The link is used, expired or unknown: ask for a new one with POST /merchant/v1/password-resets.');
 
@@ -50,28 +54,55 @@ async function requestPasswordReset(ctx: AccountsContext, email: string, clientA
   await sendQueuedMail(ctx, mailId);
 }
 
-/**
- * Sets the new password from a reset link (claimed once), confirms an authenticator enrolled on the
- * reset page when a code comes with it, and revokes every session of the person.
- */
-export async function resetPassword(ctx: AccountsContext, body: PasswordResetBody): Promise<{ password_reset: true }> {
-  const passwordHash = await hashPassword(body.password);
-  await ctx.db.transaction(async (trx) => {
-    const claim = await claimPasswordResetUnscoped(trx, hashSecret(body.token));
-    if (!claim) throw INVALID_RESET;
-    const user = await findAccountByIdUnscoped(trx, claim.user_id);
-    if (!user) throw INVALID_RESET;
-    await updateAccountCredentialsUnscoped(trx, user.id, { password_hash: passwordHash });
-    if (body.totp_code !== undefined) await confirmTotp(ctx, trx, user.id, body.totp_code);
-    await revokeUserSessions(trx, user.id);
-    await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'password.reset', target: user.id });
-  });
-  return { password_reset: true };
-}
-
-/** What the reset page shows: the email of an open reset link, or null when the link is not valid. */
-export async function describePasswordReset(ctx: AccountsContext, token: string): Promise<{ email: string } | null> {
+/** The open reset link of a token and its person, looked up before any password work: an unknown token costs no hash. */
+export async function openResetOf(ctx: AccountsContext, token: string): Promise<{ reset: OpenReset; user: AccountRow }> {
   const reset = await findOpenPasswordResetUnscoped(ctx.db, hashSecret(token));
   const user = reset && (await findAccountByIdUnscoped(ctx.db, reset.user_id));
-  return user ? { email: user.email } : null;
+  if (!reset || !user) throw INVALID_RESET;
+  return { reset, user };
+}
+
+/**
+ * Sets the new password from a reset link (claimed once) and revokes every session of the person
+ * and every other reset link of theirs. A person with an authenticator proves they hold it (a code
+ * or a recovery code, guarded like a sign-in), unless the link is an authenticator recovery, which
+ * enrols a new one instead; a person without one may enrol one on the page.
+ */
+export async function resetPassword(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: PasswordResetBody): Promise<{ password_reset: true; recovery_codes?: string[] }> {
+  const { reset, user: person } = await openResetOf(ctx, body.token);
+  const passwordHash = await hashChosenPassword(body.password, person.email);
+  const guard: ProofGuard = person.totp_secret_sealed && reset.purpose === 'password' ? throttledProof(throttle, person.email, clientAddress) : (prove) => prove();
+  return guard(() =>
+    ctx.db.transaction(async (trx) => {
+      const claim = await claimPasswordResetUnscoped(trx, hashSecret(body.token));
+      const user = claim && (await findAccountByIdUnscoped(trx, claim.user_id));
+      if (!claim || !user) throw INVALID_RESET;
+      const recoveryCodes = await secondFactorOfReset(ctx, trx, claim, user, body);
+      await updateAccountCredentialsUnscoped(trx, user.id, { password_hash: passwordHash });
+      await endPasswordResetsUnscoped(trx, user.id);
+      await revokeUserSessions(trx, user.id);
+      await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'password.reset', target: user.id, details: { purpose: claim.purpose } });
+      return recoveryCodes ? { password_reset: true as const, recovery_codes: recoveryCodes } : { password_reset: true as const };
+    }),
+  );
+}
+
+/** What a reset does with the authenticator: enrols the new one (answering its recovery codes), or checks the enrolled one. */
+async function secondFactorOfReset(ctx: AccountsContext, trx: Db, claim: OpenReset, user: AccountRow, body: PasswordResetBody): Promise<string[] | null> {
+  if (claim.purpose === 'authenticator_recovery') {
+    if (body.totp_code === undefined) throw new ValidationError('Authenticator required.', 'An authenticator recovery enrols a new authenticator: start it with POST /merchant/v1/password-resets/totp, then send its code as totp_code.');
+    return (await confirmTotp(ctx, trx, user.id, body.totp_code)).recovery_codes;
+  }
+  if (user.totp_secret_sealed) {
+    await requireAuthenticatorProof(ctx, trx, user, body);
+    return null;
+  }
+  return body.totp_code === undefined ? null : (await confirmTotp(ctx, trx, user.id, body.totp_code)).recovery_codes;
+}
+
+/** What the reset page shows: the email of an open reset link and what it asks for, or null when the link is not valid. */
+export async function describePasswordReset(ctx: AccountsContext, token: string): Promise<{ email: string; recovery: boolean; has_authenticator: boolean } | null> {
+  const reset = await findOpenPasswordResetUnscoped(ctx.db, hashSecret(token));
+  const user = reset && (await findAccountByIdUnscoped(ctx.db, reset.user_id));
+  return reset && user ? { email: user.email, recovery: reset.purpose === 'authenticator_recovery', has_authenticator: user.totp_secret_sealed !== null } : null;
 }

@@ -7,11 +7,12 @@ import type { MerchantAccounts } from './index';
 import { acceptInvitation, inviteMember, startInvitationTotp } from './invitations';
 import { allow, clearSessionCookie, merchantSessionOf, setSessionCookie } from './middleware';
 import { requestPasswordResetAfterAnswer, resetPassword } from './password-resets';
-import { presentUser } from './present';
-import { AcceptInvitationBody, InvitationBody, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignInBody, TokenBody, TotpConfirmBody } from './schemas';
-import { signIn, signOut } from './sessions';
+import { AcceptInvitationBody, AuthenticatorProofBody, InvitationBody, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignInBody, TokenBody, TotpConfirmBody } from './schemas';
+import { presentSession, signIn, signOut } from './sessions';
 import { listTeam, listTeamInvitations, changeRole, removeMember, revokeTeamInvitation } from './team';
-import { confirmOwnTotp, startResetTotp, startTotp } from './totp';
+import { confirmOwnTotp, regenerateRecoveryCodes, startOwnTotp, startResetTotp } from './totp';
+import { recoverMemberAuthenticator } from './authenticator-recovery';
+import { throttledProof } from './proof-throttle';
 
 /**
  * The merchant dashboard's API (operator spec, section 7), mounted at /merchant/v1: the sign-in
@@ -55,17 +56,23 @@ export function merchantAccountRoutes({ ctx, throttle, limit, requireSession: se
   });
 
   router.post('/password-resets/complete', limit, async (req, res) => {
-    res.json(await resetPassword(ctx, parseOrThrow(PasswordResetBody, req.body)));
+    res.json(await resetPassword(ctx, throttle, throttledAddress(req.ip), parseOrThrow(PasswordResetBody, req.body)));
   });
 
   router.get('/me', session, (req, res) => {
-    const { user, merchant } = merchantSessionOf(req);
-    res.json({ user: presentUser(user), merchant, csrf_token: merchantSessionOf(req).csrfToken });
+    res.json(presentSession(merchantSessionOf(req)));
   });
 
   router.post('/me/totp', session, async (req, res) => {
-    parseEmptyBody(req.body);
-    res.status(201).json(await startTotp(ctx, merchantSessionOf(req).user));
+    const proof = parseOrThrow(AuthenticatorProofBody, req.body ?? {});
+    const { user } = merchantSessionOf(req);
+    res.status(201).json(await startOwnTotp(ctx, throttledProof(throttle, user.email, throttledAddress(req.ip)), user, proof));
+  });
+
+  router.post('/me/recovery-codes', session, async (req, res) => {
+    const proof = parseOrThrow(AuthenticatorProofBody, req.body ?? {});
+    const { user } = merchantSessionOf(req);
+    res.status(201).json(await regenerateRecoveryCodes(ctx, throttledProof(throttle, user.email, throttledAddress(req.ip)), user, proof));
   });
 
   router.post('/me/totp/confirm', session, async (req, res) => {
@@ -94,6 +101,12 @@ export function merchantAccountRoutes({ ctx, throttle, limit, requireSession: se
   router.patch('/team/:id', session, allow('team'), async (req, res) => {
     const { role } = parseOrThrow(RoleChangeBody, req.body);
     res.json(await changeRole(ctx, merchantSessionOf(req), req.params.id as string, role));
+  });
+
+  router.post('/team/:id/authenticator-recovery', session, allow('team'), async (req, res) => {
+    parseEmptyBody(req.body);
+    const { merchant, user } = merchantSessionOf(req);
+    res.status(201).json(await recoverMemberAuthenticator(ctx, merchant.id, { actor: { kind: 'user', id: user.id }, name: user.email }, req.params.id as string));
   });
 
   router.delete('/team/:id', session, allow('team'), async (req, res) => {

@@ -14,9 +14,10 @@ const password = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(MAX_PASSWORD_LENGTH)
-  .openapi({ description: `At least ${MIN_PASSWORD_LENGTH} characters.` });
+  .openapi({ description: `At least ${MIN_PASSWORD_LENGTH} characters, and not easy to guess: common and breached-style passwords, and ones built from the email, are refused (422).` });
 const token = z.string().min(1).max(200).openapi({ description: 'The one-time token from the link (its `token` query parameter).' });
 const totpCode = z.string().regex(/^\d{6}$/, 'must be 6 digits').openapi({ description: 'The six-digit code of the authenticator app.', example: '123456' });
+const recoveryCode = z.string().min(1).max(40).openapi({ description: 'One of the recovery codes shown when the authenticator was enrolled, in place of its code; each works once.', example: 'k7m2q-x9p4r' });
 
 export const InvitationBody = z.object({ email, role }).strict();
 export type InvitationBody = z.infer<typeof InvitationBody>;
@@ -27,15 +28,36 @@ export type AcceptInvitationBody = z.infer<typeof AcceptInvitationBody>;
 export const TokenBody = z.object({ token }).strict();
 
 // The password is not length-checked at sign-in: an old rule must not lock anyone out, and a wrong one is simply wrong.
-export const SignInBody = z.object({ email, password: z.string().min(1).max(MAX_PASSWORD_LENGTH).openapi({ description: "The person's password." }), totp_code: totpCode.optional() }).strict();
+export const SignInBody = z
+  .object({ email, password: z.string().min(1).max(MAX_PASSWORD_LENGTH).openapi({ description: "The person's password." }), totp_code: totpCode.optional(), recovery_code: recoveryCode.optional() })
+  .strict();
 export type SignInBody = z.infer<typeof SignInBody>;
 
 export const RoleChangeBody = z.object({ role }).strict();
 
 export const TotpConfirmBody = z.object({ code: totpCode }).strict();
 
+/** Proof of the authenticator a person holds: a current code of it, or one of their recovery codes. */
+export const AuthenticatorProofBody = z
+  .object({
+    totp_code: totpCode.optional().openapi({ description: 'A current code of the authenticator enrolled now.' }),
+    recovery_code: recoveryCode.optional(),
+  })
+  .strict();
+
+export const RecoveryCodes = z
+  .object({ recovery_codes: z.array(z.string()).openapi({ description: 'Ten one-time codes, shown this once (only their hashes are kept): each signs in, or completes a password reset, in place of an authenticator code. A new set replaces the old.' }) })
+  .openapi('RecoveryCodes');
+
 export const PasswordResetRequestBody = z.object({ email }).strict();
-export const PasswordResetBody = z.object({ token, password, totp_code: totpCode.optional() }).strict();
+export const PasswordResetBody = z
+  .object({
+    token,
+    password,
+    totp_code: totpCode.optional().openapi({ description: 'A person with an authenticator: a current code of it. An authenticator recovery link, or a person without one: the code of the authenticator enrolled on the page (POST /merchant/v1/password-resets/totp).' }),
+    recovery_code: recoveryCode.optional(),
+  })
+  .strict();
 export type PasswordResetBody = z.infer<typeof PasswordResetBody>;
 
 const timestamp = z.string().datetime();
@@ -49,6 +71,9 @@ export const MerchantUser = z
     created_at: timestamp,
   })
   .openapi('MerchantUser');
+
+/** A person with an authenticator just enrolled (invitation, enrolment confirmation): their recovery codes come with it, this once. */
+export const EnrolledUser = MerchantUser.extend({ recovery_codes: RecoveryCodes.shape.recovery_codes }).openapi('EnrolledMerchantUser');
 
 export const Invitation = z
   .object({
@@ -78,8 +103,13 @@ export const SignedIn = z
     user: MerchantUser,
     merchant: SessionMerchant,
     csrf_token: z.string().openapi({ description: 'Send as X-CSRF-Token on every change under /merchant/v1.' }),
+    totp_enrolment_required: z.boolean().openapi({ description: 'True for an owner of a production account without an authenticator (promoted since): until they enrol one (POST /merchant/v1/me/totp), every call past /me is 403.' }),
   })
   .openapi('MerchantSession');
+
+export const AuthenticatorRecovery = z
+  .object({ id: z.string(), recovery_started: z.literal(true).openapi({ description: 'Always true.' }), expires_at: z.string().datetime().openapi({ description: 'Until when the mailed link works.' }) })
+  .openapi('AuthenticatorRecovery');
 
 export const TotpEnrolment = z
   .object({

@@ -1,7 +1,7 @@
 import { MERCHANT_SESSION_HOURS } from './merchant-roles';
 import { hashSecret } from '../crypto';
 import { MerchantForbiddenError, MerchantSessionError } from '../http/errors';
-import { findLiveSessionUnscoped, insertMerchantSession, revokeMerchantSession, type SessionMerchant } from '../storage/sessions';
+import { findLiveSessionUnscoped, insertMerchantSession, revokeMerchantSession, touchSessionUnscoped, type SessionMerchant } from '../storage/sessions';
 import { findMerchant } from '../storage/merchants';
 import { findMerchantUserByEmailUnscoped, type AccountRow, type MerchantUserRow } from '../storage/people';
 import { actorOfAccount, recordAudit } from './audit';
@@ -11,9 +11,12 @@ import type { SignInBody } from './schemas';
 import { csrfTokenOf, decoyPasswordHash, newOneTimeToken, passwordMatches } from './secrets';
 import { logThrottledSignIn, recordFailedSignIn } from './sign-in-audit';
 import { SignInThrottledError, type SignInThrottle } from './sign-in-throttle';
-import { spendTotpCode, TOTP_CODE_USED, TOTP_CODE_USED_HINT, TOTP_CODE_WRONG } from './totp';
+import { factorRefusalText, proveAuthenticator } from './totp';
 
 export const SESSION_SECONDS = MERCHANT_SESSION_HOURS * 3600;
+
+/** A session's last use is written at most this often: idleness is measured in minutes, so a write per request would buy nothing. */
+const LAST_SEEN_RESOLUTION_MS = 60_000;
 
 /** A live session: its person (as stored now, so a role change applies at once) and merchant. */
 export interface MerchantSession {
@@ -42,13 +45,13 @@ export async function authenticate<Row extends AccountRow>(ctx: AccountsContext,
   const passwordOk = await passwordMatches(user?.password_hash ?? (await decoyPasswordHash()), body.password);
   if (!user || !passwordOk) throw await recordFailedSignIn(ctx, attempt, 'password', reached, new MerchantSessionError(WRONG_CREDENTIALS));
   if (user.totp_secret_sealed) {
-    if (body.totp_code === undefined) {
+    const check = await proveAuthenticator(ctx, ctx.db, user, user.totp_secret_sealed, body);
+    // No proof at all is not a guess: it is not counted (the places it reserved are given back).
+    if (check === 'missing') {
       await throttle.release(keys);
-      throw new MerchantSessionError('Authenticator code required.', 'Send totp_code: the six-digit code of your authenticator app.');
+      throw new MerchantSessionError(...factorRefusalText(check));
     }
-    const check = await spendTotpCode(ctx, ctx.db, user.id, user.totp_secret_sealed, body.totp_code);
-    if (check === 'used') throw await recordFailedSignIn(ctx, attempt, 'totp_code', reached, new MerchantSessionError(TOTP_CODE_USED, TOTP_CODE_USED_HINT));
-    if (check === 'wrong') throw await recordFailedSignIn(ctx, attempt, 'totp_code', reached, new MerchantSessionError(TOTP_CODE_WRONG));
+    if (check !== 'accepted') throw await recordFailedSignIn(ctx, attempt, 'totp_code', reached, new MerchantSessionError(...factorRefusalText(check)));
   }
   await throttle.succeed(keys);
   return user;
@@ -72,7 +75,7 @@ export async function signIn(ctx: AccountsContext, throttle: SignInThrottle, cli
   const user = await authenticate(ctx, throttle, clientAddress, body, (email) => findMerchantUserByEmailUnscoped(ctx.db, email));
   const merchant = await findMerchant(ctx.db, user.merchant_id);
   if (!merchant) throw new MerchantSessionError(WRONG_CREDENTIALS);
-  if (merchant.environment === 'production' && user.role === 'owner' && !user.totp_secret_sealed) {
+  if (mustEnrolAuthenticator(user, merchant)) {
     throw new MerchantForbiddenError(
       'Owners of production accounts sign in with an authenticator app.',
       'Enrol one from a password reset link (POST /merchant/v1/password-resets, then the page the mail links to), then sign in with totp_code.',
@@ -80,14 +83,34 @@ export async function signIn(ctx: AccountsContext, throttle: SignInThrottle, cli
   }
   const token = await startSession(ctx, user, clientAddress, SESSION_SECONDS);
   const sessionMerchant: SessionMerchant = { id: merchant.id, name: merchant.name, environment: merchant.environment };
-  return { token, body: { user: presentUser(user), merchant: sessionMerchant, csrf_token: csrfTokenOf(token) } };
+  return { token, body: presentSession({ user, merchant: sessionMerchant, csrfToken: csrfTokenOf(token) }) };
 }
 
-/** The live session of a cookie's token, or null (unknown, expired, revoked, or its person removed). */
+/**
+ * An owner of a production account acts with an authenticator: the sign-in refuses one without,
+ * and the role guard refuses the session of a person promoted to owner since, until they enrol.
+ */
+export function mustEnrolAuthenticator(user: MerchantUserRow, merchant: Pick<SessionMerchant, 'environment'>): boolean {
+  return merchant.environment === 'production' && user.role === 'owner' && !user.totp_secret_sealed;
+}
+
+/** What the sign-in and GET /me answer. */
+export function presentSession(session: Pick<MerchantSession, 'user' | 'merchant' | 'csrfToken'>) {
+  return { user: presentUser(session.user), merchant: session.merchant, csrf_token: session.csrfToken, totp_enrolment_required: mustEnrolAuthenticator(session.user, session.merchant) };
+}
+
+/** The live session of a cookie's token, or null (unknown, expired, idle too long, revoked, or its person removed). */
 export async function readSession(ctx: AccountsContext, token: string): Promise<MerchantSession | null> {
   const tokenHash = hashSecret(token);
-  const found = await findLiveSessionUnscoped(ctx.db, tokenHash);
-  return found ? { ...found, tokenHash, csrfToken: csrfTokenOf(token) } : null;
+  const found = await findLiveSessionUnscoped(ctx.db, tokenHash, ctx.config.sessionIdleSeconds.merchant);
+  if (!found) return null;
+  await noteSessionUse(ctx, tokenHash, found.lastSeenAt);
+  return { user: found.user, merchant: found.merchant, tokenHash, csrfToken: csrfTokenOf(token) };
+}
+
+/** Keeps a session in use alive past its idle timeout, writing its last use at most once a minute. */
+export async function noteSessionUse(ctx: AccountsContext, tokenHash: Buffer, lastSeenAt: Date): Promise<void> {
+  if (Date.now() - lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) await touchSessionUnscoped(ctx.db, tokenHash);
 }
 
 /** Signs out: the session is revoked in the database, so a copy of its cookie is refused from then on. */

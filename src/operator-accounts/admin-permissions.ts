@@ -33,6 +33,7 @@ export const ADMIN_ROUTE_PERMISSIONS: ReadonlyArray<readonly [method: string, pa
   ['DELETE', '/operators/invitations/:invitationId', 'operators'],
   ['PATCH', '/operators/:id', 'operators'],
   ['DELETE', '/operators/:id', 'operators'],
+  ['POST', '/operators/:id/authenticator-recovery', 'operators'],
 ];
 
 const READING = new Set(['GET', 'HEAD']);

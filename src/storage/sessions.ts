@@ -18,31 +18,46 @@ export interface SessionMerchant {
  * The live (unrevoked, unexpired) session with this token hash, with its person and merchant, in
  * one query. Not merchant-scoped: the session decides the merchant.
  */
-export async function findLiveSessionUnscoped(db: Db, tokenHash: Buffer): Promise<{ user: MerchantUserRow; merchant: SessionMerchant } | undefined> {
+export async function findLiveSessionUnscoped(db: Db, tokenHash: Buffer, idleSeconds: number): Promise<{ user: MerchantUserRow; merchant: SessionMerchant; lastSeenAt: Date } | undefined> {
   const row = await db('sessions as s')
     .join('people as u', 'u.id', 's.user_id')
     .join('merchants as m', 'm.id', 'u.merchant_id')
     .where('s.token_hash', tokenHash)
     .whereNull('s.revoked_at')
     .where('s.expires_at', '>', db.fn.now())
-    .first<(MerchantUserRow & { merchant_name: string; merchant_environment: SessionMerchant['environment'] }) | undefined>('u.*', 'm.name as merchant_name', 'm.environment as merchant_environment');
+    .where('s.last_seen_at', '>', db.raw("now() - make_interval(secs => ?)", [idleSeconds]))
+    .first<(MerchantUserRow & { merchant_name: string; merchant_environment: SessionMerchant['environment']; last_seen_at: Date }) | undefined>(
+      'u.*',
+      'm.name as merchant_name',
+      'm.environment as merchant_environment',
+      's.last_seen_at as last_seen_at',
+    );
   if (!row) return undefined;
-  const { merchant_name: name, merchant_environment: environment, ...user } = row;
-  return { user, merchant: { id: user.merchant_id, name, environment } };
+  const { merchant_name: name, merchant_environment: environment, last_seen_at: lastSeenAt, ...user } = row;
+  return { user, merchant: { id: user.merchant_id, name, environment }, lastSeenAt };
 }
 
 /**
  * The live session with this token hash when its person is one of the operator's (no merchant):
  * a merchant's session never opens the operator dashboard. Not merchant-scoped.
  */
-export async function findLiveOperatorSessionUnscoped(db: Db, tokenHash: Buffer): Promise<OperatorUserRow | undefined> {
-  return db('sessions as s')
+export async function findLiveOperatorSessionUnscoped(db: Db, tokenHash: Buffer, idleSeconds: number): Promise<{ user: OperatorUserRow; lastSeenAt: Date } | undefined> {
+  const row = await db('sessions as s')
     .join('people as u', 'u.id', 's.user_id')
     .where('s.token_hash', tokenHash)
     .whereNull('u.merchant_id')
     .whereNull('s.revoked_at')
     .where('s.expires_at', '>', db.fn.now())
-    .first<OperatorUserRow | undefined>('u.*');
+    .where('s.last_seen_at', '>', db.raw("now() - make_interval(secs => ?)", [idleSeconds]))
+    .first<(OperatorUserRow & { last_seen_at: Date }) | undefined>('u.*', 's.last_seen_at as last_seen_at');
+  if (!row) return undefined;
+  const { last_seen_at: lastSeenAt, ...user } = row;
+  return { user, lastSeenAt };
+}
+
+/** Marks a session used now (it stays alive past its idle timeout from here); false when it is no longer live. */
+export async function touchSessionUnscoped(db: Db, tokenHash: Buffer): Promise<boolean> {
+  return (await db('sessions').where({ token_hash: tokenHash }).whereNull('revoked_at').update({ last_seen_at: db.fn.now() })) > 0;
 }
 
 /** Revokes one session; false when it was not live. */

@@ -234,6 +234,8 @@ describe('merchant dashboard', () => {
     await reviewer.getByLabel('Code from the app').fill(currentTotpCode(reviewerSecret));
     await reviewer.locator('#totp button[type="submit"]').click();
     await toastShows(reviewer, 'Authenticator enrolled');
+    // The recovery codes are shown once, right after the enrolment.
+    expect(await reviewer.locator('#recovery-codes li').count()).toBe(10);
     expect((await service.deps.db('people').where({ email: reviewerEmail }).first()).totp_enabled_at).not.toBeNull();
 
     // 5. The reviewer approves one withdrawal and declines another, each after a second press naming amount and customer.

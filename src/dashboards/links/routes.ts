@@ -32,6 +32,14 @@ const tokenOf = (query: unknown): string | null => {
   return typeof token === 'string' && TOKEN.test(token) ? token : null;
 };
 
+/** What the reset page says: a recovery link enrols a new authenticator; a plain reset keeps the one enrolled. */
+function resetLines(reset: { email: string; recovery: boolean; has_authenticator: boolean }): string[] {
+  const lines = [`Choose a new password for ${reset.email}. Every session of yours is signed out.`];
+  if (reset.recovery) lines.push('Your authenticator is being recovered: enrol a new authenticator app below (it replaces the old one).');
+  else if (reset.has_authenticator) lines.push('Confirm with the current code of your authenticator app, or with one of your recovery codes.');
+  return lines;
+}
+
 /** The pages the invitation and password-reset mails link to. */
 export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
   const router = Router();
@@ -57,11 +65,13 @@ export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
     const reset = token ? await describePasswordReset(ctx, token) : null;
     send(res, {
       title: 'Reset your password',
-      lines: reset ? [`Choose a new password for ${reset.email}. Every session of yours is signed out.`] : ['This reset link is used, expired or unknown. Ask for a new one.'],
+      lines: reset ? resetLines(reset) : ['This reset link is used, expired or unknown. Ask for a new one.'],
       token: reset ? token : null,
       submitPath: '/merchant/v1/password-resets/complete',
       totpPath: '/merchant/v1/password-resets/totp',
       done: 'Your password is changed: sign in with it.',
+      totpRequired: reset?.recovery ?? false,
+      proveAuthenticator: !!reset && !reset.recovery && reset.has_authenticator,
     });
   });
 

@@ -21,6 +21,7 @@ import * as m019 from './019_refund_requester';
 import * as m020 from './020_operator_accounts';
 import * as m022 from './022_outgoing_mails';
 import * as m023 from './023_identity_tables';
+import * as m024 from './024_authenticator_recovery';
 import * as m025 from './025_audit_addresses_and_route_limits';
 import * as m028 from './028_invitation_revocation';
 
@@ -53,6 +54,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['020_operator_accounts', m020],
   ['022_outgoing_mails', m022],
   ['023_identity_tables', m023],
+  ['024_authenticator_recovery', m024],
   ['025_audit_addresses_and_route_limits', m025],
   ['028_invitation_revocation', m028],
 ];

@@ -4,6 +4,7 @@ import { adminRoutePermission } from '../../../src/operator-accounts/admin-permi
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { latestMailTo, linkIn } from '../../support/mailpit';
+import { letNextCodeCome } from '../../support/authenticators';
 import { attempt, CARD, createCheckout, getCharge, openShop, pausedForReview, waitFor, type Shop } from '../../support/fixtures';
 import { request, uniqueCustomer } from '../../support/http';
 import { asMember, errorWithHint, PASSWORD, signIn, tokenOf, uniqueEmail } from '../../support/merchant-accounts';
@@ -96,7 +97,7 @@ describe('operator accounts: invitation, acceptance with an authenticator, sign-
 });
 
 describe("an operator's forgotten password", () => {
-  it('is reset from the mailed link of the merchant accounts\' reset; the invitation was mailed too; the authenticator stays', async () => {
+  it('is reset from the mailed link of the merchant accounts\' reset, with a code of the authenticator, which stays; the invitation was mailed too', async () => {
     const email = uniqueEmail('forgetful');
     const invited = await inviteOperator(service, email, 'operator_viewer');
     expect(linkIn(await latestMailTo(email, /invitation/))).toBe(invited.body.accept_url);
@@ -104,7 +105,11 @@ describe("an operator's forgotten password", () => {
     expect((await request(service.baseUrl, 'POST', '/merchant/v1/password-resets', { body: { email } })).status).toBe(202);
     const link = linkIn(await latestMailTo(email, /Reset/));
     const newPassword = 'a brand new password 42';
-    expect((await request(service.baseUrl, 'POST', '/merchant/v1/password-resets/complete', { body: { token: tokenOf(link), password: newPassword } })).status).toBe(200);
+    const withoutCode = await request(service.baseUrl, 'POST', '/merchant/v1/password-resets/complete', { body: { token: tokenOf(link), password: newPassword } });
+    expect([withoutCode.status, withoutCode.body.error]).toEqual([422, 'Authenticator code required.']);
+    expect((await request(service.baseUrl, 'POST', '/merchant/v1/password-resets/complete', { body: { token: tokenOf(link), password: newPassword, totp_code: currentTotpCode(secret, 1) } })).status).toBe(200);
+    const operatorId = (await service.deps.db('people').where({ email }).first()).id as string;
+    await letNextCodeCome(service, operatorId);
     expect((await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) })).status).toBe(401);
     const signedIn = await operatorSignInRequest(service, { email, password: newPassword, totp_code: currentTotpCode(secret, 1) });
     expect([signedIn.status, signedIn.body.user.role]).toEqual([200, 'operator_viewer']);
@@ -138,12 +143,13 @@ describe('a code works once (merchant people and operators alike)', () => {
     const person = await signIn(service, email);
     const started = await asMember(service, person, 'POST', '/me/totp');
     const code = currentTotpCode(started.body.secret);
-    expect((await asMember(service, person, 'POST', '/me/totp/confirm', { body: { code } })).status).toBe(200);
+    const confirmed = await asMember(service, person, 'POST', '/me/totp/confirm', { body: { code } });
+    expect(confirmed.status).toBe(200);
     const replayedSignIn = await request(service.baseUrl, 'POST', '/merchant/v1/session', { body: { email, password: PASSWORD, totp_code: code }, headers: { 'x-forwarded-for': randomAddress() } });
     expect([replayedSignIn.status, replayedSignIn.body.error]).toEqual([401, 'Authenticator code already used.']);
     await signIn(service, email, PASSWORD, { totp_code: currentTotpCode(started.body.secret, 1) });
     // A new enrolment confirmed with a code of a step already spent is refused too.
-    const again = await asMember(service, person, 'POST', '/me/totp');
+    const again = await asMember(service, person, 'POST', '/me/totp', { body: { recovery_code: confirmed.body.recovery_codes[0] } });
     const stale = await asMember(service, person, 'POST', '/me/totp/confirm', { body: { code: currentTotpCode(again.body.secret) } });
     expect([stale.status, stale.body.error]).toEqual([422, 'Authenticator code already used.']);
   });

@@ -100,6 +100,7 @@ describe('sign-in and sessions', () => {
       user: { id: expect.stringMatching(/^usr_/), email: invited.body.email, role: 'owner', totp_enabled: false, created_at: expect.any(String) },
       merchant: { id: merchant.id, name: 'Acme', environment: 'sandbox' },
       csrf_token: expect.any(String),
+      totp_enrolment_required: false,
     });
     const cookie = res.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^merchant_session=\w+;/);

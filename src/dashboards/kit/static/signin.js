@@ -1,5 +1,5 @@
 // The sign-in page both dashboards share (config.js names the endpoints): email, password and the
-// authenticator code (asked for when the account needs one); and, where the page has one, the
+// authenticator code or a recovery code (asked for when the account needs one); and, where the page has one, the
 // "Forgot your password?" form.
 import { config } from './config.js';
 
@@ -21,7 +21,10 @@ form.addEventListener('submit', async (event) => {
   error.hidden = true;
   const data = new FormData(form);
   const body = { email: data.get('email'), password: data.get('password') };
-  if (!codeField.hidden && data.get('totp_code')) body.totp_code = data.get('totp_code');
+  // One field takes either: six digits are the app's code, anything else one of the recovery codes.
+  const code = codeField.hidden ? '' : String(data.get('totp_code') ?? '').trim();
+  if (/^[0-9]{6}$/.test(code)) body.totp_code = code;
+  else if (code) body.recovery_code = code;
   const { res, body: answer } = await post(config.signIn, body);
   if (res.ok) {
     location.assign(config.afterSignIn);

@@ -23,10 +23,16 @@ function enrolAuthenticator(session) {
     const form = h('form', { class: 'inline-form' }, h('label', {}, 'Code from the app', code), h('button', { class: 'primary', type: 'submit' }, 'Confirm'));
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
-      if (!(await run(() => api.post('/me/totp/confirm', { code: code.value }), 'Authenticator enrolled: sign-in asks for its code from now on.'))) return;
-      box.hidden = true;
+      const confirmed = await run(() => api.post('/me/totp/confirm', { code: code.value }), 'Authenticator enrolled: sign-in asks for its code from now on.');
+      if (!confirmed) return;
       session.user.totp_enabled = true;
       document.getElementById('enrol-totp').hidden = true;
+      // The recovery codes come this once (only their hashes are kept): shown until the page is left.
+      clear(box,
+        h('h3', {}, 'Your recovery codes'),
+        h('p', {}, 'Write them down and keep them offline. Each works once, in place of a code, to sign in or to complete a password reset if you lose your phone.'),
+        h('ul', { id: 'recovery-codes' }, ...confirmed.recovery_codes.map((recoveryCode) => h('li', {}, h('code', {}, recoveryCode)))),
+      );
     });
     clear(box,
       h('h3', {}, 'Enrol an authenticator app'),

@@ -17,11 +17,17 @@ function personRow(person, session, reload) {
     if (!(await confirmAction(`Remove ${person.email} (${person.role}) from the team? Their sessions end at once.`, 'Remove'))) return;
     if (await run(() => api.del(`/team/${encodeURIComponent(person.id)}`), `${person.email} removed.`)) await reload();
   };
+  // Recovery: for a person who lost their authenticator; they are mailed a link to enrol a new one.
+  const recover = async () => {
+    if (!(await confirmAction(`Reset the authenticator of ${person.email}? Their sessions end, and they are mailed a link to enrol a new one.`, 'Reset authenticator'))) return;
+    await run(() => api.post(`/team/${encodeURIComponent(person.id)}/authenticator-recovery`), `${person.email} was mailed a link to enrol a new authenticator.`);
+  };
   const self = person.id === session.user.id;
+  const resetButton = person.totp_enabled && !self ? h('button', { class: 'secondary small', onclick: recover }, 'Reset authenticator') : null;
   return h('li', { class: 'card compact', 'data-person': person.email },
     h('div', { class: 'row spread' }, h('strong', {}, person.email, self ? ' (you)' : ''), h('span', { class: 'badge' }, person.role)),
     h('p', { class: 'muted' }, `Joined ${when(person.created_at)} · authenticator ${person.totp_enabled ? 'on' : 'off'}`),
-    h('div', { class: 'inline-form' }, select, h('button', { class: 'secondary small', onclick: change }, 'Change role'), h('button', { class: 'danger small', onclick: remove }, 'Remove')),
+    h('div', { class: 'inline-form' }, select, h('button', { class: 'secondary small', onclick: change }, 'Change role'), resetButton, h('button', { class: 'danger small', onclick: remove }, 'Remove')),
   );
 }
 

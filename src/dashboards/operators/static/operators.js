@@ -16,10 +16,15 @@ function operatorCard(o, reload) {
     if (!(await confirmAction(`Remove ${o.email}? Their sessions end at once.`, 'Remove'))) return;
     if (await run(() => api.del(`/operators/${encodeURIComponent(o.id)}`), `${o.email} removed.`)) await reload();
   };
+  // Recovery: for a person who lost their authenticator; they are mailed a link to enrol a new one.
+  const recover = async () => {
+    if (!(await confirmAction(`Reset the authenticator of ${o.email}? Their sessions end, and they are mailed a link to enrol a new one.`, 'Reset authenticator'))) return;
+    await run(() => api.post(`/operators/${encodeURIComponent(o.id)}/authenticator-recovery`), `${o.email} was mailed a link to enrol a new authenticator.`);
+  };
   return h('li', { class: 'card compact', 'data-operator': o.id },
     h('div', { class: 'row spread' }, h('strong', {}, o.email), role),
     facts([['Id', o.id], ['Since', when(o.created_at)]]),
-    h('button', { class: 'secondary small', onclick: remove }, 'Remove'),
+    h('div', { class: 'inline-form' }, h('button', { class: 'secondary small', onclick: recover }, 'Reset authenticator'), h('button', { class: 'secondary small', onclick: remove }, 'Remove')),
   );
 }
 
