@@ -99,10 +99,11 @@ export function buildTimeline(input: TimelineInputs): TimelineEntry[] {
     { at: iso(checkout.created_at), kind: 'checkout.created', summary: `Checkout created (${checkout.flow})`, details: { checkout_id: checkout.id, type: checkout.type, flow: checkout.flow, expires_at: iso(checkout.expires_at) } },
   ];
   for (const c of input.charges) {
-    entries.push({ at: iso(c.created_at), kind: 'charge.created', summary: `Charge ${c.id} created: ${c.amount_cents} cents (${c.transaction_type}), now ${c.status}`, details: { charge_id: c.id, amount_cents: c.amount_cents, status: c.status, failure_code: c.failure_code, processor: c.processor } });
+    entries.push({ at: iso(c.created_at), kind: 'charge.created', summary: `Charge ${c.id} created: ${c.amount_cents} cents (${c.transaction_type}), now ${c.status}`, details: { charge_id: c.id, amount_cents: c.amount_cents, transaction_type: c.transaction_type, status: c.status, failure_code: c.failure_code, processor: c.processor } });
   }
   for (const g of input.geoChecks) {
-    entries.push({ at: iso(g.checked_at), kind: 'geo_check', summary: `Geo check ${g.passed ? 'passed' : 'failed'}: ${[g.municipality, g.region, g.country].filter(Boolean).join(', ')}`, details: { geo_check_id: g.id, passed: g.passed, region: g.region, country: g.country, latitude: g.latitude, longitude: g.longitude } });
+    const place = [g.municipality, g.region, g.country].filter(Boolean).join(', ');
+    entries.push({ at: iso(g.checked_at), kind: 'geo_check', summary: `Geo check ${g.passed ? 'passed' : 'failed'}: ${place}`, details: { geo_check_id: g.id, passed: g.passed, place, region: g.region, country: g.country, latitude: g.latitude, longitude: g.longitude } });
   }
   if (input.review) {
     const r = input.review;
@@ -117,7 +118,7 @@ export function buildTimeline(input: TimelineInputs): TimelineEntry[] {
   for (const r of input.refunds) {
     // A pending row is a refund's claim on its charge while the processor is asked: no money moved yet.
     const what = r.status === 'pending' ? `Refund ${r.id} of charge ${r.charge_id} in progress` : `Refund ${r.id} of charge ${r.charge_id}`;
-    entries.push({ at: iso(r.created_at), kind: 'refund', summary: `${what} (${r.amount_cents} cents, from ${r.source})`, details: { refund_id: r.id, charge_id: r.charge_id, source: r.source, requested_by: r.requested_by ?? null, status: r.status } });
+    entries.push({ at: iso(r.created_at), kind: 'refund', summary: `${what} (${r.amount_cents} cents, from ${r.source})`, details: { refund_id: r.id, charge_id: r.charge_id, amount_cents: r.amount_cents, source: r.source, requested_by: r.requested_by ?? null, status: r.status } });
   }
   for (const e of input.events) entries.push(...eventEntries(e, input.attempts.filter((a) => a.event_id === e.id), input.series.filter((s) => s.event_id === e.id)));
   // Stable: entries at the same instant keep the order they were built in.

@@ -60,9 +60,8 @@ export async function getWebhook(deps: AppDeps, session: MerchantSession) {
 export async function setWebhookUrl(deps: AppDeps, session: MerchantSession, webhookUrl: string | null) {
   const merchantId = session.merchant.id;
   return deps.db.transaction(async (trx) => {
-    const before = (await getMerchant(trx, merchantId)).settings.webhook_url;
-    await changeSettings(trx, options(deps), merchantId, { webhook_url: webhookUrl });
-    await recordAudit(trx, { merchantId, actor: actorOf(session), action: 'webhook_url.changed', target: merchantId, details: { from: before, to: webhookUrl } });
+    await changeSettings(trx, options(deps), merchantId, { webhook_url: webhookUrl }, (t, changes) =>
+      recordAudit(t, { merchantId, actor: actorOf(session), action: 'webhook_url.changed', target: merchantId, details: { changes } }));
     return presentWebhook(presentMerchant(await getMerchant(trx, merchantId)));
   });
 }
@@ -95,9 +94,8 @@ export async function enabledEvents(deps: AppDeps, merchantId: string) {
 export async function setEnabledEvents(deps: AppDeps, session: MerchantSession, events: string[]) {
   const merchantId = session.merchant.id;
   await deps.db.transaction(async (trx) => {
-    const before = (await getMerchant(trx, merchantId)).settings.enabled_events;
-    const after = await changeSettings(trx, options(deps), merchantId, { enabled_events: events as never });
-    await recordAudit(trx, { merchantId, actor: actorOf(session), action: 'enabled_events.changed', target: merchantId, details: { from: before, to: after.enabled_events } });
+    await changeSettings(trx, options(deps), merchantId, { enabled_events: events as never }, (t, changes) =>
+      recordAudit(t, { merchantId, actor: actorOf(session), action: 'enabled_events.changed', target: merchantId, details: { changes } }));
   });
   return enabledEvents(deps, merchantId);
 }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Db } from '../storage/db';
 import type { Sealer } from '../crypto';
 import { hashSecret } from '../crypto';
@@ -103,7 +104,7 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
  * two patches at once (of different settings, say) both take effect instead of the later write
  * putting back what the earlier one changed.
  */
-export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch, record?: (trx: Db) => Promise<void>): Promise<PresentedSettings> {
+export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch, record?: (trx: Db, changes: SettingsChanges) => Promise<void>): Promise<PresentedSettings> {
   await getMerchant(db, id);
   if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options.webhookPolicy, options.resolveHost);
   return db.transaction(async (trx) => {
@@ -112,13 +113,29 @@ export async function changeSettings(db: Db, options: MerchantServiceOptions, id
     const stripe = sealStripeCredentials(options.sealer, merchant.environment, patch.stripe);
     assertProcessorServes(settings, Boolean(stripe.stripe_secret_key_sealed ?? merchant.stripe_secret_key_sealed));
     const updated = await updateMerchantSettings(trx, id, settings, stripe);
-    // Who changed them (the audit entry), committed with the change.
-    if (record) await record(trx);
+    // Who changed what (the audit entry), committed with the change.
+    if (record) await record(trx, settingsChanges(presentSettings(merchant), presentSettings(updated!)));
     return presentSettings(updated!);
   });
 }
 
 export type PresentedSettings = ReturnType<typeof presentSettings>;
+
+export type SettingsChanges = Record<string, { from: unknown; to: unknown }>;
+
+/**
+ * The settings a change moved, each with its value before and after. Compared as presented, so
+ * the Stripe credentials appear as their last four and set-or-not, never as the secrets.
+ */
+export function settingsChanges(before: object, after: object): SettingsChanges {
+  const was = before as Record<string, unknown>;
+  const is = after as Record<string, unknown>;
+  const changes: SettingsChanges = {};
+  for (const key of new Set([...Object.keys(was), ...Object.keys(is)])) {
+    if (!isDeepStrictEqual(was[key], is[key])) changes[key] = { from: was[key] ?? null, to: is[key] ?? null };
+  }
+  return changes;
+}
 
 /** The settings as answered: with the Stripe credentials shown as set or not (the key's last four), never the secrets. */
 export function presentSettings(m: MerchantRow) {

@@ -37,9 +37,9 @@ export async function unrestrictAsOperator(deps: AppDeps, actor: Actor, customer
   return presentRestriction(lifted);
 }
 
-/** The audit row names the settings changed, not their values (a Stripe key among them stays out of the log), and commits with them. */
+/** The audit row holds each changed setting before and after (a Stripe key only as its last four), and commits with the change. */
 export function changeSettingsAsOperator(deps: AppDeps, options: MerchantServiceOptions, actor: Actor, merchantId: string, patch: MerchantSettingsPatch) {
-  return changeSettings(deps.db, options, merchantId, patch, (trx) => recordAudit(trx, { merchantId, actor, action: 'settings.changed', target: merchantId, details: { settings: Object.keys(patch) } }));
+  return changeSettings(deps.db, options, merchantId, patch, (trx, changes) => recordAudit(trx, { merchantId, actor, action: 'settings.changed', target: merchantId, details: { changes } }));
 }
 
 export function issueKeyAsOperator(deps: AppDeps, actor: Actor, merchantId: string) {

@@ -317,6 +317,7 @@ describe('dashboard', () => {
       const attempts = page.locator('[data-kind="webhook.attempt"]');
       await attempts.filter({ hasText: 'HTTP 200' }).waitFor({ timeout: TIMEOUT });
       expect(await attempts.filter({ hasText: 'HTTP 503' }).count()).toBe(5);
+      expect(await attempts.filter({ hasText: /Delivery attempt \d+ of \w+\.\w+(?: \(delivery series \d+\))?: HTTP 503 in \d/ }).count()).toBe(5);
       await expect(attempts.filter({ hasText: 'HTTP 200' }).textContent()).resolves.toMatch(/Latency\s*\d+ ms[\s\S]*Response\s*ok/);
       const temporal = page.getByRole('link', { name: 'Open the workflow in Temporal Web UI' });
       expect(await temporal.getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${checkout.id}`);

@@ -205,7 +205,7 @@ describe('merchant dashboard', () => {
     await owner.locator(`[data-checkout="${paid.id}"] a`).click();
     await owner.locator('ol.timeline [data-kind="webhook.attempt"]').first().waitFor();
     const timeline = (await owner.locator('ol.timeline').textContent())!;
-    expect([timeline.includes('created: $25.00 (credit)'), /\d cents/.test(timeline)]).toEqual([true, false]);
+    expect([timeline.includes('A credit charge of $25.00 was created'), /\d cents/.test(timeline), /Delivery attempt \d+ of checkout\.succeeded: HTTP \d+ in /.test(timeline)]).toEqual([true, false, true]);
     await screenshotsAtBothWidths(owner, ARTIFACTS, 'checkout');
     await owner.locator(`[data-charge="${paidAttempt.body.charge.id}"]`).getByRole('button', { name: 'Refund' }).click();
     await confirm(owner, /Refund \$25\.00 to Ada Lovelace/);
@@ -305,6 +305,9 @@ describe('merchant dashboard', () => {
     for (const [action, who] of steps) {
       await owner.locator(`[data-audit="${action}"]`).filter({ has: owner.locator('.actor', { hasText: who }) }).first().waitFor({ timeout: 5_000 });
     }
+    // Sentences a merchant reads: who refunded how much, and a settings change with its before and after.
+    await owner.locator('[data-audit="charge.refunded"]', { hasText: `Refunded $25.00 by ${ownerEmail}.` }).first().waitFor({ timeout: 5_000 });
+    await owner.locator('[data-audit="enabled_events.changed"] .changes', { hasText: /The enabled events changed from .+ to / }).first().waitFor({ timeout: 5_000 });
     // The only refused requests: the sign-in before the code was asked for, the last owner's removal, and the browser's favicon.
     const scriptErrors = (errors: string[]) => errors.filter((e) => !e.startsWith('Failed to load resource'));
     expect([scriptErrors(ownerErrors), scriptErrors(reviewerErrors)]).toEqual([[], []]);

@@ -12,6 +12,6 @@ describe('the admin checkout timeline', () => {
     const entries = buildTimeline({ checkout, charges: [], review: null, events: [], attempts: [], series: [], geoChecks: [], refunds: [refund('re_done', 'succeeded', 10), refund('re_claim', 'pending', 20)] });
     const refunds = entries.filter((e) => e.kind === 'refund');
     expect(refunds.map((e) => e.summary)).toEqual(['Refund re_done of charge ch_1 (2500 cents, from api)', 'Refund re_claim of charge ch_1 in progress (2500 cents, from api)']);
-    expect(refunds.map((e) => e.details.status)).toEqual(['succeeded', 'pending']);
+    expect(refunds.map((e) => [e.details.status, e.details.amount_cents])).toEqual([['succeeded', 2500], ['pending', 2500]]);
   });
 });

@@ -222,7 +222,9 @@ describe("changing an operator's role", () => {
     expect((await request(service.baseUrl, 'PATCH', '/admin/v1/operators/opr_missing', { token: service.adminToken, body: { role: 'operator_viewer' } })).status).toBe(404);
     expect((await request(service.baseUrl, 'PATCH', `/admin/v1/operators/${promoted.user.id}`, { token: service.adminToken, body: { role: 'owner' } })).status).toBe(422);
     const log = await service.deps.db('audit_log').where({ action: 'settings.changed', merchant_id: shop.merchant.id }).first();
-    expect([log.actor, log.actor_email, log.details]).toEqual([promoted.user.id, promoted.email, { settings: ['review'] }]);
+    expect([log.actor, log.actor_email]).toEqual([promoted.user.id, promoted.email]);
+    // Only what moved, before and after: the review rule, not the settings the patch left alone.
+    expect(log.details).toEqual({ changes: { review: { from: expect.objectContaining({ enabled: false }), to: expect.objectContaining(body.review) } } });
     // The transaction's clock: an entry written in a later transaction would carry a later time.
     expect(log.created_at).toEqual((await service.deps.db('merchants').where({ id: shop.merchant.id }).first()).updated_at);
   });

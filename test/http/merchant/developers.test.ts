@@ -136,8 +136,9 @@ describe('what the Developers section does', () => {
     const owner = people.owner!;
     const bad = await asMember(service, owner, 'PUT', '/developers/webhook', { body: { webhook_url: 'not a url' } });
     expect([bad.status, bad.body]).toEqual([422, errorWithHint]);
+    const moved = await asMember(service, owner, 'PUT', '/developers/webhook', { body: { webhook_url: `${receiver.url}/moved` } });
     const set = await asMember(service, owner, 'PUT', '/developers/webhook', { body: { webhook_url: receiver.url } });
-    expect([set.status, set.body.webhook_url]).toEqual([200, receiver.url]);
+    expect([moved.status, set.status, set.body.webhook_url]).toEqual([200, 200, receiver.url]);
 
     const rolled = await asMember(service, owner, 'POST', '/developers/webhook/signing_secret/roll', { body: { overlap_seconds: 3600, force: true } });
     expect([rolled.status, rolled.body]).toEqual([201, { webhook_signing_secret: expect.stringMatching(/^wss_/), previous_webhook_secret_expires_at: expect.any(String) }]);
@@ -158,7 +159,11 @@ describe('what the Developers section does', () => {
     const audit = await auditActions(shop.merchant.id);
     expect(audit).toContainEqual({ actor: owner.user.id, action: 'signing_secret.rolled', target: shop.merchant.id, details: { previous_expires_at: rolled.body.previous_webhook_secret_expires_at, forced: true } });
     expect(rolls.filter((e) => e.details.previous_expires_at === keyed.body.previous_webhook_secret_expires_at)).toHaveLength(1);
-    expect(audit.find((e) => e.action === 'webhook_url.changed')?.details).toEqual({ from: expect.anything(), to: receiver.url });
+    const urlChanges = audit.filter((e) => e.action === 'webhook_url.changed').map((e) => e.details);
+    expect(urlChanges).toEqual(expect.arrayContaining([
+      { changes: { webhook_url: { from: receiver.url, to: `${receiver.url}/moved` } } },
+      { changes: { webhook_url: { from: `${receiver.url}/moved`, to: receiver.url } } },
+    ]));
   });
 
   it('lists the enabled events grouped as the catalog, with the withdrawal note beside checkout.failed, and sets them', async () => {
@@ -174,6 +179,8 @@ describe('what the Developers section does', () => {
     expect(set.status).toBe(200);
     const after = set.body.groups.flatMap((g: { events: unknown[] }) => g.events);
     expect(after.filter((e: { enabled: boolean }) => e.enabled).map((e: { type: string }) => e.type).sort()).toEqual(['checkout.failed', 'customer.unrestricted']);
+    const changed = (await auditActions(shop.merchant.id)).find((e) => e.action === 'enabled_events.changed');
+    expect(changed?.details).toEqual({ changes: { enabled_events: { from: ['customer.unrestricted'], to: expect.arrayContaining(['checkout.failed', 'customer.unrestricted']) } } });
     expect((await asMember(service, people.developer!, 'PUT', '/developers/enabled_events', { body: { enabled_events: ['no.such'] } })).status).toBe(422);
 
     const depositsOnly = await openShop(service, { checkout_flows: ['deposit'] });

@@ -1,6 +1,7 @@
 // Shared by the operator's and the merchant's dashboards: how a payment method, a review's
 // evidence, a timeline entry and a delivery attempt read on a page (always as text).
 import { facts, h, json, money, when } from './dom.js';
+import { attemptOutcome, duration, recordIds, timelineSentence } from './sentences.js';
 
 export function paymentMethodText(pm) {
   if (!pm) return '—';
@@ -26,32 +27,32 @@ export function evidenceView(evidence) {
   );
 }
 
-/** One timeline line: when, what, and the record's details (attempt status, latency, answer). */
+/** One timeline line: when, the sentence, its ids to copy, and the record's details (the receiver's answer, evidence). */
 export function timelineEntry(entry) {
   const d = entry.details;
   const extra = [];
-  if (entry.kind === 'webhook.attempt' || entry.kind === 'hold') {
+  if ((entry.kind === 'webhook.attempt' || entry.kind === 'hold') && 'http_status' in d) {
     extra.push(facts([
       ['Status', d.http_status === null ? d.error : `HTTP ${d.http_status}`],
-      ['Latency', `${d.duration_ms} ms`],
+      ['Latency', duration(d.duration_ms)],
       ['URL', d.url],
       ['Response', d.response_excerpt === null || d.response_excerpt === undefined ? '—' : h('code', {}, d.response_excerpt)],
     ]));
   }
   if (entry.kind === 'review.created' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
   if (entry.kind === 'checkout.blocked' && d.evidence) extra.push(h('details', {}, h('summary', {}, 'Evidence'), json(d.evidence)));
-  return h('li', { class: `entry ${entry.kind.replace('.', '-')}`, 'data-kind': entry.kind },
+  const ids = recordIds(d);
+  return h('li', { class: `entry ${entry.kind.replace('.', '-')}`, 'data-kind': entry.kind, title: entry.summary },
     h('time', { datetime: entry.at }, when(entry.at)),
-    h('span', { class: 'kind' }, entry.kind),
-    // The API's summaries count in cents; a person reads money.
-    h('p', {}, entry.summary.replace(/\b(\d+) cents\b/g, (_, cents) => money(Number(cents)))),
+    h('p', {}, timelineSentence(entry)),
+    ids.length ? h('p', { class: 'muted ids' }, h('small', {}, ids.join(' · '))) : null,
     extra,
   );
 }
 
-/** One delivery attempt: number (and series after a resend), when, the answer and how long it took. */
+/** One delivery attempt (the list numbers nothing itself): which attempt, the answer and how long it took, when. */
 export function attemptLine(a) {
-  return h('li', {}, `#${a.attempt}${a.series > 1 ? ` (series ${a.series})` : ''} ${when(a.started_at)} · `, a.http_status === null ? a.error : `HTTP ${a.http_status}`, ` · ${a.duration_ms} ms`);
+  return h('li', {}, `Attempt ${a.attempt}${a.series > 1 ? ` (delivery series ${a.series})` : ''}: ${attemptOutcome(a)} · `, h('time', { datetime: a.started_at }, when(a.started_at)));
 }
 
 /** A person as people read them: their name where the record has one, else the email; the id comes second. */
