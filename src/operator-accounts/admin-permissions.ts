@@ -40,14 +40,27 @@ const READING = new Set(['GET', 'HEAD']);
 
 const matchers = ADMIN_ROUTE_PERMISSIONS.map(([method, path, permission]) => ({
   method,
-  pattern: new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`),
+  // Express routes ignore letter case, so the table must too: a route it reaches is a route listed here.
+  pattern: new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`, 'i'),
   permission,
 }));
 
 /** The permission a call under /admin/v1 needs (`path` relative to /admin/v1, as Express gives it to the mount's guard). */
 export function adminRoutePermission(method: string, path: string): OperatorPermission {
   const verb = method === 'HEAD' ? 'GET' : method;
-  const listed = matchers.find((m) => m.method === verb && m.pattern.test(path));
+  const normal = normalPath(path);
+  const listed = matchers.find((m) => m.method === verb && m.pattern.test(normal));
   if (listed) return listed.permission;
   return READING.has(method) ? 'read' : 'operators';
+}
+
+/** The path as a router could read it: percent-encoding decoded (an undecodable one as it is) and runs of slashes as one. */
+function normalPath(path: string): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // Left as it is: a router cannot decode it either.
+  }
+  return decoded.replace(/\/{2,}/g, '/');
 }

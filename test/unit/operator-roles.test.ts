@@ -40,6 +40,12 @@ describe('the admin route table', () => {
     expect(adminRoutePermission('HEAD', '/checkouts')).toBe('read');
     expect(adminRoutePermission('PATCH', '/unknown')).toBe('operators');
   });
+
+  it('reads a path as the router does: any letter case, a trailing slash, doubled slashes and percent-encoding name the same route', () => {
+    for (const path of ['/OPERATORS', '/Operators/', '//operators', '/%6Fperators', '/%6fPERATORS/']) expect([path, adminRoutePermission('GET', path)]).toEqual([path, 'operators']);
+    expect(adminRoutePermission('POST', '/REVIEWS/cpilr_1/APPROVE')).toBe('decide_reviews');
+    expect(adminRoutePermission('GET', '/%E0%A4%A')).toBe('read');
+  });
 });
 
 describe('authenticator codes', () => {

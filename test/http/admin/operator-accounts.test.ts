@@ -1,5 +1,6 @@
 import { currentTotpCode } from '../../../src/identity/secrets';
 import { operatorRoleMay, type OperatorRole } from '../../../src/identity/operator-roles';
+import { takeAnswerMismatches } from '../../support/openapi-answers';
 import { adminRoutePermission } from '../../../src/operator-accounts/admin-permissions';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
@@ -187,6 +188,17 @@ describe('operator roles on the admin API', () => {
     expect(adminRoutePermission('POST', '/reviews/cpilr_1/approve')).toBe('decide_reviews');
     expect(adminRoutePermission('GET', '/merchants/mer_1')).toBe('read');
     expect(adminRoutePermission('PUT', '/something/new')).toBe('operators');
+  });
+
+  it('no spelling of a path reaches a route past its role check (letter case, trailing slash, doubled slashes, percent-encoding)', async () => {
+    const viewer = people.operator_viewer!;
+    for (const path of ['/admin/v1/OPERATORS', '/admin/v1/Operators/', '/admin/v1//operators', '/admin/v1/%6Fperators', '/admin/v1/operators/INVITATIONS', '/admin/v1/Audit-Log']) {
+      const res = await asOperator(service, viewer, 'GET', path);
+      expect([path, [403, 404].includes(res.status), JSON.stringify(res.body).includes('@')]).toEqual([path, true, false]);
+    }
+    expect((await asOperator(service, viewer, 'GET', '/admin/v1/OPERATORS')).status).toBe(403);
+    // These spellings are not the document's paths on purpose: their refusals are not checked against it.
+    takeAnswerMismatches();
   });
 
   it.each(OPERATOR_ROLES)('%s: 403 {error, hint} on every admin route beyond the role; the others pass the guard; no session is 401', async (role) => {
