@@ -1,5 +1,5 @@
 import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { registry } from './http/openapi-registry';
+import { EXAMPLE_REQUEST_ID, registry } from './http/openapi-registry';
 import { IDEMPOTENT_OPERATIONS, TAGS } from './http/openapi-operation';
 import { describeFields } from './http/openapi-glossary';
 // Importing the schema modules registers their paths (the contract's first, then the extensions).
@@ -50,7 +50,7 @@ const TAG_DESCRIPTIONS: Array<{ name: string; description: string }> = [
   { name: 'Webhooks', description: 'Events sent to the merchant\'s webhook_url, signed with the wss_ secret.' },
 ];
 
-type Operation = { operationId?: string; tags?: string[]; parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Operation = { operationId?: string; tags?: string[]; parameters?: unknown[]; responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }> };
 
 /** Every public and wallet POST takes an optional Idempotency-Key (one middleware, documented once), and so do the extensions marked idempotent. */
 function documentIdempotency(doc: { paths: Record<string, Record<string, Operation>>; components?: Record<string, Record<string, unknown>> }): void {
@@ -71,6 +71,47 @@ function documentIdempotency(doc: { paths: Record<string, Record<string, Operati
     const post = ops.post;
     if (!post || !(path.startsWith('/api/v1/') || path.startsWith('/wallet/v1/') || IDEMPOTENT_OPERATIONS.has(post.operationId ?? ''))) continue;
     post.parameters = [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+  }
+}
+
+/**
+ * Any operation may answer 503 with Retry-After: the error handler's answer when PostgreSQL or
+ * Temporal cannot be reached in time (nothing was done; the same request may be sent again).
+ * Documented once here for every operation that does not describe its own.
+ */
+function documentUnavailable(doc: { paths: Record<string, Record<string, Operation>> }): void {
+  const unavailable = {
+    description: 'The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create).',
+    headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: { unavailable: { summary: 'The database or Temporal did not answer in time', value: { error: 'The service is briefly unavailable.', hint: 'Retry the request in a moment; with an Idempotency-Key a retried create is made once.', request_id: EXAMPLE_REQUEST_ID } } },
+      },
+    },
+  };
+  for (const ops of Object.values(doc.paths)) {
+    for (const op of Object.values(ops)) {
+      if (op.responses && !op.responses['503']) op.responses['503'] = unavailable;
+    }
+  }
+}
+
+/**
+ * Every change on the admin API may answer 403: a dashboard session whose operator role does not
+ * allow it (the admin token may do everything). Documented once here where an operation does not
+ * describe its own.
+ */
+function documentOperatorRoles(doc: { paths: Record<string, Record<string, Operation>> }): void {
+  const forbidden = {
+    description: "A dashboard session whose operator role does not allow this change; the hint names the roles that may (the admin token may do everything).",
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/admin/v1/')) continue;
+    for (const [method, op] of Object.entries(ops)) {
+      if (method !== 'get' && method !== 'head' && op.responses && !op.responses['403']) op.responses['403'] = forbidden;
+    }
   }
 }
 
@@ -100,6 +141,8 @@ export function openApiDocument(apiBaseUrl: string): object {
     op.tags = [meta.tag];
   }
   documentIdempotency(doc);
+  documentUnavailable(doc);
+  documentOperatorRoles(doc);
   describeFields(doc);
   cached = doc;
   return cached;

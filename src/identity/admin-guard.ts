@@ -75,7 +75,8 @@ export function requireAdminOrSession(ctx: AccountsContext, bearer: RequestHandl
 /** Who an admin API call acts as, for the merchant audit log: the signed-in operator, or the admin token (automation). */
 export function adminActorOf(req: Request): AdminActor {
   const user = req.operatorSession?.user;
-  return user ? { kind: 'operator', id: user.id, email: user.email } : { kind: 'admin' };
+  const address = req.ip ? { address: req.ip } : {};
+  return user ? { kind: 'operator', id: user.id, email: user.email, ...address } : { kind: 'admin', ...address };
 }
 
 /** The name a review decision or a refund records: the operator's email, or `admin API` for the token. */

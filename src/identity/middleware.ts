@@ -41,7 +41,7 @@ export function requireMerchantSession(ctx: AccountsContext): RequestHandler {
       if (!SAFE_METHODS.has(req.method) && !csrfMatches(req.header(MERCHANT_CSRF_HEADER), session.csrfToken)) {
         throw new MerchantSessionError('Missing or wrong CSRF token.', `Send the session's csrf_token in the ${MERCHANT_CSRF_HEADER} header with every change.`);
       }
-      req.merchantSession = session;
+      req.merchantSession = { ...session, address: req.ip };
       next();
     } catch (error) {
       next(error);

@@ -33,8 +33,8 @@ operation({
   params: pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw'), query: PageQuery, responses: { 200: ['A page of open invitations', page(OpenInvitation)] }, errors: { ...adminErrors, 404: 'No such merchant, or starting_after is not an invitation of this list.' },
 });
 operation({
-  ...adminMerchantInvitation, method: 'delete', path: '/admin/v1/merchants/{id}/invitations/{invitation_id}', id: 'adminRevokeMerchantInvitation', summary: "Revoke a merchant's open invitation: its link stops working at once",
-  params: z.object({ id: z.string().openapi({ example: 'mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw' }), invitation_id: z.string().openapi({ example: 'inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw' }) }),
+  ...adminMerchantInvitation, method: 'delete', path: '/admin/v1/merchants/{id}/invitations/{invitationId}', id: 'adminRevokeMerchantInvitation', summary: "Revoke a merchant's open invitation: its link stops working at once",
+  params: z.object({ id: z.string().openapi({ description: 'The merchant.', example: 'mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw' }), invitationId: z.string().openapi({ description: 'The open invitation to revoke.', example: 'inv_8Kd2kQ8sLm3Xa7Pc1Rt5VbNw' }) }),
   responses: { 200: ['Revoked', z.object({ id: z.string(), revoked: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { ...adminErrors, 403: 'A dashboard session whose role may not change merchants.', 404: 'No such merchant, or no such open invitation (accepted, revoked, expired or unknown).' },
 });
 operation({

@@ -8,7 +8,7 @@ import { acceptInvitation, inviteMember, startInvitationTotp } from './invitatio
 import { allow, clearSessionCookie, merchantSessionOf, setSessionCookie } from './middleware';
 import { requestPasswordResetAfterAnswer, resetPassword } from './password-resets';
 import { AcceptInvitationBody, AuthenticatorProofBody, InvitationBody, PasswordResetBody, PasswordResetRequestBody, RoleChangeBody, SignInBody, TokenBody, TotpConfirmBody } from './schemas';
-import { presentSession, signIn, signOut } from './sessions';
+import { presentSession, sessionActor, signIn, signOut } from './sessions';
 import { listTeam, listTeamInvitations, changeRole, removeMember, revokeTeamInvitation } from './team';
 import { confirmOwnTotp, regenerateRecoveryCodes, startOwnTotp, startResetTotp } from './totp';
 import { recoverMemberAuthenticator } from './authenticator-recovery';
@@ -85,8 +85,8 @@ export function merchantAccountRoutes({ ctx, throttle, limit, requireSession: se
   });
 
   router.post('/team/invitations', session, allow('team'), async (req, res) => {
-    const { merchant, user } = merchantSessionOf(req);
-    res.status(201).json(await inviteMember(ctx, merchant.id, { kind: 'user', id: user.id }, parseOrThrow(InvitationBody, req.body)));
+    const signedIn = merchantSessionOf(req);
+    res.status(201).json(await inviteMember(ctx, signedIn.merchant.id, sessionActor(signedIn), parseOrThrow(InvitationBody, req.body)));
   });
 
   router.get('/team/invitations', session, allow('team'), async (req, res) => {
@@ -106,7 +106,7 @@ export function merchantAccountRoutes({ ctx, throttle, limit, requireSession: se
   router.post('/team/:id/authenticator-recovery', session, allow('team'), async (req, res) => {
     parseEmptyBody(req.body);
     const { merchant, user } = merchantSessionOf(req);
-    res.status(201).json(await recoverMemberAuthenticator(ctx, merchant.id, { actor: { kind: 'user', id: user.id }, name: user.email }, req.params.id as string));
+    res.status(201).json(await recoverMemberAuthenticator(ctx, merchant.id, { actor: sessionActor(merchantSessionOf(req)), name: user.email }, req.params.id as string));
   });
 
   router.delete('/team/:id', session, allow('team'), async (req, res) => {

@@ -5,7 +5,7 @@ import { findLiveSessionUnscoped, insertMerchantSession, revokeMerchantSession, 
 import { findMerchant } from '../storage/merchants';
 import { findMerchantUserByEmailUnscoped, type AccountRow, type MerchantUserRow } from '../storage/people';
 import { actorOfAccount, recordAudit } from './audit';
-import type { AccountsContext } from './context';
+import type { AccountsContext, Actor } from './context';
 import { presentUser } from './present';
 import type { SignInBody } from './schemas';
 import { csrfTokenOf, decoyPasswordHash, newOneTimeToken, passwordMatches } from './secrets';
@@ -24,7 +24,12 @@ export interface MerchantSession {
   merchant: SessionMerchant;
   tokenHash: Buffer;
   csrfToken: string;
+  /** The client address of the request the session came with (the session guard sets it), for the audit log. */
+  address?: string;
 }
+
+/** The person of a session as the actor of a change, with the request's client address. */
+export const sessionActor = (session: Pick<MerchantSession, 'user' | 'address'>): Extract<Actor, { kind: 'user' }> => ({ kind: 'user', id: session.user.id, ...(session.address ? { address: session.address } : {}) });
 
 export const WRONG_CREDENTIALS = 'Email or password is wrong.';
 
@@ -117,6 +122,6 @@ export async function noteSessionUse(ctx: AccountsContext, tokenHash: Buffer, la
 export async function signOut(ctx: AccountsContext, session: MerchantSession): Promise<void> {
   await ctx.db.transaction(async (trx) => {
     if (!(await revokeMerchantSession(trx, session.tokenHash))) return;
-    await recordAudit(trx, { merchantId: session.merchant.id, actor: { kind: 'user', id: session.user.id }, action: 'session.ended', target: session.user.id });
+    await recordAudit(trx, { merchantId: session.merchant.id, actor: sessionActor(session), action: 'session.ended', target: session.user.id });
   });
 }

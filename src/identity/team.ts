@@ -7,7 +7,7 @@ import { recordAudit } from './audit';
 import { listOpenInvitations, revokedDetail, revokeInvitation, revokeInvitationsOfInviter } from './invitations';
 import type { AccountsContext } from './context';
 import { presentUser } from './present';
-import type { MerchantSession } from './sessions';
+import { sessionActor, type MerchantSession } from './sessions';
 
 // Another merchant's person is reported exactly like a missing one.
 const memberNotFound = (id: string) => new MerchantNotFoundError('Team member not found.', `No person ${id} in this account's team.`);
@@ -28,7 +28,7 @@ export function listTeamInvitations(ctx: AccountsContext, merchantId: string, qu
 
 /** Revokes an open invitation of the account (owners): its link stops working at once. */
 export function revokeTeamInvitation(ctx: AccountsContext, session: MerchantSession, id: string) {
-  return revokeInvitation(ctx, session.merchant.id, { kind: 'user', id: session.user.id }, id, () => invitationNotFound(id));
+  return revokeInvitation(ctx, session.merchant.id, sessionActor(session), id, () => invitationNotFound(id));
 }
 
 // Another merchant's invitation is reported exactly like a missing one.
@@ -49,7 +49,7 @@ export async function changeRole(ctx: AccountsContext, session: MerchantSession,
     if (member.role === 'owner') keepAnOwner(owners);
     const updated = (await updateMerchantUser(trx, merchantId, memberId, { role }))!;
     const revokedInvitations = await revokeInvitationsOfInviter(trx, member, role);
-    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.role_changed', target: memberId, details: { email: member.email, from: member.role, to: role, ...revokedDetail(revokedInvitations) } });
+    await recordAudit(trx, { merchantId, actor: sessionActor(session), action: 'member.role_changed', target: memberId, details: { email: member.email, from: member.role, to: role, ...revokedDetail(revokedInvitations) } });
     return presentUser(updated);
   });
 }
@@ -64,7 +64,7 @@ export async function removeMember(ctx: AccountsContext, session: MerchantSessio
     if (member.role === 'owner') keepAnOwner(owners);
     const revokedInvitations = await revokeInvitationsOfInviter(trx, member, null);
     await deleteMerchantUser(trx, merchantId, memberId);
-    await recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'member.removed', target: memberId, details: { email: member.email, role: member.role, ...revokedDetail(revokedInvitations) } });
+    await recordAudit(trx, { merchantId, actor: sessionActor(session), action: 'member.removed', target: memberId, details: { email: member.email, role: member.role, ...revokedDetail(revokedInvitations) } });
   });
   return { id: memberId, removed: true as const };
 }

@@ -5,7 +5,7 @@ import { listPage } from '../readback/list-page';
 import { pageCustomers, type CustomerPageFilter } from '../storage/pages';
 import { recordAudit } from '../identity/audit';
 import { asMerchantNotFound } from './developers';
-import type { MerchantSession } from '../identity/sessions';
+import { sessionActor, type MerchantSession } from '../identity/sessions';
 
 /** The merchant's customers: search, restrictions with their evidence, and lifting one (the operator's lift, scoped). */
 
@@ -23,7 +23,7 @@ export async function liftRestriction(deps: AppDeps, session: MerchantSession, c
   const merchantId = session.merchant.id;
   const lifted = await unrestrictCustomer(deps, customerId, {
     merchantId,
-    record: (trx, before) => recordAudit(trx, { merchantId, actor: { kind: 'user', id: session.user.id }, action: 'customer.unrestricted', target: customerId, details: { reason_code: before.restriction_reason } }),
+    record: (trx, before) => recordAudit(trx, { merchantId, actor: sessionActor(session), action: 'customer.unrestricted', target: customerId, details: { reason_code: before.restriction_reason } }),
   });
   return presentRestriction(lifted);
 }

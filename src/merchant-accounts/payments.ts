@@ -10,7 +10,7 @@ import { findCustomersByIds } from '../storage/customers';
 import { presentChargeCustomer } from '../charges/present';
 import { pageChargeSearch, pageCheckoutSearch } from '../storage/pages';
 import { asMerchantNotFound } from './developers';
-import type { MerchantSession } from '../identity/sessions';
+import { sessionActor, type MerchantSession } from '../identity/sessions';
 
 /** The merchant's payments: the admin API's search, detail, timeline and refund, scoped to the session's merchant. */
 
@@ -66,5 +66,5 @@ export async function merchantTimeline(deps: AppDeps, merchantId: string, id: st
 export async function refundMerchantCharge(deps: AppDeps, session: MerchantSession, chargeId: string) {
   // Another merchant's charge is a 404 like a missing one, the dashboard's answer (not the public refund's).
   if (!(await findCharge(deps.db, session.merchant.id, chargeId))) throw new MerchantNotFoundError('Charge not found.', `No charge ${chargeId} in this account.`);
-  return refundCharge(deps, chargeId, { merchantId: session.merchant.id }, 'dashboard', undefined, { email: session.user.email, actor: { kind: 'user', id: session.user.id } });
+  return refundCharge(deps, chargeId, { merchantId: session.merchant.id }, 'dashboard', undefined, { email: session.user.email, actor: sessionActor(session) });
 }

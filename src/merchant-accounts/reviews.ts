@@ -7,7 +7,7 @@ import { decideReview } from '../reviews/service';
 import { pageReviews } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import type { ReviewDecision } from '../../workflows/contract';
-import type { MerchantSession } from '../identity/sessions';
+import { sessionActor, type MerchantSession } from '../identity/sessions';
 import { asMerchantNotFound } from './developers';
 
 /**
@@ -42,5 +42,5 @@ export async function decideMerchantReview(deps: AppDeps, session: MerchantSessi
   const review = await findReviewUnscoped(deps.db, reviewId);
   if (!review || review.merchant_id !== merchantId) throw new MerchantNotFoundError('Review not found.', `No review ${reviewId} in this account.`);
   // The audit row is written by the activity that records the decision, in its transaction.
-  return decideReview(deps, reviewId, decision, deciderOf(session), { actor: { kind: 'user', id: session.user.id } });
+  return decideReview(deps, reviewId, decision, deciderOf(session), { actor: sessionActor(session) });
 }

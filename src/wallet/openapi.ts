@@ -65,7 +65,11 @@ operation({
     201: ['The charge', z.object({ charge: WalletAttemptCharge })],
     202: ['The withdrawal paused for review', z.object({ review: z.object({ id: z.string(), status: z.string(), amount_cents: z.number().int(), created_at: z.string().datetime() }) })],
   },
-  errors: { 400: 'Body is not JSON.', 503: 'Temporal briefly refused the attempt (nothing was charged for it): send it again after Retry-After seconds.' },
+  errors: {
+    400: 'Body is not JSON.',
+    429: 'A velocity limit (attempts per card, per customer or per client address in the hour) was reached: nothing was charged; try again after Retry-After seconds.',
+    503: 'Temporal briefly refused the attempt (nothing was charged for it): send it again after Retry-After seconds.',
+  },
 });
 operation({
   method: 'post', path: '/wallet/v1/checkouts/{id}/device_pings', id: 'walletDevicePing', tag, security, summary: "The customer device's location, from the hosted page",

@@ -2105,6 +2105,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCharge: {
@@ -2131,6 +2142,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2190,6 +2212,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listCheckouts: {
@@ -2227,6 +2260,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2278,6 +2322,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCheckout: {
@@ -2304,6 +2359,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2355,6 +2421,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCustomer: {
@@ -2381,6 +2458,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2432,6 +2520,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     searchCustomers: {
@@ -2462,6 +2561,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2522,6 +2632,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     devicePingPreflight: {
@@ -2539,6 +2660,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
         };
     };
@@ -2566,6 +2698,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2617,6 +2760,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listEvents: {
@@ -2662,6 +2816,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getEvent: {
@@ -2688,6 +2853,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2757,6 +2933,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     openApiDocument: {
@@ -2777,6 +2964,17 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2820,6 +3018,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRefund: {
@@ -2846,6 +3055,17 @@ export interface operations {
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before sending the request again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -285,7 +285,7 @@ describe('the audit log', () => {
     const actions = all.body.results.map((e: { action: string }) => e.action);
     expect(actions.slice(0, 2)).toEqual(['member.removed', 'member.role_changed']);
     expect(actions).toEqual(expect.arrayContaining(['invitation.created', 'invitation.accepted', 'session.created']));
-    expect(all.body.results[1]).toEqual({ id: expect.stringMatching(/^aud_/), actor: owner.user.id, actor_kind: 'person', actor_email: owner.email, action: 'member.role_changed', target: viewer.user.id, details: { email: viewer.email, from: 'viewer', to: 'reviewer' }, at: expect.any(String) });
+    expect(all.body.results[1]).toEqual({ id: expect.stringMatching(/^aud_/), actor: owner.user.id, actor_kind: 'person', actor_email: owner.email, action: 'member.role_changed', target: viewer.user.id, details: { email: viewer.email, from: 'viewer', to: 'reviewer' }, client_address: expect.stringMatching(/\d/), at: expect.any(String) });
     const adminInvitation = all.body.results.find((e: { action: string; details: { email?: string } }) => e.action === 'invitation.created' && e.details.email === owner.email);
     expect([adminInvitation.actor, adminInvitation.actor_kind]).toEqual(['admin', 'admin']);
 
