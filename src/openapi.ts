@@ -90,9 +90,20 @@ function documentUnavailable(doc: { paths: Record<string, Record<string, Operati
       },
     },
   };
+  const notJson = {
+    description: 'The body is not JSON (a call with a body of another kind).',
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: { not_json: { summary: 'A body that is not JSON', value: { error: 'Request body is not valid JSON.', hint: 'Send a JSON object with Content-Type: application/json.', request_id: EXAMPLE_REQUEST_ID } } },
+      },
+    },
+  };
   for (const ops of Object.values(doc.paths)) {
-    for (const op of Object.values(ops)) {
+    for (const [method, op] of Object.entries(ops)) {
       if (op.responses && !op.responses['503']) op.responses['503'] = unavailable;
+      // Every call that may carry a body meets the JSON body parser first.
+      if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && !op.responses['400']) op.responses['400'] = notJson;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createScratchDatabase } from '../../src/storage/db';
@@ -9,6 +9,7 @@ import { writeWorkflowBundles } from '../../src/worker';
 import { priorityDevServerArgs } from '../../src/temporal/server-config';
 import { startMailpit } from '../support/mailpit';
 import { startStripeMock } from '../support/stripe-mock';
+import { ANSWER_MISMATCH_REPORT } from '../support/openapi-answers';
 
 /**
  * Once per `npm test`: a migrated template database (createScratchDatabase, as the benchmarks make
@@ -22,6 +23,7 @@ import { startStripeMock } from '../support/stripe-mock';
  * file checks its service's answers against (OPENAPI_DOCUMENT_PATH).
  */
 export default async function globalSetup(): Promise<void> {
+  rmSync(ANSWER_MISMATCH_REPORT, { force: true });
   // payments_test_<pid>_tpl_<random>; its copies are payments_test_<pid>_<random>.
   const prefix = `payments_test_${process.pid}`;
   const templateUrl = await createScratchDatabase(`${prefix}_tpl`);

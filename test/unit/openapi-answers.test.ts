@@ -46,7 +46,7 @@ describe('the OpenAPI answer check', () => {
   });
 
   it('records an undocumented status, a content type the document does not name, and a body that is not JSON', async () => {
-    expect(await answer('GET', '/api/v1/charges/ch_1', 418, error)).toEqual([expect.stringMatching(/answered 418: status not documented \(documented: 200, 422\)/)]);
+    expect(await answer('GET', '/api/v1/charges/ch_1', 418, error)).toEqual([expect.stringMatching(/answered 418: status not documented \(documented: 200, 422, 503\)/)]);
     expect(await answer('GET', '/api/v1/charges/ch_1', 422, '<p>no</p>', 'text/html')).toEqual([expect.stringMatching(/content type text\/html, documented application\/json/)]);
     expect(await answer('GET', '/api/v1/charges/ch_1', 422, '{"error":', 'application/json')).toEqual([expect.stringMatching(/the body is not JSON/)]);
   });

@@ -2185,6 +2185,15 @@ export interface operations {
                     "application/json": components["schemas"]["Charge"];
                 };
             };
+            /** @description The body is not JSON (a call with a body of another kind). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Refund refused */
             422: {
                 headers: {

@@ -23,7 +23,7 @@ operation({
 });
 operation({
   method: 'get', path: '/metrics', id: 'metrics', tag: TAGS.operations, summary: 'Prometheus metrics of this API process (keep it off the public network)',
-  responses: { 200: ['Prometheus text exposition format', z.string()] },
+  responses: { 200: ['Prometheus text exposition format (text/plain)'] },
 });
 operation({ method: 'get', path: '/api/v1/openapi.json', id: 'openApiDocument', tag: TAGS.operations, summary: 'This document', responses: { 200: ['OpenAPI 3.1', z.record(z.string(), z.unknown())] } });
 operation({ method: 'get', path: '/docs', id: 'apiReference', tag: TAGS.operations, summary: 'This document, rendered (Swagger UI, served locally)', responses: { 200: ['HTML'] }, htmlResponse: true });
