@@ -15,6 +15,9 @@ import { startTracing, workerTracingOptions } from '../../src/observability/trac
 import { checkoutWorkflowId } from '../../workflows/contract';
 import { NEW_FIRST_STEP_PATCH } from '../fixtures/next-version/patched';
 
+/** The baseline's own patch (workflows/checkout.ts END_EXPIRY_WORKFLOW_PATCH): a checkout's end ends its expiry workflow. */
+const BASELINE_END_PATCH = 'end-expiry-workflow';
+
 const HISTORIES = path.join(__dirname, 'histories');
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'next-version');
 const noop = () => undefined;
@@ -78,15 +81,16 @@ describe('a deploy of the next workflow version', () => {
       expect(await service.deps.temporal.workflow.getHandle(checkoutWorkflowId(fresh.id)).result()).toEqual({ state: 'completed' });
     });
 
-    // Replayed on the next version, the waiting checkout kept the baseline's path: no step, no marker, no failed task.
+    // Replayed on the next version, the waiting checkout kept the baseline's path: no step, no new
+    // marker (only the baseline's own, when it ends its expiry workflow), no failed task.
     const before = await history(waiting.id);
     expect(before.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
-    expect([patchIds(before), newSteps(before)]).toEqual([[], 0]);
+    expect([patchIds(before), newSteps(before)]).toEqual([[BASELINE_END_PATCH], 0]);
     const [charge] = await service.deps.db('charges').where({ checkout_id: waiting.id });
     expect(charge.status).toBe('succeeded');
     // A checkout started on the next version takes the new step, and its history says so.
     const after = await history(fresh.id);
-    expect([patchIds(after), newSteps(after)]).toEqual([[NEW_FIRST_STEP_PATCH], 1]);
+    expect([patchIds(after), newSteps(after)]).toEqual([[NEW_FIRST_STEP_PATCH, BASELINE_END_PATCH], 1]);
   }, 90_000);
 
   it('replays every baseline history with the patched next version, and fails without its patched()', async () => {
