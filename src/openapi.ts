@@ -99,11 +99,21 @@ function documentUnavailable(doc: { paths: Record<string, Record<string, Operati
       },
     },
   };
+  const tooLarge = {
+    description: 'The body is larger than the limit (100 kB).',
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        examples: { too_large: { summary: 'A body over 100 kB', value: { error: 'Request body is too large.', hint: 'Bodies are limited to 100 kB.', request_id: EXAMPLE_REQUEST_ID } } },
+      },
+    },
+  };
   for (const ops of Object.values(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       if (op.responses && !op.responses['503']) op.responses['503'] = unavailable;
       // Every call that may carry a body meets the JSON body parser first.
       if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && !op.responses['400']) op.responses['400'] = notJson;
+      if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && !op.responses['413']) op.responses['413'] = tooLarge;
     }
   }
 }

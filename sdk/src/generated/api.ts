@@ -2194,6 +2194,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is larger than the limit (100 kB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Refund refused */
             422: {
                 headers: {
@@ -2322,6 +2331,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is larger than the limit (100 kB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
@@ -2421,6 +2439,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is larger than the limit (100 kB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Invalid credential, invalid input or not found. */
             422: {
                 headers: {
@@ -2513,6 +2540,15 @@ export interface operations {
             };
             /** @description Body is not JSON. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (100 kB). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2625,6 +2661,15 @@ export interface operations {
             };
             /** @description Device pings are disabled for this account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (100 kB). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2926,6 +2971,15 @@ export interface operations {
             };
             /** @description KYC is disabled for this business. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit (100 kB). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
