@@ -2,6 +2,8 @@ import { OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { EXAMPLE_REQUEST_ID, registry } from './http/openapi-registry';
 import { IDEMPOTENT_OPERATIONS, TAGS } from './http/openapi-operation';
 import { describeFields } from './http/openapi-glossary';
+import { ServiceUnavailableError } from './http/errors';
+import { JSON_BODY_HINT } from './http/validate';
 // Importing the schema modules registers their paths (the contract's first, then the extensions).
 import './customers/schemas';
 import './charges/schemas';
@@ -74,46 +76,39 @@ function documentIdempotency(doc: { paths: Record<string, Record<string, Operati
   }
 }
 
+/** One error answer of the document: its description and one example of the `{error, hint}` body. */
+function errorAnswer(description: string, example: { name: string; summary: string; error: string; hint?: string }) {
+  const value = { error: example.error, ...(example.hint ? { hint: example.hint } : {}), request_id: EXAMPLE_REQUEST_ID };
+  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: { [example.name]: { summary: example.summary, value } } } } };
+}
+
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
 /**
- * Any operation may answer 503 with Retry-After: the error handler's answer when PostgreSQL or
- * Temporal cannot be reached in time (nothing was done; the same request may be sent again).
- * Documented once here for every operation that does not describe its own.
+ * Answers every operation may give, documented once here where an operation does not describe
+ * its own: the 503 with Retry-After of the error handler when PostgreSQL or Temporal cannot be
+ * reached in time (nothing was done; the same request may be sent again), and, for every call that
+ * may carry a body, the JSON body parser's 400 and 413.
  */
-function documentUnavailable(doc: { paths: Record<string, Record<string, Operation>> }): void {
-  const unavailable = {
-    description: 'The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create).',
-    headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
-    content: {
-      'application/json': {
-        schema: { $ref: '#/components/schemas/Error' },
-        examples: { unavailable: { summary: 'The database or Temporal did not answer in time', value: { error: 'The service is briefly unavailable.', hint: 'Retry the request in a moment; with an Idempotency-Key a retried create is made once.', request_id: EXAMPLE_REQUEST_ID } } },
-      },
+function documentSharedAnswers(doc: { paths: Record<string, Record<string, Operation>> }): void {
+  const unavailable = new ServiceUnavailableError();
+  const shared: Record<string, ReturnType<typeof errorAnswer> & { headers?: Record<string, unknown> }> = {
+    503: {
+      ...errorAnswer('The database or Temporal could not be reached in time: nothing was done. Send the same request again after Retry-After seconds (with its Idempotency-Key for a create).', {
+        name: 'unavailable', summary: 'The database or Temporal did not answer in time', error: unavailable.message, hint: unavailable.hint,
+      }),
+      headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
     },
   };
-  const notJson = {
-    description: 'The body is not JSON (a call with a body of another kind).',
-    content: {
-      'application/json': {
-        schema: { $ref: '#/components/schemas/Error' },
-        examples: { not_json: { summary: 'A body that is not JSON', value: { error: 'Request body is not valid JSON.', hint: 'Send a JSON object with Content-Type: application/json.', request_id: EXAMPLE_REQUEST_ID } } },
-      },
-    },
-  };
-  const tooLarge = {
-    description: 'The body is larger than the limit (100 kB).',
-    content: {
-      'application/json': {
-        schema: { $ref: '#/components/schemas/Error' },
-        examples: { too_large: { summary: 'A body over 100 kB', value: { error: 'Request body is too large.', hint: 'Bodies are limited to 100 kB.', request_id: EXAMPLE_REQUEST_ID } } },
-      },
-    },
+  const bodyAnswers = {
+    400: errorAnswer('The body is not JSON (a call with a body of another kind).', { name: 'not_json', summary: 'A body that is not JSON', error: 'Request body is not valid JSON.', hint: JSON_BODY_HINT }),
+    413: errorAnswer('The body is larger than the limit (100 kB).', { name: 'too_large', summary: 'A body over 100 kB', error: 'Request body is too large.', hint: 'Bodies are limited to 100 kB.' }),
   };
   for (const ops of Object.values(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      if (op.responses && !op.responses['503']) op.responses['503'] = unavailable;
-      // Every call that may carry a body meets the JSON body parser first.
-      if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && !op.responses['400']) op.responses['400'] = notJson;
-      if (['post', 'put', 'patch', 'delete'].includes(method) && op.responses && !op.responses['413']) op.responses['413'] = tooLarge;
+      if (!op.responses) continue;
+      const answers = BODY_METHODS.has(method) ? { ...shared, ...bodyAnswers } : shared;
+      for (const [status, answer] of Object.entries(answers)) op.responses[status] ??= answer;
     }
   }
 }
@@ -125,13 +120,13 @@ function documentUnavailable(doc: { paths: Record<string, Record<string, Operati
  */
 function documentOperatorRoles(doc: { paths: Record<string, Record<string, Operation>> }): void {
   const forbidden = {
-    description: "A dashboard session whose operator role does not allow this change; the hint names the roles that may (the admin token may do everything).",
+    description: 'A dashboard session whose operator role does not allow this change; the hint names the roles that may (the admin token may do everything).',
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   };
   for (const [path, ops] of Object.entries(doc.paths)) {
     if (!path.startsWith('/admin/v1/')) continue;
     for (const [method, op] of Object.entries(ops)) {
-      if (method !== 'get' && method !== 'head' && op.responses && !op.responses['403']) op.responses['403'] = forbidden;
+      if (BODY_METHODS.has(method) && op.responses) op.responses['403'] ??= forbidden;
     }
   }
 }
@@ -162,7 +157,7 @@ export function openApiDocument(apiBaseUrl: string): object {
     op.tags = [meta.tag];
   }
   documentIdempotency(doc);
-  documentUnavailable(doc);
+  documentSharedAnswers(doc);
   documentOperatorRoles(doc);
   describeFields(doc);
   cached = doc;
