@@ -6,7 +6,8 @@ import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundMemo, refundWorkflowId, type RefundRequester, type RefundWorkflowInput } from '../../workflows/contract';
-import { executeWorkflow } from '../temporal/workflows';
+import { startWorkflow } from '../temporal/workflows';
+import { TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
 import { refundRefusal, type RefundRefusal } from './refund-rules';
@@ -72,15 +73,20 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
   }
 
   try {
-    await executeWorkflow(temporal, WORKFLOWS.refund, {
-      taskQueue: config.taskQueue,
-      workflowId: refundWorkflowId(charge.id),
-      args: [{ chargeId: charge.id, source, ...(requester ? { requester } : {}) }],
-      typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
-      priority: priorityOf('request', charge.merchant_id),
-      // Only a refund the processor refused may be tried again; a done or running one may not.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      memo: { ...refundMemo({ merchantId: charge.merchant_id, checkoutId: charge.checkout_id, chargeId: charge.id }, source), ...(requestRef ? { [REQUEST_REF_MEMO]: requestRef } : {}) },
+    // Started and ended within the reach of Temporal, or 503; a refund whose worker comes later does nothing (acceptBy).
+    const until = Date.now() + TEMPORAL_REACH_MS;
+    await withinReach(temporal, until, async () => {
+      const started = await startWorkflow(temporal, WORKFLOWS.refund, {
+        taskQueue: config.taskQueue,
+        workflowId: refundWorkflowId(charge.id),
+        args: [{ chargeId: charge.id, source, ...(requester ? { requester } : {}), acceptBy: until }],
+        typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
+        priority: priorityOf('request', charge.merchant_id),
+        // Only a refund the processor refused may be tried again; a done or running one may not.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        memo: { ...refundMemo({ merchantId: charge.merchant_id, checkoutId: charge.checkout_id, chargeId: charge.id }, source), ...(requestRef ? { [REQUEST_REF_MEMO]: requestRef } : {}) },
+      });
+      await started.result();
     });
   } catch (error) {
     const own = error instanceof WorkflowExecutionAlreadyStartedError && (await endOfOwnRefund(deps, charge.id, requestRef, operatorHint));
@@ -105,7 +111,7 @@ async function endOfOwnRefund(deps: AppDeps, chargeId: string, requestRef: strin
   }
   if (description.memo?.[REQUEST_REF_MEMO] !== requestRef) return false;
   try {
-    await deps.temporal.workflow.getHandle(chargeId, description.runId).result();
+    await withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () => deps.temporal.workflow.getHandle(chargeId, description.runId).result());
   } catch (failure) {
     throw refundFailure(chargeId, failure, operatorHint);
   }
@@ -116,6 +122,7 @@ function refundFailure(chargeId: string, error: unknown, operatorHint: boolean):
   if (error instanceof WorkflowExecutionAlreadyStartedError) return unableToRefund(chargeId, 'was already refunded or has a refund in progress');
   if (!(error instanceof WorkflowFailedError)) return error;
   const cause = applicationFailureOf(error);
+  if (cause?.type === FAILURE_TYPES.requestAnswered) return unreachable();
   // Stopped before it ended (terminated by an operator, cancelled, timed out): nothing was decided,
   // and a refund sent again runs again (its claim and the processor's idempotency key keep it to one).
   if (!cause) return new ServiceUnavailableError('The refund did not finish.', `The refund of charge ${chargeId} was stopped before it ended; send the request again.`);

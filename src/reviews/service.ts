@@ -9,6 +9,7 @@ import { pageReviewsUnscoped } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { presentReview } from './present';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
+import { reachUntil, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type DecisionAudit, type ReviewDecision } from '../../workflows/contract';
 
 export interface ReviewListQuery extends AdminPageQuery {
@@ -40,16 +41,20 @@ export async function decideReview(deps: AppDeps, reviewId: string, decision: Re
     // One update id per send: a send's own retries after a transient refusal reach the same
     // decision, while a second reviewer's request, even at the same moment and for the same
     // decision, is a second update that the workflow refuses (one decision, one 200).
-    const decided = await sendOnceCaughtUp(
-      () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: audit ? [decision, decidedBy, audit] : [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
-      // The review is listed (its row committed) a moment before its workflow, which made it,
-      // hears back and waits for the decision: until then it refuses every decision as a second
-      // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
-      async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReviewUnscoped(db, review.id))?.status === 'pending',
+    // Within the reach of Temporal, or 503: a decision arriving later is refused (acceptBy).
+    const decided = await withinReach(temporal, Date.now() + TEMPORAL_REACH_MS, () =>
+      sendOnceCaughtUp(
+        () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: [decision, decidedBy, audit, reachUntil()], updateId: `${review.id}-decision-${randomUUID()}` }),
+        // The review is listed (its row committed) a moment before its workflow, which made it,
+        // hears back and waits for the decision: until then it refuses every decision as a second
+        // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
+        async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReviewUnscoped(db, review.id))?.status === 'pending',
+      ),
     );
     if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
     return { ...decided, decided_by: decidedBy };
   } catch (error) {
+    if (failureType(error) === FAILURE_TYPES.requestAnswered) throw unreachable();
     // The approval's re-checks refused it (approvalRefusal): the review is still pending.
     if (failureType(error) === FAILURE_TYPES.approvalRefused) {
       throw new ValidationError('Approval refused.', applicationFailureOf(error)!.message);

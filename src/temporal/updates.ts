@@ -1,6 +1,6 @@
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateStage, type WorkflowHandle, type WorkflowUpdateHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { ServiceUnavailableError } from '../http/errors';
+import { awaitingOutcome, timeLeftFor, unreachable } from './deadlines';
 import { isRetryableUpdateFailure } from './transient-errors';
 
 export interface UpdateRetry {
@@ -13,10 +13,11 @@ export interface UpdateRetry {
 export const UPDATE_RETRY: UpdateRetry = { attempts: 5, delayMs: 200 };
 
 /**
- * Executes an update, retrying transient refusals (isRetryableUpdateFailure) under the same
- * update id: the server answers a repeated id with the update it already has (accepted or
- * completed), so a retry never runs the handler twice. After the last attempt the caller gets ServiceUnavailableError (a 503 with
- * Retry-After); any other error is rethrown as it came.
+ * Executes an update in two steps: sent until the workflow accepts it, within the request's reach
+ * of Temporal (src/temporal/deadlines.ts), then its outcome awaited. Transient refusals
+ * (isRetryableUpdateFailure) are sent again under the same update id: the server answers a
+ * repeated id with the update it already has (accepted or completed), so a retry never runs the
+ * handler twice. Any other error is rethrown as it came.
  */
 export function executeUpdateRetrying<Ret, Args extends [unknown, ...unknown[]]>(
   handle: WorkflowHandle,
@@ -24,12 +25,20 @@ export function executeUpdateRetrying<Ret, Args extends [unknown, ...unknown[]]>
   options: { args: Args; updateId: string },
   retry: UpdateRetry = UPDATE_RETRY,
 ): Promise<Ret> {
-  return sendUpdateRetrying(() => handle.executeUpdate(def, options), retry);
+  return outcomeOfAccepted(handle.client, () => handle.startUpdate(def, { ...options, waitForStage: WorkflowUpdateStage.ACCEPTED }), retry);
+}
+
+/** Sends an update until it is accepted (`accept`, within the reach), then waits for its outcome (at most TEMPORAL_OUTCOME_MS). */
+export async function outcomeOfAccepted<Ret>(client: WorkflowHandle['client'], accept: () => Promise<WorkflowUpdateHandle<Ret>>, retry: UpdateRetry = UPDATE_RETRY): Promise<Ret> {
+  const accepted = await sendUpdateRetrying(accept, retry);
+  return awaitingOutcome(client, () => sendUpdateRetrying(() => accepted.result(), retry));
 }
 
 /**
  * The same retries for any way of sending one update under one update id (`send`): an update
- * sent with the start of its workflow (update-with-start) among them.
+ * sent with the start of its workflow (update-with-start) among them. After the last attempt, or
+ * when the next pause would pass the request's reach of Temporal, the caller gets a 503 with
+ * Retry-After (`unreachable`).
  */
 export async function sendUpdateRetrying<Ret>(send: () => Promise<Ret>, retry: UpdateRetry = UPDATE_RETRY): Promise<Ret> {
   for (let attempt = 1; ; attempt++) {
@@ -37,10 +46,9 @@ export async function sendUpdateRetrying<Ret>(send: () => Promise<Ret>, retry: U
       return await send();
     } catch (error) {
       if (!isRetryableUpdateFailure(error)) throw error;
-      if (attempt >= retry.attempts) {
-        throw new ServiceUnavailableError('The payment service is briefly unavailable.', 'Nothing was lost: send the same request again after Retry-After seconds.', 1);
-      }
-      await new Promise((resolve) => setTimeout(resolve, retry.delayMs * 2 ** (attempt - 1)));
+      const pause = retry.delayMs * 2 ** (attempt - 1);
+      if (attempt >= retry.attempts || !timeLeftFor(pause)) throw unreachable();
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }
@@ -51,7 +59,8 @@ export const CATCH_UP = { forMs: 5_000, pauseMs: 25 } as const;
 /**
  * Sends an update (`send`, e.g. an executeUpdateRetrying call) again while the workflow refuses it
  * only because it has not yet caught up with a commit that came before the request (`behind` says
- * which refusals those are): every CATCH_UP.pauseMs for up to CATCH_UP.forMs. After that, or on any
+ * which refusals those are): every CATCH_UP.pauseMs for up to CATCH_UP.forMs (and within the
+ * request's reach of Temporal). After that, or on any
  * other outcome, it answers or throws as the last send did.
  */
 export async function sendOnceCaughtUp<T>(send: () => Promise<T>, behind: (error: unknown) => boolean | Promise<boolean>): Promise<T> {
@@ -60,7 +69,7 @@ export async function sendOnceCaughtUp<T>(send: () => Promise<T>, behind: (error
     try {
       return await send();
     } catch (error) {
-      if (Date.now() >= until || !(await behind(error))) throw error;
+      if (Date.now() >= until || !timeLeftFor(CATCH_UP.pauseMs) || !(await behind(error))) throw error;
       await new Promise((resolve) => setTimeout(resolve, CATCH_UP.pauseMs));
     }
   }

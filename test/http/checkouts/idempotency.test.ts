@@ -317,7 +317,7 @@ describe('wallet attempt sent again under its key after a 503 whose update was a
       const handle = (real as (...args: unknown[]) => ReturnType<typeof real>)(id, ...rest);
       return {
         ...handle,
-        executeUpdate: async (def: Parameters<typeof handle.startUpdate>[0], options: Parameters<typeof handle.startUpdate>[1]) => {
+        startUpdate: async (def: Parameters<typeof handle.startUpdate>[0], options: Parameters<typeof handle.startUpdate>[1]) => {
           const started = await handle.startUpdate(def, { ...options, waitForStage: WorkflowUpdateStage.ACCEPTED } as never);
           await started.result().catch(() => undefined);
           throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
@@ -325,14 +325,14 @@ describe('wallet attempt sent again under its key after a 503 whose update was a
       };
     }) as typeof workflow.getHandle;
     // A first attempt sends its update with the workflow's start: its answer is lost the same way.
-    const realWithStart = workflow.executeUpdateWithStart.bind(workflow);
-    workflow.executeUpdateWithStart = (async (...args: Parameters<typeof realWithStart>) => {
-      await realWithStart(...args).catch(() => undefined);
+    const realWithStart = workflow.startUpdateWithStart.bind(workflow);
+    workflow.startUpdateWithStart = (async (...args: Parameters<typeof realWithStart>) => {
+      await (await realWithStart(...args)).result().catch(() => undefined);
       throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
-    }) as typeof workflow.executeUpdateWithStart;
+    }) as typeof workflow.startUpdateWithStart;
     return () => {
       workflow.getHandle = real;
-      workflow.executeUpdateWithStart = realWithStart;
+      workflow.startUpdateWithStart = realWithStart;
     };
   }
   const attemptWithKey = (c: CreatedCheckout, body: unknown, key: string, to = service.baseUrl) =>
@@ -375,13 +375,13 @@ describe('refund sent again under its key after a 503 whose refund was started',
   /** The refund workflow starts and runs to its end, but the call answers gRPC UNAVAILABLE (its answer lost). */
   function loseRefundAnswers(): () => void {
     const workflow = service.deps.temporal.workflow;
-    const real = workflow.execute.bind(workflow);
-    workflow.execute = (async (...args: Parameters<typeof real>) => {
-      await real(...args).catch(() => undefined);
+    const real = workflow.start.bind(workflow);
+    workflow.start = (async (...args: Parameters<typeof real>) => {
+      await (await real(...args)).result().catch(() => undefined);
       throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
-    }) as typeof workflow.execute;
+    }) as typeof workflow.start;
     return () => {
-      workflow.execute = real;
+      workflow.start = real;
     };
   }
 
