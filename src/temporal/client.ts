@@ -9,6 +9,8 @@ import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors
  * interceptor: a checkout's start then encodes no empty trace header and makes no no-op span.
  */
 export async function createTemporalClient(address: string, namespace: string, options: { traced: boolean }): Promise<Client> {
-  const connection = await Connection.connect({ address });
+  // After an outage the channel tries again at most every 2 s (gRPC's default backs off to 2
+  // minutes), so requests and readiness follow a Temporal server that came back within seconds.
+  const connection = await Connection.connect({ address, channelArgs: { 'grpc.max_reconnect_backoff_ms': 2_000 } });
   return new Client({ connection, namespace, interceptors: { workflow: options.traced ? [new OpenTelemetryWorkflowClientInterceptor()] : [] } });
 }

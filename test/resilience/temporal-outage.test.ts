@@ -66,7 +66,27 @@ async function answered503WhileWorkerAway(send: () => Promise<JsonResponse>): Pr
   await settle();
 }
 
+const readiness = async () => (await request(service.baseUrl, 'GET', '/readyz')).status;
+
+/** Waits until /readyz answers `status`, and answers how long that took. */
+async function readyzBecomes(status: number): Promise<number> {
+  const started = Date.now();
+  await waitFor(async () => (await readiness()) === status, 30_000, `/readyz to answer ${status}`);
+  return Date.now() - started;
+}
+
 describe('the worker away', () => {
+  it('/readyz follows the worker within seconds, both ways', async () => {
+    await readyzBecomes(200);
+    await worker.kill();
+    try {
+      expect(await readyzBecomes(503)).toBeLessThan(10_000);
+    } finally {
+      await worker.start();
+    }
+    expect(await readyzBecomes(200)).toBeLessThan(10_000);
+  }, 90_000);
+
   it('an attempt is answered 503 within 10 s and never charged when the worker returns; the same request again charges once', async () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2500 });
     await answered503WhileWorkerAway(() => keyedAttempt(checkout, 'outage-attempt-1'));
@@ -107,10 +127,12 @@ describe('the Temporal server away', () => {
     try {
       expectBounded503(await timed(() => request(service.baseUrl, 'POST', '/api/v1/checkouts', { token: shop.merchant.api_key, body: { type: 'deposit', customer_id: shop.customerId, fixed_amount_cents: 900 } })));
       expectBounded503(await timed(() => keyedAttempt(checkout, 'outage-attempt-2')));
+      expect(await readyzBecomes(503)).toBeLessThan(5_000);
     } finally {
       await temporal.start();
     }
-    await waitFor(() => service.deps.temporal.workflowService.getSystemInfo({}).then(() => true, () => false), 60_000, "the API's Temporal client to reconnect");
+    // The API's client and the worker reconnect by themselves, and readiness says so within seconds.
+    expect(await readyzBecomes(200)).toBeLessThan(15_000);
     await settle();
     expect(await chargesOf(checkout.id)).toHaveLength(0);
 
