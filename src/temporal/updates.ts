@@ -1,6 +1,7 @@
-import { WorkflowUpdateStage, type WorkflowHandle, type WorkflowUpdateHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateStage, type WorkflowHandle, type WorkflowUpdateHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import { awaitingOutcome, timeLeftFor, unreachable } from './deadlines';
+import { ServiceUnavailableError } from '../http/errors';
+import { awaitingOutcome, timeLeftFor, unreachable, withinReach } from './deadlines';
 import { isRetryableUpdateFailure } from './transient-errors';
 
 export interface UpdateRetry {
@@ -13,11 +14,10 @@ export interface UpdateRetry {
 export const UPDATE_RETRY: UpdateRetry = { attempts: 5, delayMs: 200 };
 
 /**
- * Executes an update in two steps: sent until the workflow accepts it, within the request's reach
- * of Temporal (src/temporal/deadlines.ts), then its outcome awaited. Transient refusals
- * (isRetryableUpdateFailure) are sent again under the same update id: the server answers a
- * repeated id with the update it already has (accepted or completed), so a retry never runs the
- * handler twice. Any other error is rethrown as it came.
+ * Executes an update within the request's reach of Temporal (src/temporal/deadlines.ts): see
+ * outcomeWithinReach. Transient refusals (isRetryableUpdateFailure) are sent again under the same
+ * update id: the server answers a repeated id with the update it already has (accepted or
+ * completed), so a retry never runs the handler twice. Any other error is rethrown as it came.
  */
 export function executeUpdateRetrying<Ret, Args extends [unknown, ...unknown[]]>(
   handle: WorkflowHandle,
@@ -25,12 +25,41 @@ export function executeUpdateRetrying<Ret, Args extends [unknown, ...unknown[]]>
   options: { args: Args; updateId: string },
   retry: UpdateRetry = UPDATE_RETRY,
 ): Promise<Ret> {
-  return outcomeOfAccepted(handle.client, () => handle.startUpdate(def, { ...options, waitForStage: WorkflowUpdateStage.ACCEPTED }), retry);
+  return outcomeWithinReach(handle.client, {
+    complete: () => handle.executeUpdate(def, options),
+    accept: () => handle.startUpdate(def, { ...options, waitForStage: WorkflowUpdateStage.ACCEPTED }),
+  }, retry);
 }
 
-/** Sends an update until it is accepted (`accept`, within the reach), then waits for its outcome (at most TEMPORAL_OUTCOME_MS). */
-export async function outcomeOfAccepted<Ret>(client: WorkflowHandle['client'], accept: () => Promise<WorkflowUpdateHandle<Ret>>, retry: UpdateRetry = UPDATE_RETRY): Promise<Ret> {
-  const accepted = await sendUpdateRetrying(accept, retry);
+/** How long the one extra question takes at most: was the update accepted before the reach ended? */
+const ACCEPTED_PROBE_MS = 1_000;
+
+/**
+ * One update, sent two ways under one update id: `complete` waits for its outcome (one call, the
+ * usual case), `accept` only until the workflow accepted it. `complete` runs within the reach; if
+ * the reach ends first, the update may be one the workflow accepted whose outcome takes longer (a
+ * withdrawal's hold waits up to 10 s), so `accept` asks once, briefly: accepted, its outcome is
+ * awaited (at most TEMPORAL_OUTCOME_MS); not, the answer is a 503, and the workflow refuses the
+ * update should it arrive later (its acceptBy has passed).
+ */
+export async function outcomeWithinReach<Ret>(
+  client: WorkflowHandle['client'],
+  send: { complete: () => Promise<Ret>; accept: () => Promise<WorkflowUpdateHandle<Ret>> },
+  retry: UpdateRetry = UPDATE_RETRY,
+): Promise<Ret> {
+  try {
+    return await sendUpdateRetrying(send.complete, retry);
+  } catch (error) {
+    if (!(error instanceof ServiceUnavailableError)) throw error;
+  }
+  let accepted: WorkflowUpdateHandle<Ret>;
+  try {
+    accepted = await withinReach(client, Date.now() + ACCEPTED_PROBE_MS, send.accept);
+  } catch (error) {
+    // Not accepted in time (or its workflow never started): nothing was done.
+    if (isRetryableUpdateFailure(error) || error instanceof WorkflowNotFoundError) throw unreachable();
+    throw error;
+  }
   return awaitingOutcome(client, () => sendUpdateRetrying(() => accepted.result(), retry));
 }
 

@@ -10,7 +10,7 @@ import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { credentialCacheFor } from '../http/credential-cache';
 import { logAttempt } from '../storage/attempt-log';
-import { outcomeOfAccepted, sendOnceCaughtUp } from '../temporal/updates';
+import { outcomeWithinReach, sendOnceCaughtUp } from '../temporal/updates';
 import { reachUntil, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { checkoutWorkflowStart } from '../temporal/checkouts';
 import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped } from '../storage/charges';
@@ -112,7 +112,7 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
     // workflow if it arrives later (acceptBy): a 503 never becomes a charge behind the customer's back.
     result = await withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () =>
       sendOnceCaughtUp(
-        () => outcomeOfAccepted(deps.temporal.workflow, () => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents, acceptBy: reachUntil() })),
+        () => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents, acceptBy: reachUntil() }),
         (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
       ),
     );
@@ -145,17 +145,21 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
  * a plain update, which costs the server less, and only when the workflow is not there after all
  * (the earlier attempt never reached Temporal) with its start.
  */
-async function sendAttempt(deps: AppDeps, checkout: CheckoutRow, input: AttemptInput) {
+async function sendAttempt(deps: AppDeps, checkout: CheckoutRow, input: AttemptInput): Promise<AttemptResult> {
   const { workflow } = deps.temporal;
-  const accepted = { args: [input] as [AttemptInput], updateId: input.attemptId, waitForStage: WorkflowUpdateStage.ACCEPTED };
-  const withStart = () => workflow.startUpdateWithStart(submitAttemptUpdate, { ...accepted, startWorkflowOperation: checkoutWorkflowStart(deps.config.taskQueue, checkout) });
-  if (checkout.attempts_count === 0) return withStart();
-  try {
-    return await workflow.getHandle(checkoutWorkflowId(checkout.id)).startUpdate(submitAttemptUpdate, accepted);
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return withStart();
-    throw error;
-  }
+  const update = { args: [input] as [AttemptInput], updateId: input.attemptId };
+  const handle = () => workflow.getHandle(checkoutWorkflowId(checkout.id));
+  const withStart = () => workflow.executeUpdateWithStart(submitAttemptUpdate, { ...update, startWorkflowOperation: checkoutWorkflowStart(deps.config.taskQueue, checkout) });
+  const complete = async () => {
+    if (checkout.attempts_count === 0) return withStart();
+    try {
+      return await handle().executeUpdate(submitAttemptUpdate, update);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return withStart();
+      throw error;
+    }
+  };
+  return outcomeWithinReach(workflow, { complete, accept: () => handle().startUpdate(submitAttemptUpdate, { ...update, waitForStage: WorkflowUpdateStage.ACCEPTED }) });
 }
 
 const presentAttemptReview = (review: ReviewRow) => ({ id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() });

@@ -311,28 +311,33 @@ describe('Idempotency-Key on POST', () => {
 describe('wallet attempt sent again under its key after a 503 whose update was accepted', () => {
   /** The update reaches the workflow and runs, but every call answers gRPC UNAVAILABLE (its answer lost). */
   function loseUpdateAnswers(): () => void {
+    const lost = () => Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
     const workflow = service.deps.temporal.workflow;
     const real = workflow.getHandle.bind(workflow);
     workflow.getHandle = ((id: string, ...rest: unknown[]) => {
       const handle = (real as (...args: unknown[]) => ReturnType<typeof real>)(id, ...rest);
       return {
         ...handle,
-        startUpdate: async (def: Parameters<typeof handle.startUpdate>[0], options: Parameters<typeof handle.startUpdate>[1]) => {
+        executeUpdate: async (def: Parameters<typeof handle.startUpdate>[0], options: Parameters<typeof handle.startUpdate>[1]) => {
           const started = await handle.startUpdate(def, { ...options, waitForStage: WorkflowUpdateStage.ACCEPTED } as never);
           await started.result().catch(() => undefined);
-          throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
+          throw lost();
+        },
+        // The service's one question after that (was it accepted?) loses its answer too.
+        startUpdate: async () => {
+          throw lost();
         },
       };
     }) as typeof workflow.getHandle;
     // A first attempt sends its update with the workflow's start: its answer is lost the same way.
-    const realWithStart = workflow.startUpdateWithStart.bind(workflow);
-    workflow.startUpdateWithStart = (async (...args: Parameters<typeof realWithStart>) => {
-      await (await realWithStart(...args)).result().catch(() => undefined);
-      throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
-    }) as typeof workflow.startUpdateWithStart;
+    const realWithStart = workflow.executeUpdateWithStart.bind(workflow);
+    workflow.executeUpdateWithStart = (async (...args: Parameters<typeof realWithStart>) => {
+      await realWithStart(...args).catch(() => undefined);
+      throw lost();
+    }) as typeof workflow.executeUpdateWithStart;
     return () => {
       workflow.getHandle = real;
-      workflow.startUpdateWithStart = realWithStart;
+      workflow.executeUpdateWithStart = realWithStart;
     };
   }
   const attemptWithKey = (c: CreatedCheckout, body: unknown, key: string, to = service.baseUrl) =>
