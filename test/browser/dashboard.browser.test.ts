@@ -421,7 +421,7 @@ describe('dashboard pages for what goes wrong, and the audit log', () => {
       const problem = page.locator('[data-problem="no-access"]');
       await problem.waitFor();
       expect(await problem.textContent()).toContain(`The ${label} page is not open to your role`);
-      expect(await problem.textContent()).toContain('Only Operator admin can open it. You are signed in as Operator viewer.');
+      expect(await problem.textContent()).toContain('Only the Operator admin role can open it. You are signed in as Operator viewer.');
       expect(await page.locator(`#nav a[data-page="${name}"]`).isVisible()).toBe(false);
       expect(await page.locator('form').count()).toBe(0);
       await checkPage(page, `operator-no-access-${name}`);

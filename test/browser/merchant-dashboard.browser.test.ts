@@ -355,7 +355,7 @@ describe('merchant dashboard', () => {
       const problem = page.locator('[data-problem="no-access"]');
       await problem.waitFor();
       expect(await problem.textContent()).toContain(`The ${label} page is not open to your role`);
-      expect(await problem.textContent()).toContain('Only Owner can open it. You are signed in as Viewer.');
+      expect(await problem.textContent()).toContain('Only the Owner role can open it. You are signed in as Viewer.');
       expect(await page.locator('#page form').count()).toBe(0);
       await checkPage(page, `merchant-no-access-${name}`);
     }
@@ -365,6 +365,11 @@ describe('merchant dashboard', () => {
     expect(await page.locator('[data-customer]').count()).toBe(25);
     expect(await page.getByRole('button', { name: 'Lift restriction' }).count()).toBe(0);
     await checkPage(page, 'merchant-customers-viewer');
+    // A label wraps between words if it must, never inside one: at 390 px, "Restricted only" keeps each word whole.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wordLines = `(() => { const label = [...document.querySelectorAll('label.check')].find((l) => l.textContent.includes('Restricted only')); const text = [...label.childNodes].find((n) => n.nodeType === 3); return ['Restricted', 'only'].map((word) => { const range = document.createRange(); const at = text.textContent.indexOf(word); range.setStart(text, at); range.setEnd(text, at + word.length); return range.getClientRects().length; }); })()`;
+    expect(await page.evaluate(wordLines)).toEqual([1, 1]);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByRole('button', { name: 'Load more' }).click();
     await page.locator('[data-customer]').nth(30).waitFor();
     expect(await page.locator('[data-customer]').count()).toBe(31);

@@ -11,7 +11,7 @@ const listOf = (names) => (names.length < 2 ? names.join('') : `${names.slice(0,
 
 /** A role may not open the page: which roles may, and who the person is signed in as. */
 export function noAccessPage(label, roles, role) {
-  const who = roles.length ? `Only ${listOf(roles.map(roleName))} can open it.` : 'No role can open it from this dashboard.';
+  const who = roles.length ? `Only the ${listOf(roles.map(roleName))} role${roles.length > 1 ? 's' : ''} can open it.` : 'No role can open it from this dashboard.';
   return h('section', { class: 'card problem', 'data-problem': 'no-access' },
     h('h2', {}, `The ${label} page is not open to your role`),
     h('p', {}, `${who} You are signed in as ${roleName(role)}.`),
