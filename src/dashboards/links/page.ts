@@ -34,7 +34,7 @@ function authenticatorFields(page: LinkPage): string {
   </fieldset>`;
   }
   const required = page.totpRequired ? ' required' : '';
-  return `<fieldset><legend>Authenticator app${page.totpRequired ? '' : ' (optional)'}</legend>
+  return `<fieldset><legend>Authenticator app ${page.totpRequired ? '(required)' : '(optional)'}</legend>
     <p class="muted">${page.totpRequired ? 'Sign-in asks for its code every time.' : 'With one, sign-in also asks for its code.'}</p>
     <button type="button" id="enrol" class="secondary">Enrol an authenticator app</button>
     <div id="enrolment" hidden>
