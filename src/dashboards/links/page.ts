@@ -74,6 +74,7 @@ f.addEventListener('submit', async (event) => {
   const r = await post(f.dataset.submit, body);
   if (!r.ok) return say('result', problem(r.body));
   f.hidden = true;
+  byId('intro').hidden = true;
   say('done-text', f.dataset.done);
   // Recovery codes come once, with an enrolment: the page is the only place they are ever shown.
   if (r.body.recovery_codes) {
@@ -115,7 +116,7 @@ export function renderLinkPage(page: LinkPage, nonce: string): string {
 <link rel="stylesheet" href="${STYLESHEET}"></head>
 <body class="link"><main><h1>${e(page.title)}</h1>
 <section class="card">
-${page.lines.map((line) => `<p>${e(line)}</p>`).join('\n')}
+<div id="intro">${page.lines.map((line) => `<p>${e(line)}</p>`).join('\n')}</div>
 ${form}
 </section>
 </main></body></html>`;
