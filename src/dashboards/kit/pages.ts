@@ -1,6 +1,9 @@
 import express, { Router, type Request, type Response } from 'express';
 import path from 'node:path';
+import { isTransientDependencyFailure } from '../../http/errors';
 import { findStaticDir } from '../../http/static-dir';
+import type { Logger } from '../../logger';
+import { renderProblemPage } from './problem-page';
 
 /**
  * The operator's and the merchant's dashboards: nothing from another origin, never framed, never
@@ -29,7 +32,11 @@ export interface DashboardPages {
   signedIn: (req: Request) => Promise<boolean>;
   /** The error an asset beyond publicAssets answers without a session. */
   notSignedIn: () => Error;
+  logger: Logger;
 }
+
+/** A browser opening a page (it prefers HTML), not a program reading the API's JSON. */
+const wantsHtml = (req: Request) => req.accepts(['json', 'html']) === 'html';
 
 /**
  * The pages of a dashboard (the operator's, the merchant's) on `router`: GET /login; /assets/*,
@@ -56,10 +63,26 @@ export function addDashboardPages(router: Router, options: DashboardPages): Rout
     next();
   }, express.static(options.dir, statics), express.static(findStaticDir(__dirname, 'src/dashboards/kit', 'dom.js'), statics));
 
+  // A browser gets a page for what goes wrong (no such page, the service down), never the API's JSON.
+  const problem = (res: Response, status: number, title: string, text: string, retry: string | null) => {
+    res.status(status).set(PAGE_HEADERS).type('html').send(renderProblemPage({ mount: options.mount, title, text, retry }));
+  };
   router.get(['/', '/:page'], async (req, res, next) => {
     const page = req.params.page ?? options.home;
-    if (!options.pages.includes(String(page))) return next();
-    if (!(await options.signedIn(req))) return res.redirect(303, `${options.mount}/login`);
+    if (!options.pages.includes(String(page))) {
+      if (!wantsHtml(req)) return next();
+      return problem(res, 404, 'Page not found', 'This dashboard has no page at this address. Its pages are listed at the top of the dashboard.', null);
+    }
+    let signedIn: boolean;
+    try {
+      signedIn = await options.signedIn(req);
+    } catch (error) {
+      if (!wantsHtml(req)) throw error;
+      if (isTransientDependencyFailure(error)) return problem(res, 503, 'The service is unavailable right now', 'Nothing was changed. Try again in a minute.', req.originalUrl);
+      options.logger.error({ err: error, path: req.path }, 'dashboard page failed');
+      return problem(res, 500, 'Something went wrong on our side', 'Nothing was changed. Try again; if it keeps happening, tell the operator.', req.originalUrl);
+    }
+    if (!signedIn) return res.redirect(303, `${options.mount}/login`);
     send(res, 'app.html');
   });
   return router;

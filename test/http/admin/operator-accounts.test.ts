@@ -48,8 +48,12 @@ describe('operator accounts: invitation, acceptance with an authenticator, sign-
     expect([withoutCode.status, withoutCode.body.error]).toEqual([422, 'Authenticator required.']);
     const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
 
-    // Not a merchant's person: the merchant sign-in does not know the operator.
-    expect((await request(service.baseUrl, 'POST', '/merchant/v1/session', { body: { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) } })).status).toBe(401);
+    // Not a merchant's person: the merchant sign-in refuses the operator and, to whoever knows the password, says where to sign in.
+    const elsewhere = await request(service.baseUrl, 'POST', '/merchant/v1/session', { body: { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) } });
+    expect([elsewhere.status, elsewhere.body]).toEqual([401, { error: 'This account signs in on the other dashboard.', hint: "The operator's people sign in at /dashboard/login.", request_id: expect.any(String) }]);
+    const guessed = await request(service.baseUrl, 'POST', '/merchant/v1/session', { body: { email, password: 'not the password' } });
+    expect([guessed.status, guessed.body]).toEqual([401, { error: 'Email or password is wrong.', request_id: expect.any(String) }]);
+    expect(elsewhere.headers.get('set-cookie')).toBeNull();
     const noCode = await operatorSignInRequest(service, { email, password: PASSWORD });
     expect([noCode.status, noCode.body.error]).toEqual([401, 'Authenticator code required.']);
     const signedIn = await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) });

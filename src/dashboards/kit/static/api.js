@@ -5,14 +5,15 @@ import { ApiError } from './ui.js';
 
 let csrf = null;
 
-/** The signed-in person's session; without one, the sign-in page. */
+/** The signed-in person's session; without one, the sign-in page. Another failure (the service unavailable) is thrown, for the shell's error page. */
 export async function loadSession() {
   const res = await fetch(config.session, { credentials: 'same-origin' });
-  if (!res.ok) {
+  if (res.status === 401) {
     location.assign(config.signInPage);
     throw new Error('not signed in');
   }
-  const session = await res.json();
+  const session = await res.json().catch(() => null);
+  if (!res.ok || !session) throw new ApiError(res.status, session);
   csrf = session[config.csrfField];
   return session;
 }

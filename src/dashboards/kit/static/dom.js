@@ -29,7 +29,9 @@ export function money(cents, currency = 'USD') {
   if (!formats.has(currency)) formats.set(currency, new Intl.NumberFormat('en-US', { style: 'currency', currency }));
   return formats.get(currency).format(cents / 100);
 }
-export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+// One date format on every page, whatever the browser's locale: "Nov 28, 2026, 9:05 AM".
+const dateFormat = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+export const when = (iso) => (iso ? dateFormat.format(new Date(iso)) : '—');
 
 /** A definition list of label/value pairs; values are shown as text. */
 export function facts(pairs) {

@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { start } from './shell.js';
-import { may } from './roles.js';
+import { may, rolesWith } from './roles.js';
 import { run } from './ui.js';
 import { clear, h } from './dom.js';
 import { homePage } from './home.js';
@@ -36,9 +36,9 @@ function enrolAuthenticator(session) {
     });
     clear(box,
       h('h3', {}, 'Enrol an authenticator app'),
-      h('p', {}, 'Add this secret to your authenticator app (or open the link on your phone), then enter the code it shows.'),
-      h('p', {}, 'Secret: ', h('code', { id: 'totp-secret' }, enrolment.secret)),
-      h('p', {}, h('code', {}, enrolment.otpauth_uri)),
+      h('p', {}, 'Scan this code with your authenticator app, or type the secret into it, then enter the code it shows.'),
+      h('img', { class: 'qr', src: enrolment.qr_code, alt: 'QR code of your authenticator secret', width: 200, height: 200 }),
+      h('p', {}, 'Secret: ', h('code', { id: 'totp-secret', class: 'id' }, enrolment.secret)),
       form,
     );
     box.hidden = false;
@@ -58,4 +58,4 @@ function decorate(session) {
   enrolAuthenticator(session);
 }
 
-start(PAGES, { allowed: (item, session) => !item.needs || may(session.user.role, item.needs), decorate });
+start(PAGES, { allowed: (item, session) => !item.needs || may(session.user.role, item.needs), rolesWith, decorate });
