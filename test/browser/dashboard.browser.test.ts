@@ -22,6 +22,8 @@ let receiver: WebhookReceiver;
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/dashboard');
 /** The email of the operator the last signIn() signed in (recorded with their decisions). */
 let reviewer = '';
+/** The authenticator secret of the operator signIn() signed in last (the test acts as the app). */
+let reviewerSecret = '';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 const TIMEOUT = 30_000;
 /** The pages another branch restyles (the review queue, the merchants list, checkouts, customers): their findings are reported, not failed, here. */
@@ -46,6 +48,7 @@ async function signIn(role = 'operator_admin'): Promise<Page> {
   reviewer = uniqueEmail('reviewer');
   const invited = await inviteOperator(service, reviewer, role);
   const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
+  reviewerSecret = secret;
   const page = await context.newPage();
   await page.goto(`${service.baseUrl}/dashboard/reviews`);
   await page.waitForURL('**/dashboard/login');
@@ -486,5 +489,30 @@ describe('dashboard pages for what goes wrong, and the audit log', () => {
     await failure.filter({ hasText: `Someone from ${address} failed to sign in as ${tried} (wrong email or password).` }).waitFor();
     expect(await entries.count()).toBe(1);
     await checkPage(page, 'operator-audit-filtered');
+  });
+  it('Security: an operator replaces their authenticator app with a current code, scans its QR code and gets new recovery codes', async () => {
+    const page = await signIn('operator_viewer');
+    const letNextCodeCome = () => service.deps.db('people').where({ email: reviewer.toLowerCase() }).update({ totp_last_step: null });
+    await page.getByRole('link', { name: 'Security' }).click();
+    await page.waitForURL('**/dashboard/security');
+    await page.getByRole('button', { name: 'Replace authenticator app' }).waitFor();
+    await checkPage(page, 'operator-security');
+    await letNextCodeCome();
+    await page.getByLabel('Code from your current app, or a recovery code', { exact: true }).fill(currentTotpCode(reviewerSecret));
+    await page.getByRole('button', { name: 'Replace authenticator app' }).click();
+    const newSecret = (await page.locator('#totp-secret').textContent())!;
+    expect(await page.locator('img.qr').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await checkPage(page, 'operator-security-scan');
+    await letNextCodeCome();
+    await page.getByLabel('Code from the new app').fill(currentTotpCode(newSecret));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await toastShows(page, 'Authenticator app enrolled');
+    expect(await page.locator('#recovery-codes li').count()).toBe(10);
+    await checkPage(page, 'operator-security-recovery-codes');
+    // The old app no longer signs in; the new one does.
+    await letNextCodeCome();
+    expect((await operatorSignInRequest(service, { email: reviewer, password: PASSWORD, totp_code: currentTotpCode(reviewerSecret) })).status).toBe(401);
+    await letNextCodeCome();
+    expect((await operatorSignInRequest(service, { email: reviewer, password: PASSWORD, totp_code: currentTotpCode(newSecret) })).status).toBe(200);
   });
 });

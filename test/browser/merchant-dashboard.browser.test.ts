@@ -233,13 +233,17 @@ describe('merchant dashboard', () => {
     await signIn(reviewer, reviewerEmail, null);
     expect(await reviewer.locator('#nav a[data-page="team"]').isVisible()).toBe(false);
     expect(await reviewer.locator('#nav a[data-page="audit"]').isVisible()).toBe(false);
-    await reviewer.getByRole('button', { name: 'Enrol authenticator' }).click();
+    await reviewer.getByRole('link', { name: 'Enrol authenticator' }).click();
+    await reviewer.waitForURL('**/merchant/security');
+    await checkPage(reviewer, 'merchant-security');
+    await reviewer.getByRole('button', { name: 'Enrol an authenticator app' }).click();
     const reviewerSecret = (await reviewer.locator('#totp-secret').textContent())!;
-    await reviewer.getByLabel('Code from the app').fill(currentTotpCode(reviewerSecret));
-    await reviewer.locator('#totp button[type="submit"]').click();
-    await toastShows(reviewer, 'Authenticator enrolled');
+    await reviewer.getByLabel('Code from the new app').fill(currentTotpCode(reviewerSecret));
+    await reviewer.getByRole('button', { name: 'Confirm' }).click();
+    await toastShows(reviewer, 'Authenticator app enrolled');
     // The recovery codes are shown once, right after the enrolment.
     expect(await reviewer.locator('#recovery-codes li').count()).toBe(10);
+    await checkPage(reviewer, 'merchant-security-recovery-codes');
     expect((await service.deps.db('people').where({ email: reviewerEmail }).first()).totp_enabled_at).not.toBeNull();
 
     // 5. The reviewer approves one withdrawal and declines another, each after a second press naming amount and customer.

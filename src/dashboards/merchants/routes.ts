@@ -6,7 +6,7 @@ import type { AccountsContext } from '../../identity/context';
 import { sessionOfRequest } from '../../identity/middleware';
 
 /** The merchant dashboard's pages (GET /merchant/{page}); each is the same shell, and app.js renders the page the path names. */
-export const MERCHANT_PAGES = ['home', 'payments', 'customers', 'reviews', 'developers', 'team', 'audit'] as const;
+export const MERCHANT_PAGES = ['home', 'payments', 'customers', 'reviews', 'developers', 'team', 'audit', 'security'] as const;
 /** Served without a session: the sign-in page needs them. Every other asset needs one. */
 const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css', 'merchant.css']);
 

@@ -6,7 +6,7 @@ import { dashboardSessionOf } from '../../identity/admin-guard';
 import { notSignedInOperator } from '../../identity/operator-session-routes';
 
 /** The dashboard's pages; each is the same shell, and app.js renders the page named by the path. */
-export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers', 'operators', 'audit'] as const;
+export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers', 'operators', 'audit', 'security'] as const;
 /** Served without a session: the sign-in page needs them. Everything else requires one. */
 const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css']);
 

@@ -38,6 +38,8 @@ export const api = {
   put: (path, body) => call('PUT', config.apiBase + path, body),
   patch: (path, body) => call('PATCH', config.apiBase + path, body),
   del: (path) => call('DELETE', config.apiBase + path),
+  /** A POST to a path outside the API base (the session's own endpoints). */
+  postAt: (url, body) => call('POST', url, body),
 };
 
 export async function signOut() {

@@ -7,8 +7,9 @@ import { eventsPage } from './events.js';
 import { customersPage } from './customers.js';
 import { operatorsPage } from './operators.js';
 import { auditPage } from './audit.js';
+import { securityPage } from './security.js';
 
 start(
-  { reviews: reviewsPage, merchants: merchantsPage, checkouts: checkoutsPage, events: eventsPage, customers: customersPage, operators: operatorsPage, audit: auditPage },
+  { reviews: reviewsPage, merchants: merchantsPage, checkouts: checkoutsPage, events: eventsPage, customers: customersPage, operators: operatorsPage, audit: auditPage, security: securityPage },
   { allowed: (item, session) => !item.needs || may(session.user.role, item.needs), rolesWith },
 );

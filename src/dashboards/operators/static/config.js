@@ -12,6 +12,7 @@ export const config = {
   afterSignIn: '/dashboard/reviews',
   // The operator's people reset their password through the same API as the merchant's (one account machinery).
   passwordResets: '/merchant/v1/password-resets',
+  authenticator: { start: '/dashboard/session/totp', confirm: '/dashboard/session/totp/confirm', recoveryCodes: '/dashboard/session/recovery-codes' },
   nav: [
     { page: 'reviews', label: 'Reviews' },
     { page: 'merchants', label: 'Merchants' },
@@ -20,5 +21,6 @@ export const config = {
     { page: 'customers', label: 'Customers' },
     { page: 'operators', label: 'Operators', needs: 'operators' },
     { page: 'audit', label: 'Audit log', needs: 'operators' },
+    { page: 'security', label: 'Security' },
   ],
 };
