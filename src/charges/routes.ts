@@ -16,7 +16,7 @@ export function chargeRoutes(deps: AppDeps): Router {
   // No body: the full amount is always refunded.
   router.post('/:id/refund', idempotent(deps), async (req, res) => {
     assertNoRefundBody(req.body);
-    res.json(await refundCharge(deps, String(req.params.id), { merchantId: merchantOf(req).id }, 'api', idempotentId(req, 'refund')));
+    res.json(await refundCharge(deps, String(req.params.id), { source: 'api', merchantId: merchantOf(req).id, requestRef: idempotentId(req, 'refund') }));
   });
 
   return router;

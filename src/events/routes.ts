@@ -5,8 +5,8 @@ import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
 import { adminActorOf } from '../identity/admin-guard';
-import { resendEventAsOperator } from '../operator-accounts/actions';
-import { getEventForOperator, listEventLogForOperator } from './service';
+import { EVERY_MERCHANT } from '../identity/context';
+import { getEventForOperator, listEventLogForOperator, resendEvent } from './service';
 
 const EventListQuery = z.object({
   merchant_id: z.string().min(1).optional(),
@@ -32,7 +32,7 @@ export function eventAdminRoutes(deps: AppDeps): Router {
 
   router.post('/events/:id/resend', async (req, res) => {
     parseEmptyBody(req.body);
-    res.status(202).json(await resendEventAsOperator(deps, adminActorOf(req), req.params.id!));
+    res.status(202).json(await resendEvent(deps, adminActorOf(req), req.params.id!, EVERY_MERCHANT));
   });
 
   return router;

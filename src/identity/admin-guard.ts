@@ -78,8 +78,3 @@ export function adminActorOf(req: Request): AdminActor {
   const address = req.ip ? { address: req.ip } : {};
   return user ? { kind: 'operator', id: user.id, email: user.email, ...address } : { kind: 'admin', ...address };
 }
-
-/** The name a review decision or a refund records: the operator's email, or `admin API` for the token. */
-export function adminDeciderOf(req: Request): string {
-  return req.operatorSession?.user.email ?? 'admin API';
-}

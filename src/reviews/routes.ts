@@ -5,8 +5,8 @@ import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { ReviewDecision } from '../../workflows/contract';
 import { adminActorOf } from '../identity/admin-guard';
-import { decideReviewAsOperator } from '../operator-accounts/actions';
-import { listReviewsForOperator } from './service';
+import { EVERY_MERCHANT } from '../identity/context';
+import { decideReview, listReviewsForOperator } from './service';
 
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
@@ -30,7 +30,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     (decision: ReviewDecision): RequestHandler =>
     async (req, res) => {
       parseEmptyBody(req.body);
-      res.json(await decideReviewAsOperator(deps, adminActorOf(req), String(req.params.id), decision));
+      res.json(await decideReview(deps, adminActorOf(req), String(req.params.id), decision, EVERY_MERCHANT));
     };
 
   router.post('/reviews/:id/approve', decide('approved'));
