@@ -15,6 +15,7 @@ const REQUEST_LAYER = [
   '^src/wallet/auth\\.ts$',
   '^src/identity/admin-guard\\.ts$',
   '^src/identity/middleware\\.ts$',
+  '^src/identity/route-access\\.ts$',
   '^src/observability/(metrics|tracing|worker-http)\\.ts$',
 ];
 

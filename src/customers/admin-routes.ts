@@ -4,11 +4,12 @@ import { parseEmptyBody } from '../http/validate';
 import { adminActorOf } from '../identity/admin-guard';
 import { EVERY_MERCHANT } from '../identity/context';
 import { unrestrictCustomer } from './restrictions';
+import { operator, route } from '../identity/route-access';
 
 /** Admin routes for customers; mounted under /admin/v1 behind the admin token. */
 export function customerAdminRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.post('/customers/:id/unrestrict', async (req, res) => {
+  route(router, 'post', '/customers/:id/unrestrict', operator('lift_restrictions'), async (req, res) => {
     parseEmptyBody(req.body);
     res.json(await unrestrictCustomer(deps, adminActorOf(req), req.params.id!, EVERY_MERCHANT));
   });

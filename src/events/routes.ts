@@ -7,6 +7,7 @@ import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/va
 import { adminActorOf } from '../identity/admin-guard';
 import { EVERY_MERCHANT } from '../identity/context';
 import { getEventForOperator, listEventLogForOperator, resendEvent } from './service';
+import { operator, route } from '../identity/route-access';
 
 const EventListQuery = z.object({
   merchant_id: z.string().min(1).optional(),
@@ -22,15 +23,15 @@ const EventListQuery = z.object({
 export function eventAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
-  router.get('/events', async (req, res) => {
+  route(router, 'get', '/events', operator('read'), async (req, res) => {
     res.json(await listEventLogForOperator(deps.db, parseOrThrow(EventListQuery, withoutBlankParameters(req.query), 'Query')));
   });
 
-  router.get('/events/:id', async (req, res) => {
+  route(router, 'get', '/events/:id', operator('read'), async (req, res) => {
     res.json(await getEventForOperator(deps.db, req.params.id!));
   });
 
-  router.post('/events/:id/resend', async (req, res) => {
+  route(router, 'post', '/events/:id/resend', operator('events'), async (req, res) => {
     parseEmptyBody(req.body);
     res.status(202).json(await resendEvent(deps, adminActorOf(req), req.params.id!, EVERY_MERCHANT));
   });

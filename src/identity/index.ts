@@ -1,8 +1,8 @@
 /**
  * Merchant accounts: the merchant's people, their sessions and roles (operator spec, section 7).
- * A /merchant/v1 route of the dashboard is added as
+ * A /merchant/v1 route of the dashboard is added with its access declared (src/identity/route-access.ts):
  *
- *   router.post('/reviews/:id/approve', accounts.requireSession, allow('decide_reviews'), handler)
+ *   route(router, 'post', '/reviews/:id/approve', merchant(accounts.requireSession, 'decide_reviews'), handler)
  *
  * and reads its merchant from `merchantSessionOf(req).merchant.id`: the session decides the scope.
  */

@@ -6,6 +6,7 @@ import type { MerchantAccounts } from './index';
 import { SignInBody } from './schemas';
 import { presentOperatorSession, signInOperator, signOutOperator } from './operator-sessions';
 import { clearDashboardCookie, csrfOk, dashboardSessionOf, setDashboardCookie, SIGN_IN_HINT } from './admin-guard';
+import { publicRoute, route } from './route-access';
 
 export const notSignedInOperator = () => new AdminAuthenticationError('Not signed in.', SIGN_IN_HINT);
 
@@ -17,19 +18,19 @@ export const notSignedInOperator = () => new AdminAuthenticationError('Not signe
 export function operatorSessionRoutes({ ctx, throttle, limit, secureCookies }: MerchantAccounts): Router {
   const router = Router();
   // Throttled per account and per address like the merchant sign-in (the same counts), behind the account routes' limit.
-  router.post('/session', limit, async (req, res) => {
+  route(router, 'post', '/session', publicRoute('the operator\'s sign-in, behind its throttle and the per-address limit'), limit, async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body ?? {});
     const signedIn = await signInOperator(ctx, throttle, throttledAddress(req.ip), body);
     setDashboardCookie(res, signedIn.token, secureCookies);
     res.set('Cache-Control', 'no-store').json(signedIn.body);
   });
-  router.get('/session', async (req, res) => {
+  route(router, 'get', '/session', publicRoute('reads the caller\'s own dashboard session cookie; none is 401'), async (req, res) => {
     const session = await dashboardSessionOf(ctx, req);
     if (!session) throw notSignedInOperator();
     res.set('Cache-Control', 'no-store').json(presentOperatorSession(session));
   });
   // Revokes the session for every API process, so a copy of the cookie is refused from now on.
-  router.delete('/session', async (req, res) => {
+  route(router, 'delete', '/session', publicRoute('ends the caller\'s own dashboard session (cookie and CSRF header); none is 401'), async (req, res) => {
     const session = await dashboardSessionOf(ctx, req);
     if (!session || !csrfOk(req, session)) throw notSignedInOperator();
     parseEmptyBody(req.body);

@@ -7,6 +7,7 @@ import type { ReviewDecision } from '../../workflows/contract';
 import { adminActorOf } from '../identity/admin-guard';
 import { EVERY_MERCHANT } from '../identity/context';
 import { decideReview, listReviewsForOperator } from './service';
+import { operator, route } from '../identity/route-access';
 
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
@@ -21,7 +22,7 @@ const ReviewListQuery = z.object({
 export function reviewAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
-  router.get('/reviews', async (req, res) => {
+  route(router, 'get', '/reviews', operator('read'), async (req, res) => {
     const query = parseOrThrow(ReviewListQuery, req.query, 'Query');
     res.json(await listReviewsForOperator(deps.db, query));
   });
@@ -33,7 +34,7 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
       res.json(await decideReview(deps, adminActorOf(req), String(req.params.id), decision, EVERY_MERCHANT));
     };
 
-  router.post('/reviews/:id/approve', decide('approved'));
-  router.post('/reviews/:id/decline', decide('declined'));
+  route(router, 'post', '/reviews/:id/approve', operator('decide_reviews'), decide('approved'));
+  route(router, 'post', '/reviews/:id/decline', operator('decide_reviews'), decide('declined'));
   return router;
 }

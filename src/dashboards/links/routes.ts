@@ -5,6 +5,7 @@ import { describeInvitation } from '../../identity/invitations';
 import { renderLinkPage, type LinkPage } from './page';
 import { describePasswordReset } from '../../identity/password-resets';
 import { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from '../../identity/present';
+import { publicRoute, route } from '../../identity/route-access';
 
 /** A token as links carry it; anything else is not looked up. */
 const TOKEN = /^[0-9A-Za-z]{1,200}$/;
@@ -44,7 +45,7 @@ function resetLines(reset: { email: string; recovery: boolean; has_authenticator
 export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
   const router = Router();
 
-  router.get(ACCEPT_INVITATION_PATH, async (req, res) => {
+  route(router, 'get', ACCEPT_INVITATION_PATH, publicRoute('the page a mailed invitation link opens; its token is the credential'), async (req, res) => {
     const token = tokenOf(req.query);
     const invitation = token ? await describeInvitation(ctx, token) : null;
     send(res, {
@@ -60,7 +61,7 @@ export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
     });
   });
 
-  router.get(RESET_PASSWORD_PATH, async (req, res) => {
+  route(router, 'get', RESET_PASSWORD_PATH, publicRoute('the page a mailed reset link opens; its token is the credential'), async (req, res) => {
     const token = tokenOf(req.query);
     const reset = token ? await describePasswordReset(ctx, token) : null;
     send(res, {
