@@ -1,12 +1,11 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { replayEvents } from '../events/replay';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { settingsCatalog } from './catalog';
 import { parseOrThrow } from '../http/validate';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
 import { getOperatorCheckout, getOperatorTimeline, listMerchants, listRestrictedCustomers, searchCharges, searchCheckouts } from './service';
-import { operator, route } from '../identity/route-access';
 
 /** The dashboard's data routes (admin API): search, the checkout timeline, replay by filter, restricted customers. */
 export function adminDataRoutes(deps: AppDeps): Router {

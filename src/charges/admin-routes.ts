@@ -1,9 +1,8 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { EVERY_MERCHANT } from '../identity/context';
 import { assertNoRefundBody, refundCharge } from './refund';
-import { operator, route } from '../identity/route-access';
 
 /** The dashboard refund: the same rules, result and event as the public endpoint, for any merchant. */
 export function chargeAdminRoutes(deps: AppDeps): Router {

@@ -4,7 +4,7 @@ import { idempotent, idempotentId } from '../http/idempotency';
 import { merchantOf } from '../http/auth';
 import { loadPresentedCharge } from './load';
 import { assertNoRefundBody, refundCharge } from './refund';
-import { merchantCredential, route } from '../identity/route-access';
+import { merchantCredential, route } from '../identity';
 
 export function chargeRoutes(deps: AppDeps): Router {
   const router = Router();

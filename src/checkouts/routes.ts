@@ -6,7 +6,7 @@ import type { AppDeps } from '../app-deps';
 import { CheckoutCreateBody } from './schemas';
 import { createCheckout } from './service';
 import { presentCheckout } from './present';
-import { merchantCredential, route } from '../identity/route-access';
+import { merchantCredential, route } from '../identity';
 
 export function checkoutRoutes(deps: AppDeps): Router {
   const { db, temporal, config } = deps;

@@ -1,10 +1,9 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody } from '../http/validate';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { EVERY_MERCHANT } from '../identity/context';
 import { unrestrictCustomer } from './restrictions';
-import { operator, route } from '../identity/route-access';
 
 /** Admin routes for customers; mounted under /admin/v1 behind the admin token. */
 export function customerAdminRoutes(deps: AppDeps): Router {

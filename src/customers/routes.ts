@@ -5,7 +5,7 @@ import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
 import { CustomerCreateBody, CustomerSearchQuery, CustomerUpdateBody } from './schemas';
 import { changeCustomer, createCustomer, customerNotFound, findCustomers, presentCustomer, presentSearchResult, presentUpdatedCustomer } from './service';
-import { merchantCredential, route } from '../identity/route-access';
+import { merchantCredential, route } from '../identity';
 
 export function customerRoutes(deps: AppDeps): Router {
   const { db } = deps;

@@ -6,7 +6,7 @@ import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { DevicePingBody, LatestGeoCheckQuery } from './schemas';
 import { assertDevicePingsEnabled, findLatestGeoCheck, presentDevicePing, presentGeoCheck, recordDevicePing } from './service';
-import { access, merchantCredential, publicRoute, route } from '../identity/route-access';
+import { access, merchantCredential, publicRoute, route } from '../identity';
 
 /**
  * POST is called from the customer's own browser with the browser-safe client secret, so it

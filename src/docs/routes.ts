@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import path from 'node:path';
 import { findStaticDir } from '../http/static-dir';
-import { publicRoute, route, serve } from '../identity/route-access';
+import { publicRoute, route, serve } from '../identity';
 
 /** Same-origin only: Swagger UI's own assets from the npm package, our page and its start script. */
 const HEADERS: Record<string, string> = {

@@ -4,10 +4,9 @@ import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { EVERY_MERCHANT } from '../identity/context';
 import { getEventForOperator, listEventLogForOperator, resendEvent } from './service';
-import { operator, route } from '../identity/route-access';
 
 const EventListQuery = z.object({
   merchant_id: z.string().min(1).optional(),

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { checkReadiness } from './service';
-import { publicRoute, route } from '../identity/route-access';
+import { publicRoute, route } from '../identity';
 
 /**
  * Liveness and readiness, without authentication so orchestrators can probe them. Ready means

@@ -19,6 +19,9 @@ export const CSRF_HEADER = 'X-Dashboard-CSRF';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const SIGN_IN_HINT = 'Sign in at /dashboard/login (email, password and authenticator code), or send Authorization: Bearer <ADMIN_TOKEN>.';
 
+/** The operator dashboard's answer without a session (its session routes and its non-public assets). */
+export const notSignedInOperator = () => new AdminAuthenticationError('Not signed in.', SIGN_IN_HINT);
+
 /** HttpOnly, SameSite=Strict, and Secure outside development (local http://localhost has no TLS). */
 export function setDashboardCookie(res: Response, token: string, secure: boolean): void {
   res.cookie(SESSION_COOKIE, token, { httpOnly: true, secure, sameSite: 'strict', path: '/', maxAge: OPERATOR_SESSION_SECONDS * 1000 });

@@ -1,14 +1,11 @@
 import { Router } from 'express';
 import { throttledAddress } from '../http/admin-token-throttle';
-import { AdminAuthenticationError } from '../http/errors';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { MerchantAccounts } from './index';
 import { SignInBody } from './schemas';
 import { presentOperatorSession, signInOperator, signOutOperator } from './operator-sessions';
-import { clearDashboardCookie, csrfOk, dashboardSessionOf, setDashboardCookie, SIGN_IN_HINT } from './admin-guard';
+import { clearDashboardCookie, csrfOk, dashboardSessionOf, notSignedInOperator, setDashboardCookie } from './admin-guard';
 import { publicRoute, route } from './route-access';
-
-export const notSignedInOperator = () => new AdminAuthenticationError('Not signed in.', SIGN_IN_HINT);
 
 /**
  * POST/GET/DELETE /session (mounted under /dashboard): the operator's people sign in as themselves

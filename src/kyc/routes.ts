@@ -5,7 +5,7 @@ import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { KycUpsertBody } from './schemas';
 import { assertKycEnabled, presentKycRecord, upsertKycRecord } from './service';
-import { merchantCredential, route } from '../identity/route-access';
+import { merchantCredential, route } from '../identity';
 
 export function kycRoutes(deps: AppDeps): Router {
   const router = Router();

@@ -8,18 +8,13 @@ import { changeSettings, issueKey, revokeKey, rollSigningSecret } from '../merch
 import { resendEvent } from '../events/service';
 import { decideReview } from '../reviews/service';
 import { unrestrictCustomer } from '../customers/restrictions';
-import { sessionActor } from '../identity/sessions';
-import type { MerchantSession } from '../identity/sessions';
+import { sessionActor, merchantSessionOf, CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody, merchant, route, type MerchantAccounts, type MerchantSession } from '../identity';
 import { EventListQuery, PageQuery } from '../readback/schemas';
 import { enabledEvents, eventLogPage, getWebhook, listMerchantKeys, merchantEvent } from './developers';
-import type { MerchantAccounts } from '../identity/index';
-import { merchantSessionOf } from '../identity/middleware';
 import { customersPage } from './customers';
 import { chargesPage, checkoutsPage, merchantCheckout, merchantTimeline } from './payments';
 import { merchantHome } from './home';
 import { reviewQueuePage } from './reviews';
-import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody } from '../identity/schemas';
-import { merchant, route } from '../identity/route-access';
 
 /** A person acts on their own merchant's records only: the session decides the scope. */
 const ownMerchant = (session: MerchantSession) => ({ merchantId: session.merchant.id });

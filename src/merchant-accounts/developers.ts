@@ -4,7 +4,7 @@ import { AdminNotFoundError, MerchantNotFoundError, NotFoundError } from '../htt
 import { apiKeysPage, getMerchant, presentMerchant } from '../merchants/service';
 import { getEvent, listEvents } from '../readback/service';
 import type { PageRequest } from '../storage/pages';
-import type { MerchantSession } from '../identity/sessions';
+import type { MerchantSession } from '../identity';
 
 /**
  * What the Developers section of the merchant dashboard reads, scoped to the session's merchant;

@@ -4,9 +4,8 @@ import { ADMIN_IDEMPOTENCY_SCOPE, idempotent } from '../http/idempotency';
 import type { AppDeps } from '../app-deps';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from './schemas';
 import { MerchantListQuery } from '../admin/schemas';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { changeSettings, getMerchant, issueKey, listKeys, merchantServiceOptions, onboardMerchant, presentMerchant, revokeKey, rollSigningSecret } from './service';
-import { operator, route } from '../identity/route-access';
 
 /** Admin routes for merchants; mounted under /admin/v1 behind the admin token or an operator session (changes go to the merchant's audit log). */
 export function merchantAdminRoutes(deps: AppDeps): Router {

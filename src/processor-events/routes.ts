@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { receiveStripeEvent } from './stripe';
-import { publicRoute, route } from '../identity/route-access';
+import { publicRoute, route } from '../identity';
 
 /** Stripe's signature covers the exact bytes sent, so this route reads its body raw, before the JSON parser. */
 export const STRIPE_WEBHOOK_PATH = '/processors/stripe/webhooks';

@@ -4,7 +4,7 @@ import { merchantOf } from '../http/auth';
 import { parseOrThrow } from '../http/validate';
 import { ChargeListQuery, CheckoutListQuery, EventListQuery, PageQuery } from './schemas';
 import { getCheckoutDetail, getEvent, getRefund, getStoredCustomer, listCharges, listCheckouts, listEvents, listRefunds } from './service';
-import { merchantCredential, route } from '../identity/route-access';
+import { merchantCredential, route } from '../identity';
 
 /**
  * Reading back, for merchants: GET routes beside the contract's nine operations (extensions).

@@ -4,10 +4,9 @@ import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { ReviewDecision } from '../../workflows/contract';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { EVERY_MERCHANT } from '../identity/context';
 import { decideReview, listReviewsForOperator } from './service';
-import { operator, route } from '../identity/route-access';
 
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),

@@ -4,7 +4,7 @@ import type { AppDeps } from '../app-deps';
 import { CHARGE_STATUSES } from '../domain/charge-states';
 import { parseOrThrow } from '../http/validate';
 import { simulateChargeMove } from './service';
-import { operator, route } from '../identity/route-access';
+import { operator, route } from '../identity';
 
 const TransitionBody = z
   .object({

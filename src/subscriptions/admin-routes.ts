@@ -1,10 +1,9 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { parseOrThrow } from '../http/validate';
 import { AdvanceClockBody, CancelBody, CustomerClockBody, PaymentMethodBody, SubscriptionListQuery } from './schemas';
 import { advanceTestClock, cancelAdminSubscription, changePaymentMethod, getAdminSubscription, listAdminSubscriptions, setCustomerTestClock } from './service';
-import { operator, route } from '../identity/route-access';
 
 /** The dashboard's subscriptions: list, read, cancel (now or at period end), and sandbox test clocks. */
 export function subscriptionAdminRoutes(deps: AppDeps): Router {

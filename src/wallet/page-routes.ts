@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AppDeps } from '../app-deps';
 import { checkoutExperience } from './service';
-import { publicRoute, route, serve } from '../identity/route-access';
+import { publicRoute, route, serve } from '../identity';
 
 /**
  * The assets live beside this file in the source tree; the production build compiles to

@@ -10,7 +10,7 @@ import { submitAttempt } from './attempts';
 import { catchUpOnArrival, checkoutOf, requireCheckoutSecret } from './auth';
 import { loadWalletView, presentWalletCheckout } from './read';
 import { merchantOfCheckout } from './service';
-import { access, route } from '../identity/route-access';
+import { access, route } from '../identity';
 
 /**
  * The wallet API (/wallet/v1), called by the hosted page and by merchants' own front ends.

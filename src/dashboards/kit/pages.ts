@@ -1,7 +1,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import path from 'node:path';
 import { findStaticDir } from '../../http/static-dir';
-import { publicRoute, route, serve } from '../../identity/route-access';
+import { publicRoute, route, serve } from '../../identity';
 
 /**
  * The operator's and the merchant's dashboards: nothing from another origin, never framed, never

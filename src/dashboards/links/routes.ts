@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Response } from 'express';
+import { describeInvitation, describePasswordReset, ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH, publicRoute, route } from '../../identity';
 import type { AccountsContext } from '../../identity/context';
-import { describeInvitation } from '../../identity/invitations';
 import { renderLinkPage, type LinkPage } from './page';
-import { describePasswordReset } from '../../identity/password-resets';
-import { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from '../../identity/present';
-import { publicRoute, route } from '../../identity/route-access';
 
 /** A token as links carry it; anything else is not looked up. */
 const TOKEN = /^[0-9A-Za-z]{1,200}$/;
