@@ -1,12 +1,14 @@
 import express, { Router } from 'express';
 import { createApp } from '../../../src/app';
-import { assertEveryRouteDeclared, declaredRoutes, publicRoute, route } from '../../../src/identity/route-access';
+import type { AddressInfo } from 'node:net';
+import { errorHandler } from '../../../src/http/error-handler';
+import { assertEveryRouteDeclared, declaredRoutes, merchantCredential, operator, publicRoute, route } from '../../../src/identity/route-access';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor } from '../../support/fixtures';
 import { request } from '../../support/http';
 import { takeAnswerMismatches } from '../../support/openapi-answers';
-import { asOperator, operator } from '../../support/operators';
+import { asOperator, operator as signedInOperator } from '../../support/operators';
 import { listRoutes } from '../../support/routes';
 
 /**
@@ -44,9 +46,35 @@ describe('every registered route of the app', () => {
   });
 });
 
+describe('a declared check without the guard in front of its mount', () => {
+  it('refuses: an operator route no admin guard authenticated is 401, a credential route authenticates on its own', async () => {
+    const app = express();
+    const router = Router();
+    let reached = 0;
+    const handler = (_req: express.Request, res: express.Response) => {
+      reached += 1;
+      res.json({ reached: true });
+    };
+    route(router, 'get', '/operator-only', operator('read'), handler);
+    route(router, 'get', '/keyed', merchantCredential(service.deps.db, 'api_key'), handler);
+    app.use(router);
+    app.use(errorHandler(service.deps.logger));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect((await request(base, 'GET', '/operator-only', { token: service.adminToken })).status).toBe(401);
+      expect((await request(base, 'GET', '/keyed', { token: 'key_not_a_key' })).status).toBe(422);
+      expect(reached).toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe("an admin route's check, on the route Express matched", () => {
   it("no spelling of a path (letter case, trailing slash, doubled slashes, percent-encoding) refunds past a viewer's role", async () => {
-    const viewer = await operator(service, 'operator_viewer');
+    const viewer = await signedInOperator(service, 'operator_viewer');
     const shop = await openShop(service);
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2500 });
     const chargeId = (await attempt(service, checkout, { payment_method: CARD() })).body.charge.id as string;
