@@ -257,8 +257,8 @@ export interface DecisionAudit {
   actor: AuditActor;
 }
 
-/** Who made a change, as the merchant's audit log names them (plain data, carried in workflow inputs). */
-export type AuditActor = { kind: 'user'; id: string } | { kind: 'operator'; id: string; email: string } | { kind: 'admin' };
+/** Who made a change, as the merchant's audit log names them, with the client address they acted from (plain data, carried in workflow inputs). */
+export type AuditActor = ({ kind: 'user'; id: string; email?: string } | { kind: 'operator'; id: string; email: string } | { kind: 'admin' }) & { address?: string };
 
 /**
  * Who asked for a dashboard refund: the refund row's `requested_by` (the person's email; null for

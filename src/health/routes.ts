@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { checkReadiness } from './service';
+import { publicRoute, route } from '../identity';
 
 /**
  * Liveness and readiness, without authentication so orchestrators can probe them. Ready means
@@ -9,10 +10,10 @@ import { checkReadiness } from './service';
  */
 export function healthRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.get('/healthz', (_req, res) => {
+  route(router, 'get', '/healthz', publicRoute('the process liveness check'), (_req, res) => {
     res.json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
+  route(router, 'get', '/readyz', publicRoute('the readiness check'), async (_req, res) => {
     const { database, temporalServer, pollers, workers } = await checkReadiness(deps);
     const worker = pollers > 0 && workers > 0;
     const ready = database && temporalServer && worker;

@@ -1,18 +1,10 @@
 // The merchant dashboard's API (operator spec, section 7) and the pages its mails link to, in the OpenAPI document.
 import { z } from 'zod';
-import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, page, pathId, TAGS } from '../http/openapi-operation';
-import { registry } from '../http/openapi-registry';
+import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, MerchantSessionAuth, operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { PageQuery } from '../readback/schemas';
 import {
   AcceptInvitationBody, AuditEntry, AuthenticatorProofBody, AuthenticatorRecovery, EnrolledUser, Invitation, InvitationBody, MerchantUser, OpenInvitation, PasswordResetBody, PasswordResetRequestBody, RecoveryCodes, RoleChangeBody, SignedIn, SignInBody, TokenBody, TotpConfirmBody, TotpEnrolment,
 } from './schemas';
-
-export const MerchantSessionAuth = registry.registerComponent('securitySchemes', 'merchantSession', {
-  type: 'apiKey',
-  in: 'cookie',
-  name: 'merchant_session',
-  description: 'The merchant dashboard session cookie (HttpOnly, SameSite=Strict, Secure outside development), set by POST /merchant/v1/session; every change also sends X-CSRF-Token.',
-});
 
 const tag = TAGS.merchantDashboard;
 const session = [{ [MerchantSessionAuth.name]: [] }];

@@ -1,15 +1,13 @@
 import { Router, type Request } from 'express';
 import { throttledAddress } from '../http/admin-token-throttle';
-import { AdminAuthenticationError } from '../http/errors';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { MerchantAccounts } from './index';
 import { AuthenticatorProofBody, SignInBody, TotpConfirmBody } from './schemas';
 import { presentOperatorSession, signInOperator, signOutOperator } from './operator-sessions';
-import { clearDashboardCookie, csrfOk, dashboardSessionOf, setDashboardCookie, SIGN_IN_HINT } from './admin-guard';
+import { clearDashboardCookie, csrfOk, dashboardSessionOf, notSignedInOperator, setDashboardCookie } from './admin-guard';
+import { publicRoute, route } from './route-access';
 import { throttledProof } from './proof-throttle';
 import { confirmOwnTotp, regenerateRecoveryCodes, startOwnTotp } from './totp';
-
-export const notSignedInOperator = () => new AdminAuthenticationError('Not signed in.', SIGN_IN_HINT);
 
 /**
  * POST/GET/DELETE /session (mounted under /dashboard): the operator's people sign in as themselves
@@ -19,19 +17,19 @@ export const notSignedInOperator = () => new AdminAuthenticationError('Not signe
 export function operatorSessionRoutes({ ctx, throttle, limit, secureCookies }: MerchantAccounts): Router {
   const router = Router();
   // Throttled per account and per address like the merchant sign-in (the same counts), behind the account routes' limit.
-  router.post('/session', limit, async (req, res) => {
+  route(router, 'post', '/session', publicRoute('the operator\'s sign-in, behind its throttle and the per-address limit'), limit, async (req, res) => {
     const body = parseOrThrow(SignInBody, req.body ?? {});
     const signedIn = await signInOperator(ctx, throttle, throttledAddress(req.ip), body);
     setDashboardCookie(res, signedIn.token, secureCookies);
     res.set('Cache-Control', 'no-store').json(signedIn.body);
   });
-  router.get('/session', async (req, res) => {
+  route(router, 'get', '/session', publicRoute('reads the caller\'s own dashboard session cookie; none is 401'), async (req, res) => {
     const session = await dashboardSessionOf(ctx, req);
     if (!session) throw notSignedInOperator();
     res.set('Cache-Control', 'no-store').json(presentOperatorSession(session));
   });
   // Revokes the session for every API process, so a copy of the cookie is refused from now on.
-  router.delete('/session', async (req, res) => {
+  route(router, 'delete', '/session', publicRoute('ends the caller\'s own dashboard session (cookie and CSRF header); none is 401'), async (req, res) => {
     const session = await dashboardSessionOf(ctx, req);
     if (!session || !csrfOk(req, session)) throw notSignedInOperator();
     parseEmptyBody(req.body);
@@ -46,17 +44,18 @@ export function operatorSessionRoutes({ ctx, throttle, limit, secureCookies }: M
     if (!session || !csrfOk(req, session)) throw notSignedInOperator();
     return session;
   };
-  router.post('/session/totp', async (req, res) => {
+  const ownAuthenticator = publicRoute('the caller\'s own authenticator: its dashboard session cookie, CSRF header and a current code or recovery code; none is 401');
+  route(router, 'post', '/session/totp', ownAuthenticator, async (req, res) => {
     const { user } = await changingSession(req);
     const proof = parseOrThrow(AuthenticatorProofBody, req.body ?? {});
     res.status(201).set('Cache-Control', 'no-store').json(await startOwnTotp(ctx, throttledProof(throttle, user.email, throttledAddress(req.ip)), user, proof));
   });
-  router.post('/session/totp/confirm', async (req, res) => {
+  route(router, 'post', '/session/totp/confirm', ownAuthenticator, async (req, res) => {
     const { user } = await changingSession(req);
     const { code } = parseOrThrow(TotpConfirmBody, req.body);
     res.set('Cache-Control', 'no-store').json(await confirmOwnTotp(ctx, user.id, code));
   });
-  router.post('/session/recovery-codes', async (req, res) => {
+  route(router, 'post', '/session/recovery-codes', ownAuthenticator, async (req, res) => {
     const { user } = await changingSession(req);
     const proof = parseOrThrow(AuthenticatorProofBody, req.body ?? {});
     res.status(201).set('Cache-Control', 'no-store').json(await regenerateRecoveryCodes(ctx, throttledProof(throttle, user.email, throttledAddress(req.ip)), user, proof));

@@ -28,8 +28,8 @@ export interface MerchantSession {
   address?: string;
 }
 
-/** The person of a session as the actor of a change, with the request's client address. */
-export const sessionActor = (session: Pick<MerchantSession, 'user' | 'address'>): Extract<Actor, { kind: 'user' }> => ({ kind: 'user', id: session.user.id, ...(session.address ? { address: session.address } : {}) });
+/** The person of a session as the actor of a change (their email names them as a decider or a refund's requester), with the request's client address. */
+export const sessionActor = (session: Pick<MerchantSession, 'user' | 'address'>): Extract<Actor, { kind: 'user' }> => ({ kind: 'user', id: session.user.id, email: session.user.email, ...(session.address ? { address: session.address } : {}) });
 
 export const WRONG_CREDENTIALS = 'Email or password is wrong.';
 export const WRONG_DASHBOARD = 'This account signs in on the other dashboard.';

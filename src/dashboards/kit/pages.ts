@@ -4,6 +4,7 @@ import { isTransientDependencyFailure } from '../../http/errors';
 import { findStaticDir } from '../../http/static-dir';
 import type { Logger } from '../../logger';
 import { renderProblemPage } from './problem-page';
+import { publicRoute, route, serve } from '../../identity';
 
 /**
  * The operator's and the merchant's dashboards: nothing from another origin, never framed, never
@@ -51,12 +52,12 @@ export function addDashboardPages(router: Router, options: DashboardPages): Rout
     res.set(PAGE_HEADERS);
     res.sendFile(path.join(options.dir, file));
   };
-  router.get('/login', (_req, res) => send(res, 'login.html'));
+  route(router, 'get', '/login', publicRoute('the sign-in page'), (_req, res) => send(res, 'login.html'));
 
   // A file that does not exist, a directory or another method than GET/HEAD falls through to the
   // JSON 404 (not the static handler's errors, which reached the error handler as a 500, or its empty 405).
   const statics = { index: false, redirect: false };
-  router.use('/assets', async (req, res, next) => {
+  serve(router, '/assets', publicRoute('the sign-in page\'s assets; every other asset needs a session, checked here'), async (req, res, next) => {
     if (!options.publicAssets.has(req.path.replace(/^\//, '')) && !(await options.signedIn(req))) return next(options.notSignedIn());
     // The pages' headers on every asset: app.html and login.html are served here too, and must not be framed either.
     res.set(PAGE_HEADERS);
@@ -67,8 +68,8 @@ export function addDashboardPages(router: Router, options: DashboardPages): Rout
   const problem = (res: Response, status: number, title: string, text: string, retry: string | null) => {
     res.status(status).set(PAGE_HEADERS).type('html').send(renderProblemPage({ mount: options.mount, title, text, retry }));
   };
-  router.get(['/', '/:page'], async (req, res, next) => {
-    const page = req.params.page ?? options.home;
+  route(router, 'get', ['/', '/:page'], publicRoute('the page shell, redirected to the sign-in page without a session'), async (req, res, next) => {
+    const page = ('page' in req.params ? req.params.page : undefined) ?? options.home;
     if (!options.pages.includes(String(page))) {
       if (!wantsHtml(req)) return next();
       return problem(res, 404, 'Page not found', 'This dashboard has no page at this address. Its pages are listed at the top of the dashboard.', null);

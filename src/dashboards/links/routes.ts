@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Response } from 'express';
+import { describeInvitation, describePasswordReset, ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH, publicRoute, route } from '../../identity';
 import type { AccountsContext } from '../../identity/context';
-import { describeInvitation } from '../../identity/invitations';
 import { renderLinkPage, type LinkPage } from './page';
-import { describePasswordReset } from '../../identity/password-resets';
-import { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from '../../identity/present';
 
 const OPERATOR_SIGN_IN = '/dashboard/login';
 const MERCHANT_SIGN_IN = '/merchant/login';
@@ -48,7 +46,7 @@ function resetLines(reset: { email: string; recovery: boolean; has_authenticator
 export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
   const router = Router();
 
-  router.get(ACCEPT_INVITATION_PATH, async (req, res) => {
+  route(router, 'get', ACCEPT_INVITATION_PATH, publicRoute('the page a mailed invitation link opens; its token is the credential'), async (req, res) => {
     const token = tokenOf(req.query);
     const invitation = token ? await describeInvitation(ctx, token) : null;
     const operator = invitation?.operator ?? false;
@@ -66,7 +64,7 @@ export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
     });
   });
 
-  router.get(RESET_PASSWORD_PATH, async (req, res) => {
+  route(router, 'get', RESET_PASSWORD_PATH, publicRoute('the page a mailed reset link opens; its token is the credential'), async (req, res) => {
     const token = tokenOf(req.query);
     const reset = token ? await describePasswordReset(ctx, token) : null;
     send(res, {

@@ -2,8 +2,8 @@ import { Router } from 'express';
 import { addDashboardPages } from '../kit/pages';
 import { MerchantSessionError } from '../../http/errors';
 import { findStaticDir } from '../../http/static-dir';
+import { sessionOfRequest } from '../../identity';
 import type { AccountsContext } from '../../identity/context';
-import { sessionOfRequest } from '../../identity/middleware';
 
 /** The merchant dashboard's pages (GET /merchant/{page}); each is the same shell, and app.js renders the page the path names. */
 export const MERCHANT_PAGES = ['home', 'payments', 'customers', 'reviews', 'developers', 'team', 'audit', 'security'] as const;

@@ -1,9 +1,8 @@
 import { Router } from 'express';
 import { addDashboardPages } from '../kit/pages';
 import { findStaticDir } from '../../http/static-dir';
+import { dashboardSessionOf, notSignedInOperator } from '../../identity';
 import type { AccountsContext } from '../../identity/context';
-import { dashboardSessionOf } from '../../identity/admin-guard';
-import { notSignedInOperator } from '../../identity/operator-session-routes';
 
 /** The dashboard's pages; each is the same shell, and app.js renders the page named by the path. */
 export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers', 'operators', 'audit', 'security'] as const;
