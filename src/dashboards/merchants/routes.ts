@@ -18,6 +18,7 @@ const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css', 'merch
 export function merchantDashboardPageRoutes(ctx: AccountsContext): Router {
   return addDashboardPages(Router(), {
     dir: findStaticDir(__dirname, 'src/dashboards/merchants', 'app.html'), mount: '/merchant', pages: MERCHANT_PAGES, home: 'home', publicAssets: PUBLIC_ASSETS,
+    signIn: { name: 'Merchant dashboard', action: '/merchant/v1/session', stylesheets: ['merchant.css'], codeAlways: false },
     signedIn: async (req) => !!(await sessionOfRequest(ctx, req)), notSignedIn: () => new MerchantSessionError('Sign in first.', 'Sign in at /merchant/login.'), logger: ctx.logger,
   });
 }
