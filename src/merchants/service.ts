@@ -196,7 +196,7 @@ export async function revealSigningSecret(deps: MerchantDeps, actor: Actor, merc
   return deps.db.transaction(async (trx) => {
     const merchant = await getMerchant(trx, merchantId);
     await recordAudit(trx, { merchantId, actor, action: 'signing_secret.revealed', target: merchantId });
-    return { webhook_secret: deps.sealer.open(merchant.webhook_signing_secret_sealed), previous_webhook_secret_expires_at: presentMerchant(merchant).previous_webhook_secret_expires_at };
+    return { webhook_signing_secret: deps.sealer.open(merchant.webhook_signing_secret_sealed), previous_webhook_secret_expires_at: presentMerchant(merchant).previous_webhook_secret_expires_at };
   });
 }
 

@@ -237,13 +237,13 @@ describe('revealing the signing secret against a fresh authenticator code', () =
     expect([shown.status, shown.headers.get('cache-control'), shown.body]).toEqual([
       200,
       'no-store',
-      { webhook_secret: rolled.body.webhook_signing_secret, previous_webhook_secret_expires_at: rolled.body.previous_webhook_secret_expires_at },
+      { webhook_signing_secret: rolled.body.webhook_signing_secret, previous_webhook_secret_expires_at: rolled.body.previous_webhook_secret_expires_at },
     ]);
     // A code works once: the same code again is refused.
     const replayed = await asMember(service, developer, 'POST', REVEAL, { body: { totp_code: code } });
     expect([replayed.status, replayed.body.error]).toEqual([422, 'Authenticator code already used.']);
     const byRecoveryCode = await asMember(service, developer, 'POST', REVEAL, { body: { recovery_code: developer.recoveryCodes[0] } });
-    expect([byRecoveryCode.status, byRecoveryCode.body.webhook_secret]).toEqual([200, rolled.body.webhook_signing_secret]);
+    expect([byRecoveryCode.status, byRecoveryCode.body.webhook_signing_secret]).toEqual([200, rolled.body.webhook_signing_secret]);
 
     expect(await revealed(own.merchant.id)).toEqual([
       { actor: developer.user.id, target: own.merchant.id, client_address: '203.0.113.41', details: {} },
@@ -255,7 +255,7 @@ describe('revealing the signing secret against a fresh authenticator code', () =
     const own = await openShop(service);
     const owner = await enrolledMember(service, own.merchant.id, 'owner');
     const missing = await asMember(service, owner, 'POST', REVEAL, { body: {} });
-    expect([missing.status, missing.body.error, missing.body.webhook_secret]).toEqual([422, 'Authenticator code required.', undefined]);
+    expect([missing.status, missing.body.error, missing.body.webhook_signing_secret]).toEqual([422, 'Authenticator code required.', undefined]);
     const wrong = await asMember(service, owner, 'POST', REVEAL, { body: { totp_code: currentTotpCode(owner.secret) === '000000' ? '111111' : '000000' } });
     expect([wrong.status, wrong.body]).toEqual([422, { ...errorWithHint, error: 'Authenticator code is wrong.' }]);
     const malformed = await asMember(service, owner, 'POST', REVEAL, { body: { totp_code: 'abc', extra: true } });
@@ -269,7 +269,7 @@ describe('revealing the signing secret against a fresh authenticator code', () =
       const below = await enrolledMember(service, own.merchant.id, role);
       await letNextCodeCome(service, below.user.id);
       const res = await asMember(service, below, 'POST', REVEAL, { body: { totp_code: currentTotpCode(below.secret) } });
-      expect([role, res.status, res.body.webhook_secret]).toEqual([role, 403, undefined]);
+      expect([role, res.status, res.body.webhook_signing_secret]).toEqual([role, 403, undefined]);
     }
     expect((await asMember(service, null, 'POST', REVEAL, { body: {} })).status).toBe(401);
     expect((await asMember(service, owner, 'POST', REVEAL, { body: {}, csrf: false })).status).toBe(401);
@@ -286,7 +286,7 @@ describe('revealing the signing secret against a fresh authenticator code', () =
     for (let i = 0; i < 10; i += 1) statuses.push((await asMember(service, developer, 'POST', REVEAL, { body: { totp_code: wrongCode } })).status);
     expect(statuses).toEqual(Array(10).fill(422));
     const throttled = await asMember(service, developer, 'POST', REVEAL, { body: { totp_code: right } });
-    expect([throttled.status, throttled.body.webhook_secret]).toEqual([429, undefined]);
+    expect([throttled.status, throttled.body.webhook_signing_secret]).toEqual([429, undefined]);
     expect(await revealed(own.merchant.id)).toEqual([]);
   });
 });

@@ -62,7 +62,7 @@ function apiKeys(canChange) {
 function revealedSecret(place, answer) {
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(answer.webhook_secret);
+      await navigator.clipboard.writeText(answer.webhook_signing_secret);
       toast('Signing secret copied.');
     } catch {
       toast('Copying was refused by the browser: select the secret and copy it.', 'error');
@@ -70,7 +70,7 @@ function revealedSecret(place, answer) {
   };
   const hide = () => clear(place);
   clear(place, h('div', { class: 'card secrets', id: 'revealed-secret' },
-    h('p', {}, 'Signing secret: ', h('code', { id: 'signing-secret' }, answer.webhook_secret)),
+    h('p', {}, 'Signing secret: ', h('code', { id: 'signing-secret' }, answer.webhook_signing_secret)),
     answer.previous_webhook_secret_expires_at && h('p', {}, `The secret before it also signs until ${when(answer.previous_webhook_secret_expires_at)}.`),
     h('div', { class: 'row' },
       h('button', { type: 'button', class: 'secondary small', onclick: copy }, 'Copy'),
