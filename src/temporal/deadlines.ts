@@ -8,7 +8,7 @@ import { ServiceUnavailableError } from '../http/errors';
  * held until they return. Work handed over carries the same instant (`acceptBy`), and a workflow
  * refuses work that reaches it later, so an answered 503 is never applied behind the caller's back.
  */
-export const TEMPORAL_REACH_MS = 5_000;
+export const TEMPORAL_REACH_MS = 6_000;
 
 /**
  * How long a request waits for the outcome of work Temporal accepted: longer than the reach, since
