@@ -9,6 +9,8 @@ import { CheckoutDetail, EventListQuery, LoggedEvent, PageQuery, StoredCheckout,
 import { MerchantSessionAuth } from '../identity/openapi';
 import { MERCHANT_PAGES } from '../dashboards/merchants/routes';
 import { HOME_FAILED_DELIVERIES } from './home';
+import { PAYMENT_CSV_COLUMNS } from './payment-list';
+import { Payment, PaymentFilterQuery, PaymentListQuery } from './payment-schemas';
 import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity/schemas';
 
 const tag = TAGS.merchantDashboard;
@@ -114,6 +116,18 @@ operation({
   params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'),
   responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] },
   errors: { 401: developers[401], 403: 'Beyond the role: only owners and reviewers lift restrictions.', 404: 'No such customer in this account.', 422: 'The customer is not restricted.' },
+});
+
+const badFilter = 'Invalid query: an unknown status or type, a malformed day or amount, or a range that ends before it starts.';
+operation({
+  method: 'get', path: '/merchant/v1/payments', id: 'merchantListPayments', tag, security, summary: "The account's payments, newest first: one per checkout, with its status, customer, method and line items",
+  description: 'A checkout is one payment whatever its charges (a failed attempt then a paid one, a subscription\'s renewals). The status is read from the refunds first, then the charges, then the checkout.',
+  query: PaymentListQuery, responses: { 200: ['A page of payments', page(Payment)] }, errors: { ...reading, 404: 'starting_after is not a checkout of this account.', 422: badFilter },
+});
+operation({
+  method: 'get', path: '/merchant/v1/payments.csv', id: 'merchantExportPayments', tag, security, summary: 'Every payment the filters select, as a CSV file (the same filters as the list)',
+  description: `A header row, then one row per payment, newest first: ${PAYMENT_CSV_COLUMNS.join(', ')}. Amounts in units of the currency (25.00); a cell that a spreadsheet would read as a formula is escaped.`,
+  query: PaymentFilterQuery, responses: { 200: ['The CSV file (Content-Disposition: attachment)'] }, csvResponse: true, errors: { ...reading, 422: badFilter },
 });
 
 const checkoutParams = pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb');

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pipeline } from 'node:stream';
 import type { AppDeps } from '../app-deps';
 import { assertNoRefundBody } from '../charges/refund';
 import { idempotent } from '../http/idempotency';
@@ -13,6 +14,8 @@ import { allow, merchantSessionOf } from '../identity/middleware';
 import { customersPage, liftRestriction } from './customers';
 import { chargesPage, checkoutsPage, merchantCheckout, merchantTimeline, refundMerchantCharge } from './payments';
 import { merchantHome } from './home';
+import { paymentsCsv, paymentsPage } from './payment-list';
+import { PaymentFilterQuery, PaymentListQuery } from './payment-schemas';
 import { decideMerchantReview, reviewQueuePage } from './reviews';
 import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody } from '../identity/schemas';
 
@@ -88,6 +91,18 @@ export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session
   router.post('/customers/:id/unrestrict', session, allow('lift_restrictions'), async (req, res) => {
     parseEmptyBody(req.body);
     res.json(await liftRestriction(deps, merchantSessionOf(req), String(req.params.id)));
+  });
+
+  router.get('/payments', session, allow('read'), async (req, res) => {
+    res.json(await paymentsPage(deps, merchantSessionOf(req).merchant.id, parseOrThrow(PaymentListQuery, withoutBlankParameters(req.query), 'Query')));
+  });
+  router.get('/payments.csv', session, allow('read'), (req, res) => {
+    const file = paymentsCsv(deps, merchantSessionOf(req).merchant.id, parseOrThrow(PaymentFilterQuery, withoutBlankParameters(req.query), 'Query'));
+    res.set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="payments-${new Date().toISOString().slice(0, 10)}.csv"`, 'Cache-Control': 'no-store' });
+    // Once the file has started, a failed read can only cut it short: logged, the answer ended.
+    pipeline(file, res, (error) => {
+      if (error) deps.logger.error({ err: error }, 'the payments export failed');
+    });
   });
 
   router.get('/checkouts', session, allow('read'), async (req, res) => {

@@ -1,10 +1,11 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Service } from '../support/harness';
 import { request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
 import { collectErrors, HTML_FROM_STRING_PROBE, screenshotsAtBothWidths, useServiceWithBrowser, toastShows } from '../support/browser';
-import { attempt, CARD, createCheckout, openShop, waitFor, type Shop } from '../support/fixtures';
+import { attempt, CARD, createCheckout, openShop, pausedForReview, waitFor, type Shop } from '../support/fixtures';
 import { latestMailTo, linkIn } from '../support/mailpit';
 import { acceptOperatorInvitation, inviteOperator } from '../support/operators';
 import { currentTotpCode } from '../../src/identity/secrets';
@@ -20,6 +21,8 @@ let service: Service;
 let browser: Browser;
 let receiver: WebhookReceiver;
 const ARTIFACTS = path.resolve(__dirname, '../../test-results/merchant-dashboard');
+/** The payments and Home pages' screenshots, where the issue's reviewers read them. */
+const SCREENSHOTS = path.resolve(__dirname, '../../test-results/screenshots');
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 const TIMEOUT = 30_000;
 
@@ -202,9 +205,9 @@ describe('merchant dashboard', () => {
     await owner.locator(`[data-checkout="${declined.id}"]`).waitFor();
     expect(await owner.locator('[data-checkout]').count()).toBe(1);
     await owner.goto(`${service.baseUrl}/merchant/payments`);
-    await owner.locator(`[data-checkout="${paid.id}"] a`).click();
-    await owner.locator('ol.timeline [data-kind="webhook.attempt"]').first().waitFor();
-    const timeline = (await owner.locator('ol.timeline').textContent())!;
+    await owner.locator(`[data-checkout="${paid.id}"] a`).first().click();
+    await owner.locator('#timeline [data-kind="webhook.attempt"]').first().waitFor();
+    const timeline = (await owner.locator('#timeline').textContent())!;
     expect([timeline.includes('A credit charge of $25.00 was created'), /\d cents/.test(timeline), /Delivery attempt \d+ of checkout\.succeeded: HTTP \d+ in /.test(timeline)]).toEqual([true, false, true]);
     await screenshotsAtBothWidths(owner, ARTIFACTS, 'checkout');
     await owner.locator(`[data-charge="${paidAttempt.body.charge.id}"]`).getByRole('button', { name: 'Refund' }).click();
@@ -333,6 +336,80 @@ describe('merchant dashboard', () => {
     await owner.goto(`${service.baseUrl}/merchant/audit`);
     await owner.waitForURL('**/merchant/login');
   }, 300_000);
+
+  it('payments as one table (filters, CSV, a payment\'s page with its refund and who asked), at 1280 and 390 px', async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const shop = await openShop(service, { review: { enabled: true, min_amount_cents: 500 } });
+    const owner = await member(service, shop.merchant.id, 'owner');
+    const pay = async (body: Record<string, unknown>, card = CARD()) => {
+      const checkout = await createCheckout(service, shop, body);
+      const res = await attempt(service, checkout, { payment_method: card });
+      await waitFor(async () => ['succeeded', 'failed'].includes((await service.deps.db('charges').where({ id: res.body.charge.id }).first())?.status), TIMEOUT, 'the charge to settle');
+      return { id: checkout.id as string, chargeId: res.body.charge.id as string };
+    };
+    const refunded = await pay({ type: 'deposit', fixed_amount_cents: 2500 });
+    const purchase = await pay({ type: 'deposit', line_items: [{ name: 'Mug', price_cents: 1250, quantity: 2 }] }, CARD('5555555555554444'));
+    const declined = await pay({ type: 'deposit', fixed_amount_cents: 700 }, CARD('4000000000000002'));
+    await pausedForReview(service, shop);
+    const page = await ownerContext.newPage();
+    const errors = collectErrors(page);
+    await signIn(page, owner.email, null);
+    // Refunded from the payment's page, after a confirmation naming amount and customer.
+    await page.goto(`${service.baseUrl}/merchant/payments?checkout=${refunded.id}`);
+    await page.locator(`[data-charge="${refunded.chargeId}"]`).getByRole('button', { name: 'Refund' }).click();
+    await confirm(page, /Refund \$25\.00 to Ada Lovelace/);
+    await toastShows(page, 'Charge refunded.');
+
+    // Payments: one row per payment, refunded reads refunded (never completed), the card and what was bought.
+    await page.goto(`${service.baseUrl}/merchant/payments`);
+    const rows = page.locator('table.payments tbody tr');
+    await rows.nth(3).waitFor();
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-checkout'), tr.getAttribute('data-status')]))).toEqual([
+      [expect.stringMatching(/^chk_/), 'in_review'], [declined.id, 'failed'], [purchase.id, 'succeeded'], [refunded.id, 'refunded'],
+    ]);
+    const refundedRow = page.locator(`tr[data-checkout="${refunded.id}"]`);
+    expect(await refundedRow.textContent()).not.toMatch(/completed/i);
+    expect(await page.locator(`tr[data-checkout="${purchase.id}"]`).textContent()).toMatch(/\$25\.00.*succeeded.*Ada Lovelace.*mastercard ending 4444.*2 × Mug/);
+    await screenshotsAtBothWidths(page, SCREENSHOTS, 'merchant-payments');
+    // At 390 px the rows are labelled lines, no table header, and nothing scrolls sideways (checked above).
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.locator('table.payments thead').isVisible()).toBe(false);
+    expect(await refundedRow.locator('td[data-label="Status"]').evaluate((td) => td.ownerDocument.defaultView!.getComputedStyle(td, '::before').content)).toBe('"Status"');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Filters: status, then an amount range in dollars; the CSV downloads what the filters select.
+    await page.getByLabel('Status').selectOption('refunded');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/status=refunded/);
+    await page.locator(`tr[data-checkout="${refunded.id}"]`).waitFor();
+    expect(await rows.count()).toBe(1);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#export-csv').click()]);
+    const csv = readFileSync((await download.path())!, 'utf8').trimEnd().split('\r\n');
+    expect([download.suggestedFilename(), csv.length, csv[0]!.split(',')[0], csv[1]!.split(',').slice(0, 1)]).toEqual([expect.stringMatching(/^payments-.*\.csv$/), 2, 'id', [refunded.id]]);
+    await page.goto(`${service.baseUrl}/merchant/payments`);
+    await page.getByLabel('Min $').fill('10');
+    await page.getByLabel('Max $').fill('24');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/min=10/);
+    await page.locator('tr[data-status="in_review"]').waitFor();
+    expect(await rows.count()).toBe(1);
+    await page.goto(`${service.baseUrl}/merchant/payments?type=purchase`);
+    await page.locator(`tr[data-checkout="${purchase.id}"]`).waitFor();
+    expect(await rows.count()).toBe(1);
+
+    // The payment's page: its card, its refund as a sentence naming who asked, its timeline in sentences.
+    await page.goto(`${service.baseUrl}/merchant/payments`);
+    await refundedRow.getByRole('link', { name: '$25.00' }).click();
+    await page.locator('#refunds').filter({ hasText: `Refunded $25.00 by ${owner.email}.` }).waitFor();
+    expect(await page.locator('dl.facts').first().textContent()).toContain('visa ending 4242');
+    expect(await page.locator('#timeline').textContent()).toContain('The charge went from succeeded to refunded.');
+    await screenshotsAtBothWidths(page, SCREENSHOTS, 'merchant-payment-refunded');
+    await page.goto(`${service.baseUrl}/merchant/payments?checkout=${purchase.id}`);
+    await page.locator('table.items').filter({ hasText: 'Mug' }).waitFor();
+    expect(await page.locator('table.items tbody').textContent()).toBe('Mug2$12.50$25.00');
+    await screenshotsAtBothWidths(page, SCREENSHOTS, 'merchant-payment-purchase');
+    expect(errors.filter((e) => !e.startsWith('Failed to load resource'))).toEqual([]);
+  }, 180_000);
 
   it('a viewer sees lists 25 rows at a time with "Load more", and no action the role may not take', async () => {
     const shop = await openShop(service, { webhook_url: receiver.url });

@@ -3,12 +3,14 @@
 import { facts, h, json, money, when } from './dom.js';
 import { attemptOutcome, duration, recordIds, timelineSentence } from './sentences.js';
 
+/** A payment method as people read it: "visa ending 4242". The API's charges carry `card`; a review's method carries `details.card`. */
 export function paymentMethodText(pm) {
   if (!pm) return '—';
-  const card = pm.details && pm.details.card;
-  if (card) return `${pm.payment_type}: ${card.brand || 'card'} ending ${card.last4 || card.last_four || '?'}`;
-  const bank = pm.details && pm.details.bank_account;
-  if (bank) return `${pm.payment_type}: account ending ${bank.last4 || bank.last_four || '?'}`;
+  const instrument = (key) => pm[key] || (pm.details && pm.details[key]);
+  const card = instrument('card');
+  if (card) return `${card.brand || 'card'} ending ${card.last4 || card.last_four || '?'}`;
+  const bank = instrument('bank_account');
+  if (bank) return `bank account ending ${bank.last4 || bank.last_four || '?'}`;
   return pm.payment_type;
 }
 
