@@ -8,7 +8,7 @@ import { RollSigningSecretBody } from '../merchants/schemas';
 import { CheckoutDetail, EventListQuery, LoggedEvent, PageQuery, StoredCheckout, StoredCustomer } from '../readback/schemas';
 import { MerchantSessionAuth } from '../identity/openapi';
 import { MERCHANT_PAGES } from '../dashboards/merchants/routes';
-import { HOME_FAILED_DELIVERIES } from './home';
+import { HOME_CHART_DAYS, HOME_FAILED_DELIVERIES, HOME_PERIODS } from './home';
 import { PAYMENT_CSV_COLUMNS } from './payment-list';
 import { Payment, PaymentFilterQuery, PaymentListQuery } from './payment-schemas';
 import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity/schemas';
@@ -24,7 +24,7 @@ const developers = {
 };
 const Volume = z.object({ count: z.number().int(), amount_cents: z.number().int() });
 operation({
-  method: 'get', path: '/merchant/v1/home', id: 'merchantHome', tag, security, summary: "Today's (UTC) succeeded volume and the latest failed webhook deliveries",
+  method: 'get', path: '/merchant/v1/home', id: 'merchantHome', tag, security, summary: "Gross, refunds and net for today and the last 7 and 30 days, the volume chart, open reviews and the latest failed webhook deliveries",
   description: `Deposits and withdrawals apart: the charges created today (UTC) that are succeeded, counted and summed in cents. failed_deliveries: the ${HOME_FAILED_DELIVERIES} newest events whose delivery failed (every attempt of its series refused), each with its last attempt.`,
   responses: {
     200: ['The home page', z.object({
@@ -32,9 +32,23 @@ operation({
       currency: z.string().openapi({ example: 'USD' }),
       deposits: Volume.openapi({ description: "Today's succeeded deposits (credit charges): how many, and their sum in cents." }),
       withdrawals: Volume.openapi({ description: "Today's succeeded withdrawals (debit charges): how many, and their sum in cents." }),
+      periods: z.array(z.object({
+        period: z.enum(HOME_PERIODS.map((p) => p.period) as [string, ...string[]]),
+        from: z.string().openapi({ description: 'The first day of the period (UTC), YYYY-MM-DD; it ends today.' }),
+        gross_cents: z.number().int().openapi({ description: 'Deposits taken (succeeded credit charges, refunded ones included) created in the period.' }),
+        refunds_cents: z.number().int().openapi({ description: 'Refunds that went through in the period.' }),
+        net_cents: z.number().int().openapi({ description: 'gross_cents minus refunds_cents.' }),
+        payments: z.number().int(), refunds: z.number().int(),
+      })).openapi({ description: `${HOME_PERIODS.map((p) => p.period).join(', ')}: whole UTC days ending today.` }),
+      chart: z.object({ days: z.array(z.string()), gross_cents: z.array(z.number().int()), refunds_cents: z.array(z.number().int()) })
+        .openapi({ description: `The last ${HOME_CHART_DAYS} UTC days, today the last: gross and refunds of each, by index.` }),
+      open_reviews: z.object({ count: z.number().int(), amount_cents: z.number().int(), oldest_at: timestamp.nullable() }).openapi({ description: 'Withdrawals awaiting a decision: how many, their sum, and when the oldest was opened.' }),
       failed_deliveries: z.array(z.object({
         event_id: z.string(), type: z.string(), checkout_id: z.string().nullable(), created_at: timestamp, attempts: z.number().int(),
-        last_attempt: z.object({ at: timestamp, http_status: z.number().int().nullable(), error: z.string().nullable() }).nullable().openapi({ description: 'The last delivery attempt: when, the HTTP status (null without an answer) and the error.' }),
+        last_attempt: z.object({
+          at: timestamp, http_status: z.number().int().nullable(), error: z.string().nullable(),
+          response_excerpt: z.string().nullable().openapi({ description: "The start of the receiver's answer." }), url: z.string().nullable(),
+        }).nullable().openapi({ description: "The last delivery attempt: when, the HTTP status (null without an answer), the error, the receiver's answer and the URL." }),
       })).openapi({ description: `The ${HOME_FAILED_DELIVERIES} newest events whose delivery failed, newest first.` }),
     })],
   },

@@ -194,7 +194,7 @@ describe('merchant dashboard', () => {
 
     // The home page: today's volume as money; the payments page: the checkout, its charges and timeline; a refund after a confirmation.
     await owner.goto(`${service.baseUrl}/merchant`);
-    await owner.locator('[data-stat="deposits"]').filter({ hasText: '$25.00' }).waitFor();
+    await owner.locator('[data-period="today"] [data-figure="gross"]').filter({ hasText: '$25.00' }).waitFor();
     await screenshotsAtBothWidths(owner, ARTIFACTS, 'home');
     await owner.goto(`${service.baseUrl}/merchant/payments`);
     await owner.locator(`[data-checkout="${declined.id}"]`).filter({ hasText: '$1,234.56' }).waitFor();
@@ -337,7 +337,7 @@ describe('merchant dashboard', () => {
     await owner.waitForURL('**/merchant/login');
   }, 300_000);
 
-  it('payments as one table (filters, CSV, a payment\'s page with its refund and who asked), at 1280 and 390 px', async () => {
+  it('payments as one table (filters, CSV, a payment\'s page with its refund and who asked) and a Home read at a glance, at 1280 and 390 px', async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const shop = await openShop(service, { review: { enabled: true, min_amount_cents: 500 } });
     const owner = await member(service, shop.merchant.id, 'owner');
@@ -359,6 +359,16 @@ describe('merchant dashboard', () => {
     await page.locator(`[data-charge="${refunded.chargeId}"]`).getByRole('button', { name: 'Refund' }).click();
     await confirm(page, /Refund \$25\.00 to Ada Lovelace/);
     await toastShows(page, 'Charge refunded.');
+
+    // Home: a payment taken and refunded today is gross $25, refunds $25, net $0 (with the purchase: $50, $25, $25).
+    await page.goto(`${service.baseUrl}/merchant`);
+    const today = page.locator('[data-period="today"]');
+    await today.locator('[data-figure="gross"]').filter({ hasText: '$50.00' }).waitFor();
+    expect([await today.locator('[data-figure="refunds"]').textContent(), await today.locator('[data-figure="net"]').textContent()]).toEqual(['$25.00 · 1 refund', '$25.00']);
+    expect(await page.locator('[data-period="last_30_days"] [data-figure="net"]').textContent()).toBe('$25.00');
+    await page.locator('#volume-chart canvas').waitFor();
+    expect(await page.locator('#open-reviews').textContent()).toContain('1 withdrawal awaits a decision ($15.00)');
+    await screenshotsAtBothWidths(page, SCREENSHOTS, 'merchant-home');
 
     // Payments: one row per payment, refunded reads refunded (never completed), the card and what was bought.
     await page.goto(`${service.baseUrl}/merchant/payments`);

@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import express, { Router } from 'express';
+import path from 'node:path';
 import { addDashboardPages } from '../kit/pages';
 import { MerchantSessionError } from '../../http/errors';
 import { findStaticDir } from '../../http/static-dir';
@@ -10,14 +11,20 @@ export const MERCHANT_PAGES = ['home', 'payments', 'customers', 'reviews', 'deve
 /** Served without a session: the sign-in page needs them. Every other asset needs one. */
 const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css', 'merchant.css']);
 
+/** uPlot (the home page's volume chart), served as its package ships it: dist/uPlot.esm.js and dist/uPlot.min.css. */
+const UPLOT_DIR = path.dirname(require.resolve('uplot'));
+
 /**
  * GET /merchant (home), /merchant/{page}, /merchant/login and /merchant/assets/*: the merchant's
  * own people's dashboard, which calls /merchant/v1 with the session cookie, under the operator
  * dashboard's headers (strict CSP with Trusted Types, never framed, never cached).
  */
 export function merchantDashboardPageRoutes(ctx: AccountsContext): Router {
-  return addDashboardPages(Router(), {
+  const router = addDashboardPages(Router(), {
     dir: findStaticDir(__dirname, 'src/dashboards/merchants', 'app.html'), mount: '/merchant', pages: MERCHANT_PAGES, home: 'home', publicAssets: PUBLIC_ASSETS,
     signedIn: async (req) => !!(await sessionOfRequest(ctx, req)), notSignedIn: () => new MerchantSessionError('Sign in first.', 'Sign in at /merchant/login.'),
   });
+  // Behind the same session check and headers as every other asset (the /assets handler above runs first).
+  router.use('/assets/vendor/uplot', express.static(UPLOT_DIR, { index: false, redirect: false }));
+  return router;
 }
