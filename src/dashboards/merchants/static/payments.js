@@ -2,7 +2,7 @@ import { api, query } from './api.js';
 import { config } from './config.js';
 import { may } from './roles.js';
 import { confirmAction, run } from './ui.js';
-import { clear, facts, h, json, money, when } from './dom.js';
+import { centsOf, clear, facts, h, json, money, when } from './dom.js';
 import { customerName, paymentMethodText, timelineEntry } from './records.js';
 import { pagedList } from './list.js';
 
@@ -15,8 +15,6 @@ const paymentLink = (id, text) => h('a', { href: `/merchant/payments?checkout=${
 const statusBadge = (status) => h('span', { class: `badge ${status}` }, words(status));
 const itemsText = (items) => items.map((item) => `${item.quantity} × ${item.name}`).join(', ');
 
-/** Dollars as typed ("12.50") to the API's cents; '' stays ''. */
-const cents = (dollars) => (dollars === '' || dollars === null || Number.isNaN(Number(dollars)) ? '' : String(Math.round(Number(dollars) * 100)));
 
 /** The page's filters (the address bar's, amounts in dollars) as the API's query (amounts in cents). */
 function apiFilters(params) {
@@ -26,8 +24,8 @@ function apiFilters(params) {
     type: params.get('type') || '',
     created_from: params.get('from') || '',
     created_to: params.get('to') || '',
-    amount_min_cents: cents(params.get('min') || ''),
-    amount_max_cents: cents(params.get('max') || ''),
+    amount_min_cents: centsOf(params.get('min')),
+    amount_max_cents: centsOf(params.get('max')),
     customer_id: params.get('customer') || '',
   };
 }
@@ -60,7 +58,7 @@ function select(name, label, values, chosen) {
 
 function filterForm(params) {
   const input = (name, label, attrs) => h('label', {}, label, h('input', { name, value: params.get(name) || '', ...attrs }));
-  return h('form', { class: 'filters', method: 'get', action: '/merchant/payments' },
+  return h('form', { class: 'filters payments', method: 'get', action: '/merchant/payments' },
     h('label', { class: 'wide' }, 'Search', h('input', { name: 'q', value: params.get('q') || '', type: 'search', placeholder: 'Customer name or email, product, or an id', 'aria-label': 'Search payments' })),
     select('status', 'Status', STATUSES, params.get('status')),
     select('type', 'Type', TYPES, params.get('type')),
