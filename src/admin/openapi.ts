@@ -109,7 +109,11 @@ operation({
   })),
   responses: {
     200: ['Reviews, each with its merchant\'s name, and how many reviews of each status the merchant, amount and age filters select', page(Review.extend({ merchant_name: merchantName })).extend({
-      counts: z.object({ pending: z.number().int(), approved: z.number().int(), declined: z.number().int() }).openapi({ description: 'Reviews of each status under the same merchant_id, amount and age filters (the status filter aside).' }),
+      counts: z.object({
+        pending: z.number().int().openapi({ description: 'Reviews awaiting a decision.' }),
+        approved: z.number().int().openapi({ description: 'Reviews approved.' }),
+        declined: z.number().int().openapi({ description: 'Reviews declined.' }),
+      }).openapi({ description: 'Reviews of each status under the same merchant_id, amount and age filters (the status filter aside).' }),
     })],
   },
   errors: { ...listErrors, 422: 'Invalid query, or min_amount_cents above max_amount_cents.' },

@@ -33,16 +33,20 @@ operation({
       deposits: Volume.openapi({ description: "Today's succeeded deposits (credit charges): how many, and their sum in cents." }),
       withdrawals: Volume.openapi({ description: "Today's succeeded withdrawals (debit charges): how many, and their sum in cents." }),
       periods: z.array(z.object({
-        period: z.enum(HOME_PERIODS.map((p) => p.period) as [string, ...string[]]),
+        period: z.enum(HOME_PERIODS.map((p) => p.period) as [string, ...string[]]).openapi({ description: 'Which period: today, or the last 7 or 30 days.' }),
         from: z.string().openapi({ description: 'The first day of the period (UTC), YYYY-MM-DD; it ends today.' }),
         gross_cents: z.number().int().openapi({ description: 'Deposits taken (succeeded credit charges, refunded ones included) created in the period.' }),
         refunds_cents: z.number().int().openapi({ description: 'Refunds that went through in the period.' }),
         net_cents: z.number().int().openapi({ description: 'gross_cents minus refunds_cents.' }),
-        payments: z.number().int(), refunds: z.number().int(),
+        payments: z.number().int().openapi({ description: 'How many deposits gross_cents sums.' }), refunds: z.number().int().openapi({ description: 'How many refunds refunds_cents sums.' }),
       })).openapi({ description: `${HOME_PERIODS.map((p) => p.period).join(', ')}: whole UTC days ending today.` }),
-      chart: z.object({ days: z.array(z.string()), gross_cents: z.array(z.number().int()), refunds_cents: z.array(z.number().int()) })
+      chart: z.object({
+        days: z.array(z.string()).openapi({ description: 'The UTC days, YYYY-MM-DD, oldest first.' }),
+        gross_cents: z.array(z.number().int()).openapi({ description: "Each day's deposits taken, in cents." }),
+        refunds_cents: z.array(z.number().int()).openapi({ description: "Each day's refunds, in cents." }),
+      })
         .openapi({ description: `The last ${HOME_CHART_DAYS} UTC days, today the last: gross and refunds of each, by index.` }),
-      open_reviews: z.object({ count: z.number().int(), amount_cents: z.number().int(), oldest_at: timestamp.nullable() }).openapi({ description: 'Withdrawals awaiting a decision: how many, their sum, and when the oldest was opened.' }),
+      open_reviews: z.object({ count: z.number().int(), amount_cents: z.number().int(), oldest_at: timestamp.nullable().openapi({ description: 'When the oldest open review was opened; null without one.' }) }).openapi({ description: 'Withdrawals awaiting a decision: how many, their sum, and when the oldest was opened.' }),
       failed_deliveries: z.array(z.object({
         event_id: z.string(), type: z.string(), checkout_id: z.string().nullable(), created_at: timestamp, attempts: z.number().int(),
         last_attempt: z.object({

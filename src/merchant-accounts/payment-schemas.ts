@@ -23,7 +23,7 @@ export type PaymentFilterQuery = z.infer<typeof PaymentFilterQuery>;
 export const PaymentListQuery = PaymentFilterQuery.extend(PageQuery.shape);
 export type PaymentListQuery = z.infer<typeof PaymentListQuery>;
 
-const Card = z.object({ brand: z.string(), last4: z.string() }).loose();
+const Card = z.object({ brand: z.string().openapi({ description: 'The card brand (visa, mastercard, ...).' }), last4: z.string().openapi({ description: "The card number's last four digits." }) }).loose();
 export const Payment = z.object({
   id: z.string().openapi({ description: "The checkout's id: one payment per checkout, whatever its charges.", example: 'chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb' }),
   type: z.enum(PAYMENT_KINDS),
