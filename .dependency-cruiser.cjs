@@ -1,6 +1,7 @@
 // The module layers, checked by `npm run lint:deps` (docs/architecture.md, "Layers"):
 //   routes (the request layer) -> services -> storage (the only SQL) and the Temporal client;
-//   workflows/ stays a deterministic sandbox; no import cycles.
+//   workflows/ stays a deterministic sandbox; no import cycles; features do not import the
+//   dashboards; identity is imported through its public surface.
 // test/unit/layers.test.ts runs these rules on test/fixtures/layers, where each one is broken once.
 /**
  * The request layer: every module outside src/http/ that handles requests (imports express).
@@ -15,8 +16,15 @@ const REQUEST_LAYER = [
   '^src/wallet/auth\\.ts$',
   '^src/identity/admin-guard\\.ts$',
   '^src/identity/middleware\\.ts$',
+  '^src/identity/route-access\\.ts$',
   '^src/observability/(metrics|tracing|worker-http)\\.ts$',
 ];
+
+/** The modules that wire the app and the worker together: they may reach any module's internals. */
+const COMPOSITION_ROOTS = ['^src/(app|openapi|worker|runtime)\\.ts$', '^src/entry/'];
+
+/** What modules outside src/identity may import of it: its index and the leaf modules (the actor and scope types, the audit log, the role tables). */
+const IDENTITY_SURFACE = '^src/identity/(index|context|audit|merchant-roles|operator-roles)\\.ts$';
 
 /** Packages that speak SQL: only storage may use them (as values; the Db type travels everywhere). */
 const SQL_PACKAGES = 'node_modules/(knex|pg|pg-[a-z-]+)/';
@@ -57,6 +65,21 @@ module.exports = {
       severity: 'error',
       from: { path: REQUEST_LAYER, pathNot: '^src/observability/' },
       to: { path: ['node_modules/@temporalio/client/', '^src/temporal/'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'features-not-to-dashboards',
+      comment: 'The dashboards build on the features, never the other way: a feature (or its routes) does not import src/dashboards/ for a helper.',
+      severity: 'error',
+      from: { path: '^src/[^/]+/', pathNot: '^src/dashboards/' },
+      to: { path: '^src/dashboards/' },
+    },
+    {
+      name: 'identity-through-its-public-surface',
+      comment:
+        'Outside src/identity, import identity from src/identity/index.ts or its leaf modules (context, audit, the role tables), never its internals; the composition roots wire it.',
+      severity: 'error',
+      from: { pathNot: ['^src/identity/', ...COMPOSITION_ROOTS] },
+      to: { path: '^src/identity/', pathNot: IDENTITY_SURFACE },
     },
     {
       name: 'sql-only-in-storage',

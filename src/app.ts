@@ -39,6 +39,7 @@ import { merchantDashboardRoutes } from './merchant-accounts/dashboard-routes';
 import { merchantAccountPageRoutes } from './dashboards/links/routes';
 import { merchantDashboardPageRoutes } from './dashboards/merchants/routes';
 import { merchantInvitationAdminRoutes } from './identity/invitation-admin-routes';
+import { assertEveryRouteDeclared, publicRoute, route } from './identity/route-access';
 
 /** The one Express app serving the API, the admin API and the hosted wallet. */
 export function createApp(deps: AppDeps): Express {
@@ -60,8 +61,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(rejectNulCharacters);
 
   app.use(healthRoutes(deps));
-  app.get('/metrics', metricsHandler(metrics.registry));
-  app.get('/api/v1/openapi.json', (_req, res) => {
+  route(app, 'get', '/metrics', publicRoute('Prometheus metrics, for the scraper inside the deployment'), metricsHandler(metrics.registry));
+  route(app, 'get', '/api/v1/openapi.json', publicRoute('the public OpenAPI document'), (_req, res) => {
     res.json(openApiDocument(deps.config.apiBaseUrl));
   });
   app.use(docsRoutes());
@@ -106,5 +107,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
+  // Fails closed: an app with a route that declares no access does not start.
+  assertEveryRouteDeclared(app);
   return app;
 }

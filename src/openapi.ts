@@ -20,6 +20,7 @@ import './identity/openapi';
 import './identity/operator-openapi';
 import './processor-events/openapi';
 import './merchant-accounts/dashboard-openapi';
+import './dashboards/merchants/openapi';
 
 export const API_VERSION = '1.4.0';
 

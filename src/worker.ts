@@ -11,6 +11,7 @@ import { startOutboxSweeper } from './events/sweeper';
 import { createMailer } from './identity/mailer';
 import { startMailSweeper } from './identity/mail-outbox';
 import { startIdempotencyKeyExpiry } from './http/idempotency-expiry';
+import { startHeartbeat } from './health/heartbeat';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
@@ -136,6 +137,7 @@ export function startWorkerSweeps(deps: ActivityDeps): () => Promise<void> {
     startIdempotencyKeyExpiry(deps, deps.config.idempotencySweepMs),
     startReconciler(deps, { intervalMs: deps.config.reconcileSweepMs, leaseMs: deps.config.reconcileLeaseMs, settle: settleInterrupted }),
     startMailSweeper({ ...deps, mailer: createMailer(deps.config, deps.logger) }, deps.config.mailSweepMs),
+    startHeartbeat(deps),
   ];
   return async () => {
     await Promise.all(stops.map((stop) => stop()));

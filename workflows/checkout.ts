@@ -81,7 +81,8 @@ function handleMessages(checkout: Checkout): void {
   setHandler(chargeMovedSignal, (chargeId, from) => void (from === 'held' ? checkout.moved.fromHeld : checkout.moved.other).add(chargeId));
   setHandler(submitAttemptUpdate, (attempt) => acceptAttempt(checkout, attempt), {
     // A refused update is not written to history, so refusals cannot grow it.
-    validator: (_attempt: AttemptInput) => {
+    validator: (attempt: AttemptInput) => {
+      if (answeredAlready(attempt.acceptBy)) throw ApplicationFailure.nonRetryable('the request that sent the attempt was answered before it arrived', FAILURE_TYPES.requestAnswered);
       if (checkout.state !== 'open' || checkout.closing) {
         throw ApplicationFailure.nonRetryable(`checkout is ${checkout.closing ? 'expiring' : checkout.state}`, FAILURE_TYPES.checkoutNotOpen);
       }
@@ -93,11 +94,15 @@ function handleMessages(checkout: Checkout): void {
     },
   });
   setHandler(decideReviewUpdate, (decision, decidedBy, audit) => decideReview(pendingReview(checkout)!, decision, decidedBy, audit), {
-    validator: (_decision: ReviewDecision, _decidedBy?: string, _audit?: DecisionAudit) => {
+    validator: (_decision: ReviewDecision, _decidedBy?: string, _audit?: DecisionAudit, acceptBy?: number) => {
+      if (answeredAlready(acceptBy)) throw ApplicationFailure.nonRetryable('the request that sent the decision was answered before it arrived', FAILURE_TYPES.requestAnswered);
       if (!pendingReview(checkout)) throw ApplicationFailure.nonRetryable('review already decided', FAILURE_TYPES.reviewAlreadyDecided);
     },
   });
 }
+
+/** Work a request sent with a deadline that passed before it arrived (a worker or Temporal away): the request was answered 503. */
+const answeredAlready = (acceptBy: number | undefined) => acceptBy !== undefined && Date.now() > acceptBy;
 
 /** Queues the attempt (before any await, so a second update's validator sees it in flight) and answers it once the loop has. */
 async function acceptAttempt(checkout: Checkout, input: AttemptInput) {

@@ -43,6 +43,8 @@ export interface RefundWorkflowInput {
   source: 'api' | 'dashboard' | 'sandbox' | 'processor';
   /** A dashboard refund's person (absent for the public API and the processor's own refunds). */
   requester?: RefundRequester;
+  /** Epoch ms: a refund whose first task runs later does nothing, since the request that started it was answered 503 (src/temporal/deadlines.ts). */
+  acceptBy?: number;
 }
 
 export interface DeliveryWorkflowInput {
@@ -223,6 +225,8 @@ export interface AttemptInput {
   attemptId: string;
   paymentMethodId: string;
   amountCents: number;
+  /** Epoch ms: the request that sent it is answered 503 after this, so the workflow refuses it if it arrives later (src/temporal/deadlines.ts). */
+  acceptBy?: number;
 }
 
 /** `charge`: the charge as the wallet answers it. */
@@ -253,8 +257,8 @@ export interface DecisionAudit {
   actor: AuditActor;
 }
 
-/** Who made a change, as the merchant's audit log names them (plain data, carried in workflow inputs). */
-export type AuditActor = { kind: 'user'; id: string } | { kind: 'operator'; id: string; email: string } | { kind: 'admin' };
+/** Who made a change, as the merchant's audit log names them, with the client address they acted from (plain data, carried in workflow inputs). */
+export type AuditActor = ({ kind: 'user'; id: string; email?: string } | { kind: 'operator'; id: string; email: string } | { kind: 'admin' }) & { address?: string };
 
 /**
  * Who asked for a dashboard refund: the refund row's `requested_by` (the person's email; null for
@@ -272,7 +276,7 @@ export interface RefundRequester {
  * argument names who decided (a reviewer, or `admin API`); it is written with the decision. The
  * third, given for a merchant's person, has the decision's audit row written with it too.
  */
-export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, string?, DecisionAudit?]>('decideReview');
+export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, string?, DecisionAudit?, number?]>('decideReview');
 /**
  * A charge of the checkout moved outside the workflow (the sandbox simulator, after its commit):
  * a workflow waiting out that charge's settlement time, or its hold time, wakes and reads where it
@@ -331,6 +335,8 @@ export const FAILURE_TYPES = {
   refundInProgress: 'REFUND_IN_PROGRESS',
   /** The admission policy refuses the attempt's method now (no longer offered, destination not allowed, card expired). */
   admissionRefused: 'ADMISSION_REFUSED',
+  /** The work reached its workflow after its acceptBy: the request that sent it was answered 503, and only a new request may do it. */
+  requestAnswered: 'REQUEST_ANSWERED',
 } as const;
 
 export const SUBSCRIPTION_FAILURES = {

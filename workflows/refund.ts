@@ -1,6 +1,6 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { RefundWorkflowInput } from './contract';
+import { FAILURE_TYPES, type RefundWorkflowInput } from './contract';
 import { DATABASE, PROCESSOR } from './retry-policies';
 
 const processor = proxyActivities<Activities>(PROCESSOR);
@@ -12,6 +12,8 @@ const db = proxyActivities<Activities>(DATABASE);
  * errors; the processor call is retried with the charge id as idempotency key.
  */
 export async function refundWorkflow(input: RefundWorkflowInput): Promise<{ chargeId: string; status: 'refunded' }> {
+  // Its request was answered 503 before the worker got here: it fails (a refused refund's id may be used again) having done nothing.
+  if (input.acceptBy !== undefined && Date.now() > input.acceptBy) throw ApplicationFailure.nonRetryable('the request that started the refund was answered before it began', FAILURE_TYPES.requestAnswered);
   const refund = await processor.refundAtProcessor({ chargeId: input.chargeId, source: input.source });
   await db.recordRefund({ chargeId: input.chargeId, processorRefundId: refund.processorRefundId, source: input.source, ...(input.requester ? { requester: input.requester } : {}) });
   return { chargeId: input.chargeId, status: 'refunded' };

@@ -93,6 +93,7 @@ operation({ method: 'get', path: '/admin/v1/merchants/{id}/api_keys', id: 'admin
 operation({ method: 'post', path: '/admin/v1/merchants/{id}/api_keys', id: 'adminIssueApiKey', tag, security, summary: 'Issue a new API key and client secret (shown once)', params: merchantParams, responses: { 201: ['The new credentials', Credentials] }, errors });
 operation({
   method: 'delete', path: '/admin/v1/merchants/{id}/api_keys/{keyPrefix}', id: 'adminRevokeApiKey', tag, security, summary: 'Revoke an API key by its prefix',
+  description: "A prefix that names no active key of this merchant (unknown, revoked, or another merchant's) is 404, as on the merchant dashboard.",
   params: z.object({ id: z.string(), keyPrefix: z.string().openapi({ description: 'The first 12 characters of the key.', example: 'key_Ab3dE5gH' }) }),
   responses: { 200: ['Revoked', z.object({ key_prefix: z.string(), revoked: z.literal(true) })] }, errors,
 });
@@ -130,7 +131,7 @@ operation({
   method: 'get', path: '/admin/v1/customers/restricted', id: 'adminListRestrictedCustomers', tag, security, summary: 'Restricted customers with the reason and evidence, newest customer first', description: ADMIN_PAGING, query: searchPaged(RestrictedCustomersQuery),
   responses: { 200: ['Customers', page(StoredCustomer.extend({ merchant_id: z.string(), merchant_name: merchantName, restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] }, errors: listErrors,
 });
-operation({ method: 'post', path: '/admin/v1/charges/{id}/refund', id: 'adminRefundCharge', tag, security, summary: 'The dashboard refund (same rules and event as the public one)', params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] }, errors });
+operation({ method: 'post', path: '/admin/v1/charges/{id}/refund', id: 'adminRefundCharge', tag, security, summary: 'The dashboard refund (same rules and event as the public one)', description: "A charge that does not exist is 404, as on the merchant dashboard; the refund rules' refusals are the public refund's 422 bodies with a hint.", params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] }, errors });
 operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', tag, security, summary: 'Search charges by id, checkout, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Charges', page(ChargeResponse.extend({ merchant_id: z.string(), merchant_name: merchantName }))] }, errors: listErrors });
 operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Checkouts', page(StoredCheckout.extend({ merchant_id: z.string(), merchant_name: merchantName, customer: CustomerBrief }))] }, errors: listErrors });
 operation({

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { replayEvents } from '../events/replay';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { settingsCatalog } from './catalog';
 import { parseOrThrow } from '../http/validate';
 import { AdminSearchQuery, EventReplayBody, MerchantListQuery, RestrictedCustomersQuery } from './schemas';
@@ -12,28 +12,28 @@ export function adminDataRoutes(deps: AppDeps): Router {
   const { db } = deps;
   const router = Router();
 
-  router.get('/settings_catalog', (_req, res) => {
+  route(router, 'get', '/settings_catalog', operator('read'), (_req, res) => {
     res.json(settingsCatalog());
   });
-  router.get('/merchants', async (req, res) => {
+  route(router, 'get', '/merchants', operator('read'), async (req, res) => {
     res.json(await listMerchants(db, parseOrThrow(MerchantListQuery, req.query, 'Query')));
   });
-  router.get('/checkouts', async (req, res) => {
+  route(router, 'get', '/checkouts', operator('read'), async (req, res) => {
     res.json(await searchCheckouts(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));
   });
-  router.get('/checkouts/:id', async (req, res) => {
+  route(router, 'get', '/checkouts/:id', operator('read'), async (req, res) => {
     res.json(await getOperatorCheckout(deps, String(req.params.id)));
   });
-  router.get('/checkouts/:id/timeline', async (req, res) => {
+  route(router, 'get', '/checkouts/:id/timeline', operator('read'), async (req, res) => {
     res.json(await getOperatorTimeline(deps, String(req.params.id)));
   });
-  router.get('/charges', async (req, res) => {
+  route(router, 'get', '/charges', operator('read'), async (req, res) => {
     res.json(await searchCharges(db, parseOrThrow(AdminSearchQuery, req.query, 'Query')));
   });
-  router.get('/customers/restricted', async (req, res) => {
+  route(router, 'get', '/customers/restricted', operator('read'), async (req, res) => {
     res.json(await listRestrictedCustomers(db, parseOrThrow(RestrictedCustomersQuery, req.query, 'Query')));
   });
-  router.post('/events/replay', async (req, res) => {
+  route(router, 'post', '/events/replay', operator('events'), async (req, res) => {
     const body = parseOrThrow(EventReplayBody, req.body ?? {});
     const filter = {
       type: body.type,

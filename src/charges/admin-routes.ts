@@ -1,15 +1,15 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { adminActorOf } from '../identity/admin-guard';
-import { refundAsOperator } from '../operator-accounts/actions';
-import { assertNoRefundBody } from './refund';
+import { adminActorOf, operator, route } from '../identity';
+import { EVERY_MERCHANT } from '../identity/context';
+import { assertNoRefundBody, refundCharge } from './refund';
 
 /** The dashboard refund: the same rules, result and event as the public endpoint, for any merchant. */
 export function chargeAdminRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.post('/charges/:id/refund', async (req, res) => {
+  route(router, 'post', '/charges/:id/refund', operator('refunds'), async (req, res) => {
     assertNoRefundBody(req.body);
-    res.json(await refundAsOperator(deps, adminActorOf(req), req.params.id!));
+    res.json(await refundCharge(deps, req.params.id!, { source: 'dashboard', actor: adminActorOf(req), scope: EVERY_MERCHANT }));
   });
   return router;
 }

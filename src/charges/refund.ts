@@ -1,12 +1,14 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
-import { ApiError, ServiceUnavailableError, ValidationError } from '../http/errors';
+import { AdminNotFoundError, ApiError, ServiceUnavailableError, ValidationError } from '../http/errors';
+import { actorEmail, EVERY_MERCHANT, type DashboardActor, type MerchantScope } from '../identity/context';
 import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
-import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundMemo, refundWorkflowId, type RefundRequester, type RefundWorkflowInput } from '../../workflows/contract';
-import { executeWorkflow } from '../temporal/workflows';
+import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundMemo, refundWorkflowId, type RefundRequester } from '../../workflows/contract';
+import { startWorkflow } from '../temporal/workflows';
+import { TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
 import { refundRefusal, type RefundRefusal } from './refund-rules';
@@ -50,19 +52,43 @@ function refundDeclined(chargeId: string, reason: string, operatorHint: boolean)
 const REQUEST_REF_MEMO = 'idempotency_ref';
 
 /**
- * Refunds a charge in full, for the public API (scoped to the key's merchant) and the
- * dashboard (any merchant). Guards answer the contract's errors at once; the refund itself
- * runs as a workflow keyed by the charge id, so a double submit cannot refund twice.
- * `requestRef` (derived from the request's Idempotency-Key) lets the same request, sent again
- * after its answer was lost, be answered by the refund it started instead of as a second refund.
- * `requester` (a dashboard refund's person) is recorded in the refund's own transaction.
+ * Who asks for a refund: the public API (the key's merchant; `requestRef`, derived from the
+ * request's Idempotency-Key, lets the same request sent again after its answer was lost be
+ * answered by the refund it started instead of as a second refund), a processor's notice or the
+ * sandbox simulator, or a person of either dashboard (`actor`, acting within `scope`).
  */
-export async function refundCharge(deps: AppDeps, chargeId: string, scope: { merchantId?: string }, source: RefundWorkflowInput['source'], requestRef?: string, requester?: RefundRequester) {
+export type RefundCaller =
+  | { source: 'api'; merchantId: string; requestRef?: string }
+  | { source: 'processor'; merchantId?: string }
+  | { source: 'dashboard'; actor: DashboardActor; scope: MerchantScope };
+
+/** The charge the caller may refund: the public API's and a merchant person's own merchant's, the operator's any. */
+function chargeOf(deps: AppDeps, chargeId: string, caller: RefundCaller): Promise<ChargeRow | undefined> {
+  const merchantId = caller.source === 'dashboard' ? (caller.scope === EVERY_MERCHANT ? undefined : caller.scope.merchantId) : caller.merchantId;
+  return merchantId !== undefined ? findCharge(deps.db, merchantId, chargeId) : findChargeByIdUnscoped(deps.db, chargeId);
+}
+
+/**
+ * Refunds a charge in full: the one entrance of the public API, both dashboards and the
+ * processors. Guards answer at once: a charge the caller may not see is answered like a missing
+ * one (the contract's 422 for the public API, not found for a dashboard, the same for the
+ * merchant's people and the operator); the refund rules' refusals are the contract's errors. The
+ * refund itself runs as a workflow keyed by the charge id, so a double submit cannot refund
+ * twice; a dashboard refund's requester (the row's requested_by and the audit entry, with the
+ * client address) is recorded in the refund's own transaction, by the workflow's activity.
+ */
+export async function refundCharge(deps: AppDeps, chargeId: string, caller: RefundCaller) {
+  const { source } = caller;
   const operatorHint = source !== 'api';
+  const requestRef = caller.source === 'api' ? caller.requestRef : undefined;
+  const requester: RefundRequester | undefined = caller.source === 'dashboard' ? { email: actorEmail(caller.actor), actor: caller.actor } : undefined;
   const { db, temporal, config } = deps;
-  // Another merchant's charge is the same answer as a missing one; the operator sees every merchant's.
-  const charge: ChargeRow | undefined = scope.merchantId !== undefined ? await findCharge(db, scope.merchantId, chargeId) : await findChargeByIdUnscoped(db, chargeId);
-  if (!charge) throw unableToRefund(chargeId, 'does not exist for this business');
+  const charge = await chargeOf(deps, chargeId, caller);
+  if (!charge) {
+    // Another merchant's charge is the same answer as a missing one.
+    if (source === 'dashboard') throw new AdminNotFoundError('Charge not found.', `No charge ${chargeId}.`);
+    throw unableToRefund(chargeId, 'does not exist for this business');
+  }
   const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
   const refusal = refundRefusal(charge, pm.payment_type);
   if (refusal) {
@@ -72,15 +98,20 @@ export async function refundCharge(deps: AppDeps, chargeId: string, scope: { mer
   }
 
   try {
-    await executeWorkflow(temporal, WORKFLOWS.refund, {
-      taskQueue: config.taskQueue,
-      workflowId: refundWorkflowId(charge.id),
-      args: [{ chargeId: charge.id, source, ...(requester ? { requester } : {}) }],
-      typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
-      priority: priorityOf('request', charge.merchant_id),
-      // Only a refund the processor refused may be tried again; a done or running one may not.
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-      memo: { ...refundMemo({ merchantId: charge.merchant_id, checkoutId: charge.checkout_id, chargeId: charge.id }, source), ...(requestRef ? { [REQUEST_REF_MEMO]: requestRef } : {}) },
+    // Started and ended within the reach of Temporal, or 503; a refund whose worker comes later does nothing (acceptBy).
+    const until = Date.now() + TEMPORAL_REACH_MS;
+    await withinReach(temporal, until, async () => {
+      const started = await startWorkflow(temporal, WORKFLOWS.refund, {
+        taskQueue: config.taskQueue,
+        workflowId: refundWorkflowId(charge.id),
+        args: [{ chargeId: charge.id, source, ...(requester ? { requester } : {}), acceptBy: until }],
+        typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
+        priority: priorityOf('request', charge.merchant_id),
+        // Only a refund the processor refused may be tried again; a done or running one may not.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        memo: { ...refundMemo({ merchantId: charge.merchant_id, checkoutId: charge.checkout_id, chargeId: charge.id }, source), ...(requestRef ? { [REQUEST_REF_MEMO]: requestRef } : {}) },
+      });
+      await started.result();
     });
   } catch (error) {
     const own = error instanceof WorkflowExecutionAlreadyStartedError && (await endOfOwnRefund(deps, charge.id, requestRef, operatorHint));
@@ -105,7 +136,7 @@ async function endOfOwnRefund(deps: AppDeps, chargeId: string, requestRef: strin
   }
   if (description.memo?.[REQUEST_REF_MEMO] !== requestRef) return false;
   try {
-    await deps.temporal.workflow.getHandle(chargeId, description.runId).result();
+    await withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () => deps.temporal.workflow.getHandle(chargeId, description.runId).result());
   } catch (failure) {
     throw refundFailure(chargeId, failure, operatorHint);
   }
@@ -116,6 +147,7 @@ function refundFailure(chargeId: string, error: unknown, operatorHint: boolean):
   if (error instanceof WorkflowExecutionAlreadyStartedError) return unableToRefund(chargeId, 'was already refunded or has a refund in progress');
   if (!(error instanceof WorkflowFailedError)) return error;
   const cause = applicationFailureOf(error);
+  if (cause?.type === FAILURE_TYPES.requestAnswered) return unreachable();
   // Stopped before it ended (terminated by an operator, cancelled, timed out): nothing was decided,
   // and a refund sent again runs again (its claim and the processor's idempotency key keep it to one).
   if (!cause) return new ServiceUnavailableError('The refund did not finish.', `The refund of charge ${chargeId} was stopped before it ended; send the request again.`);

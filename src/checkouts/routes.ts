@@ -1,18 +1,20 @@
 import { Router } from 'express';
-import { merchantOf, requireMerchant } from '../http/auth';
+import { merchantOf } from '../http/auth';
 import { idempotent, idempotentId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
 import { CheckoutCreateBody } from './schemas';
 import { createCheckout } from './service';
 import { presentCheckout } from './present';
+import { merchantCredential, route } from '../identity';
 
 export function checkoutRoutes(deps: AppDeps): Router {
   const { db, temporal, config } = deps;
   const router = Router();
-  router.use(requireMerchant(db, 'api_key'));
+  const apiKey = merchantCredential(db, 'api_key');
+  router.use(...apiKey.guards);
 
-  router.post('/', idempotent(deps), async (req, res) => {
+  route(router, 'post', '/', apiKey, idempotent(deps), async (req, res) => {
     const body = parseOrThrow(CheckoutCreateBody, req.body);
     const { checkout, clientSecret } = await createCheckout({ db, temporal, config, sealer: deps.sealer }, merchantOf(req), body, { id: idempotentId(req, 'checkout') });
     // Read per request, not when the router is built: the test harness sets it once the port is known.

@@ -1,15 +1,16 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody } from '../http/validate';
-import { adminActorOf } from '../identity/admin-guard';
-import { unrestrictAsOperator } from '../operator-accounts/actions';
+import { adminActorOf, operator, route } from '../identity';
+import { EVERY_MERCHANT } from '../identity/context';
+import { unrestrictCustomer } from './restrictions';
 
 /** Admin routes for customers; mounted under /admin/v1 behind the admin token. */
 export function customerAdminRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.post('/customers/:id/unrestrict', async (req, res) => {
+  route(router, 'post', '/customers/:id/unrestrict', operator('lift_restrictions'), async (req, res) => {
     parseEmptyBody(req.body);
-    res.json(await unrestrictAsOperator(deps, adminActorOf(req), req.params.id!));
+    res.json(await unrestrictCustomer(deps, adminActorOf(req), req.params.id!, EVERY_MERCHANT));
   });
   return router;
 }

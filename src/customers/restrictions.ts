@@ -7,6 +7,8 @@ import { lockCustomer, lockCustomerUnscoped, setRestriction, type CustomerRow } 
 import type { Db } from '../storage/db';
 import { findMerchant, type MerchantRow } from '../storage/merchants';
 import { recordRestrictionEvidence } from '../decisions/evidence';
+import { recordAudit } from '../identity/audit';
+import { inScope, type Actor, type MerchantScope } from '../identity/context';
 
 /** The contract's reason code for a verified KYC name that differs from the customer's profile. */
 export const KYC_NAME_MISMATCH = 'KYC_DOES_NOT_MATCH_PROFILE_NAME';
@@ -34,22 +36,17 @@ export async function restrictCustomer(
   return event.enabled ? [event.id] : [];
 }
 
-/** Whose customer may be lifted (any, for the operator), and what else the lift writes in its transaction (an audit row). */
-export interface LiftScope {
-  merchantId?: string;
-  record?: (trx: Db, before: CustomerRow) => Promise<void>;
-}
-
 /**
- * The dashboard's unrestrict: clears the restriction and records `customer.unrestricted` in
- * one transaction, then dispatches. The admin API sees every merchant's customers, so the
- * customer is looked up by id alone; unknown is 404, not restricted is 422.
+ * The dashboards' unrestrict: clears the restriction, records `customer.unrestricted` and the
+ * audit row naming the actor (with their client address) in one transaction, then dispatches.
+ * A customer outside the actor's scope is answered like a missing one (not found), for every
+ * caller; one not restricted is 422.
  */
-export async function unrestrictCustomer(deps: AppDeps, customerId: string, scope: LiftScope = {}): Promise<CustomerRow> {
+export async function unrestrictCustomer(deps: AppDeps, actor: Actor, customerId: string, scope: MerchantScope) {
   const { customer, eventIds } = await deps.db.transaction(async (trx) => {
     const current = await lockCustomerUnscoped(trx, customerId);
-    // Another merchant's customer (for a merchant's own dashboard) is reported exactly like a missing one.
-    if (!current || (scope.merchantId !== undefined && current.merchant_id !== scope.merchantId)) throw new AdminNotFoundError('Customer not found.', `No customer ${customerId}.`);
+    // Another merchant's customer (for a merchant's person) is reported exactly like a missing one.
+    if (!current || !inScope(scope, current.merchant_id)) throw new AdminNotFoundError('Customer not found.', `No customer ${customerId}.`);
     if (current.restriction_reason === null) {
       throw new ValidationError('Customer is not restricted.', `Customer ${customerId} has no restriction to lift.`);
     }
@@ -58,11 +55,11 @@ export async function unrestrictCustomer(deps: AppDeps, customerId: string, scop
     // reason_code names the restriction that was lifted, the same key customer.restricted uses.
     const data = customerEventData({ customer: cleared, reason_code: current.restriction_reason, unrestricted_at: new Date().toISOString() });
     const event = await recordEvent(trx, merchant, 'customer.unrestricted', data, { customerId: current.id });
-    await scope.record?.(trx, current);
+    await recordAudit(trx, { merchantId: merchant.id, actor, action: 'customer.unrestricted', target: customerId, details: { reason_code: current.restriction_reason } });
     return { customer: cleared, eventIds: event.enabled ? [event.id] : [] };
   });
   await dispatchCommitted(deps, eventIds);
-  return customer;
+  return presentRestriction(customer);
 }
 
 export function presentRestriction(row: CustomerRow) {

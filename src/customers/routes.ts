@@ -1,30 +1,32 @@
 import { Router } from 'express';
-import { checkedInStatement, requireMerchant } from '../http/auth';
+import { checkedInStatement } from '../http/auth';
 import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import type { AppDeps } from '../app-deps';
 import { CustomerCreateBody, CustomerSearchQuery, CustomerUpdateBody } from './schemas';
 import { changeCustomer, createCustomer, customerNotFound, findCustomers, presentCustomer, presentSearchResult, presentUpdatedCustomer } from './service';
+import { merchantCredential, route } from '../identity';
 
 export function customerRoutes(deps: AppDeps): Router {
   const { db } = deps;
   const router = Router();
   // Each route's one statement also checks the credential (checkedInStatement): one round trip.
-  router.use(requireMerchant(db, 'api_key', undefined, 'statement'));
+  const apiKey = merchantCredential(db, 'api_key', undefined, 'statement');
+  router.use(...apiKey.guards);
 
-  router.post('/', idempotent(deps), async (req, res) => {
+  route(router, 'post', '/', apiKey, idempotent(deps), async (req, res) => {
     // Inside the check, so a refusal of the body stands only for a credential proven valid.
     const created = await checkedInStatement(db, req, (merchant, stillActive) => createCustomer(db, merchant, parseOrThrow(CustomerCreateBody, req.body), stillActive));
     if (!created) throw new Error('a customer insert whose credential check held wrote no row');
     res.status(201).json(presentCustomer(created));
   });
 
-  router.get('/search', async (req, res) => {
+  route(router, 'get', '/search', apiKey, async (req, res) => {
     const rows = await checkedInStatement(db, req, (merchant, stillActive) => findCustomers(db, merchant, parseOrThrow(CustomerSearchQuery, req.query, 'Search query'), stillActive));
     res.json({ results: (rows ?? []).map(presentSearchResult) });
   });
 
-  router.patch('/:id', async (req, res) => {
+  route(router, 'patch', '/:id', apiKey, async (req, res) => {
     const id = req.params.id!;
     const updated = await checkedInStatement(db, req, (merchant, stillActive) => changeCustomer(db, merchant, id, parseOrThrow(CustomerUpdateBody, req.body ?? {}), stillActive));
     if (!updated) throw customerNotFound(id);

@@ -1,11 +1,12 @@
 import cors from 'cors';
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { merchantOf, requireMerchant } from '../http/auth';
+import { merchantOf } from '../http/auth';
 import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { DevicePingBody, LatestGeoCheckQuery } from './schemas';
 import { assertDevicePingsEnabled, findLatestGeoCheck, presentDevicePing, presentGeoCheck, recordDevicePing } from './service';
+import { access, merchantCredential, publicRoute, route } from '../identity';
 
 /**
  * POST is called from the customer's own browser with the browser-safe client secret, so it
@@ -27,9 +28,9 @@ export function devicePingRoutes(deps: AppDeps): Router {
   const { db } = deps;
   const router = Router();
 
-  router.options('/', browserCors);
+  route(router, 'options', '/', publicRoute('the browser\'s CORS preflight'), browserCors);
   // CORS runs before authentication so a browser can read the 422 too.
-  router.post('/', browserCors, requireMerchant(db, 'client_secret'), idempotent(deps), async (req, res) => {
+  route(router, 'post', '/', access({ kind: 'client_secret' }, browserCors, ...merchantCredential(db, 'client_secret').guards), idempotent(deps), async (req, res) => {
     const merchant = merchantOf(req);
     // A disabled account learns that first, whatever it sent.
     assertDevicePingsEnabled(merchant);
@@ -38,7 +39,7 @@ export function devicePingRoutes(deps: AppDeps): Router {
     res.status(201).json(presentDevicePing(result));
   });
 
-  router.get('/latest_geo_check', requireMerchant(db, 'api_key', LATEST_GEO_CHECK_AUTH_MESSAGE), async (req, res) => {
+  route(router, 'get', '/latest_geo_check', merchantCredential(db, 'api_key', LATEST_GEO_CHECK_AUTH_MESSAGE), async (req, res) => {
     const query = parseOrThrow(LatestGeoCheckQuery, req.query, 'Query');
     const check = await findLatestGeoCheck(db, merchantOf(req), query.customer_id);
     // The contract answers the JSON literal null when no check has been performed.

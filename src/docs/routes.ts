@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import path from 'node:path';
 import { findStaticDir } from '../http/static-dir';
+import { publicRoute, route, serve } from '../identity';
 
 /** Same-origin only: Swagger UI's own assets from the npm package, our page and its start script. */
 const HEADERS: Record<string, string> = {
@@ -23,13 +24,16 @@ export function docsRoutes(): Router {
   const router = Router();
   // The package's directory, found through Node's resolver (the package ships no types).
   const swaggerUi = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-  router.use(
+  const docs = publicRoute('the API reference, rendered from the public OpenAPI document');
+  serve(
+    router,
     '/docs/assets',
+    docs,
     (req, _res, next) => next(SWAGGER_UI_FILES.has(req.path) ? undefined : 'router'),
     express.static(swaggerUi, { index: false, redirect: false, maxAge: '1h' }),
   );
-  router.use('/docs/static', express.static(dir, { index: false, setHeaders: (res) => res.set(HEADERS) }));
-  router.get('/docs', (_req, res) => {
+  serve(router, '/docs/static', docs, express.static(dir, { index: false, setHeaders: (res) => res.set(HEADERS) }));
+  route(router, 'get', '/docs', docs, (_req, res) => {
     res.set(HEADERS).sendFile(path.join(dir, 'index.html'));
   });
   return router;

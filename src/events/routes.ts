@@ -4,9 +4,9 @@ import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
-import { adminActorOf } from '../identity/admin-guard';
-import { resendEventAsOperator } from '../operator-accounts/actions';
-import { getEventForOperator, listEventLogForOperator } from './service';
+import { adminActorOf, operator, route } from '../identity';
+import { EVERY_MERCHANT } from '../identity/context';
+import { getEventForOperator, listEventLogForOperator, resendEvent } from './service';
 
 const EventListQuery = z.object({
   merchant_id: z.string().min(1).optional(),
@@ -22,17 +22,17 @@ const EventListQuery = z.object({
 export function eventAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
-  router.get('/events', async (req, res) => {
+  route(router, 'get', '/events', operator('read'), async (req, res) => {
     res.json(await listEventLogForOperator(deps.db, parseOrThrow(EventListQuery, withoutBlankParameters(req.query), 'Query')));
   });
 
-  router.get('/events/:id', async (req, res) => {
+  route(router, 'get', '/events/:id', operator('read'), async (req, res) => {
     res.json(await getEventForOperator(deps.db, req.params.id!));
   });
 
-  router.post('/events/:id/resend', async (req, res) => {
+  route(router, 'post', '/events/:id/resend', operator('events'), async (req, res) => {
     parseEmptyBody(req.body);
-    res.status(202).json(await resendEventAsOperator(deps, adminActorOf(req), req.params.id!));
+    res.status(202).json(await resendEvent(deps, adminActorOf(req), req.params.id!, EVERY_MERCHANT));
   });
 
   return router;

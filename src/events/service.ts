@@ -7,6 +7,8 @@ import { pageEventsUnscoped } from '../storage/pages';
 import { findMerchant } from '../storage/merchants';
 import { redeliverEvent } from './dispatch';
 import { presentEvent } from './present';
+import { recordAudit } from '../identity/audit';
+import { inScope, type Actor, type MerchantScope } from '../identity/context';
 
 /** Events as the event logs (admin and merchant) show them: each attempt and each delivery series, read once for the page. */
 export async function presentEventLog(db: Db, events: EventRow[]) {
@@ -26,23 +28,29 @@ export async function getEventForOperator(db: Db, id: string) {
 }
 
 /**
- * The operator's resend: a new delivery series of an enabled outbox event to the merchant's
- * webhook_url. `withSeries` (the audit row, told the event it resends) commits with the series.
+ * Resends an enabled outbox event as a new delivery series to the merchant's webhook_url. An
+ * event outside the actor's scope is answered like a missing one (not found), for every caller.
+ * The audit row, naming the actor and their client address, commits with the series, before the
+ * delivery starts.
  */
-export async function resendEvent(deps: AppDeps, id: string, withSeries?: (trx: Db, series: number, event: EventRow) => Promise<void>) {
-  const event = await eventForOperator(deps.db, id);
+export async function resendEvent(deps: AppDeps, actor: Actor, id: string, scope: MerchantScope) {
+  const event = await findEventUnscoped(deps.db, id);
+  // Another merchant's event (for a merchant's person) is reported exactly like a missing one.
+  if (!event || !inScope(scope, event.merchant_id)) throw eventNotFound(id);
   if (!event.enabled) {
     throw new ValidationError('This event is not enabled for the merchant.', 'It was off in the merchant\'s enabled_events when it was recorded, so it was never sent and cannot be; enabling it applies to events recorded from then on.');
   }
   if (event.channel === 'hold') throw new ValidationError('A hold is never re-sent.', 'checkout.hold is synchronous and never retried.');
   const merchant = await findMerchant(deps.db, event.merchant_id);
   if (!merchant?.settings.webhook_url) throw new ValidationError('The merchant has no webhook_url.', 'Set webhook_url in the merchant settings, then resend; the event is kept.');
-  const series = await redeliverEvent(deps, event.id, 'resend', withSeries && ((trx, n) => withSeries(trx, n, event)));
+  const series = await redeliverEvent(deps, event.id, 'resend', (trx, n) => recordAudit(trx, { merchantId: event.merchant_id, actor, action: 'event.resent', target: id, details: { series: n } }));
   return { id: event.id, resent: true, series };
 }
 
+const eventNotFound = (id: string) => new AdminNotFoundError('Event not found.', `No event ${id}.`);
+
 async function eventForOperator(db: Db, id: string): Promise<EventRow> {
   const event = await findEventUnscoped(db, id);
-  if (!event) throw new AdminNotFoundError('Event not found.', `No event ${id}.`);
+  if (!event) throw eventNotFound(id);
   return event;
 }

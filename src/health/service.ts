@@ -2,6 +2,8 @@ import { temporal as proto } from '@temporalio/proto';
 import type { AppDeps } from '../app-deps';
 import { withinDeadline } from '../deadline';
 import { pingDatabase } from '../storage/db';
+import { liveWorkers } from '../storage/worker-heartbeats';
+import { HEARTBEAT } from './heartbeat';
 
 /** A hung dependency must not hang the probe. */
 const PROBE_DEADLINE_MS = 2000;
@@ -24,12 +26,14 @@ export interface Readiness {
   temporalServer: boolean;
   /** Workers polling the task queue recently. */
   pollers: number;
+  /** Workers whose heartbeat is recent (HEARTBEAT): a stopped worker drops out within seconds, where its pollers stay listed. */
+  workers: number;
 }
 
 /** Asks the database, Temporal, and Temporal about the task queue's pollers, each within the probe's deadline. */
 export async function checkReadiness({ db, temporal, config }: Pick<AppDeps, 'db' | 'temporal' | 'config'>): Promise<Readiness> {
   const deadline = () => Date.now() + PROBE_DEADLINE_MS;
-  const [database, temporalServer, pollers] = await Promise.all([
+  const [database, temporalServer, pollers, workers] = await Promise.all([
     // Knex waits up to a minute for a connection, and a PostgreSQL that accepts TCP but never
     // answers (hung, or a stalled network) holds one that long: the probe answers at its deadline.
     withinDeadline(pingDatabase(db).then(() => true, () => false), PROBE_DEADLINE_MS, false),
@@ -43,6 +47,7 @@ export async function checkReadiness({ db, temporal, config }: Pick<AppDeps, 'db
         }),
       )
       .then((answer) => (answer.pollers ?? []).filter((poller) => polledRecently(poller.lastAccessTime)).length, () => 0),
+    withinDeadline(liveWorkers(db, config.taskQueue, HEARTBEAT.liveWithinSeconds).catch(() => 0), PROBE_DEADLINE_MS, 0),
   ]);
-  return { database, temporalServer, pollers };
+  return { database, temporalServer, pollers, workers };
 }

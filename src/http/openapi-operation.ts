@@ -13,6 +13,12 @@ export const DashboardSession = registry.registerComponent('securitySchemes', 'd
   name: 'dashboard_session',
   description: "An operator's dashboard session cookie (HttpOnly, SameSite=Strict, Secure outside development), set by POST /dashboard/session; state-changing calls also send X-Dashboard-CSRF. It opens the admin API within the operator's role (403 beyond it).",
 });
+export const MerchantSessionAuth = registry.registerComponent('securitySchemes', 'merchantSession', {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'merchant_session',
+  description: 'The merchant dashboard session cookie (HttpOnly, SameSite=Strict, Secure outside development), set by POST /merchant/v1/session; every change also sends X-CSRF-Token.',
+});
 export const WalletAuth = registry.registerComponent('securitySchemes', 'checkoutClientSecret', {
   type: 'apiKey',
   in: 'header',

@@ -1,12 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { hashesEqual } from '../crypto';
-import { OPERATOR_PERMISSION_NAMES, operatorRoleMay, operatorRolesWith } from './operator-roles';
 import { bearerCredential } from '../http/auth';
-import { AdminAuthenticationError, OperatorForbiddenError } from '../http/errors';
+import { AdminAuthenticationError } from '../http/errors';
 import { heldBackBodyError } from '../http/json-body';
 import type { AccountsContext, AdminActor } from './context';
 import { cookieValue } from './middleware';
-import { adminRoutePermission } from '../operator-accounts/admin-permissions';
 import { OPERATOR_SESSION_SECONDS, readOperatorSession, type OperatorSession } from './operator-sessions';
 
 declare module 'express-serve-static-core' {
@@ -20,6 +18,9 @@ export const SESSION_COOKIE
 export const CSRF_HEADER = 'X-Dashboard-CSRF';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const SIGN_IN_HINT = 'Sign in at /dashboard/login (email, password and authenticator code), or send Authorization: Bearer <ADMIN_TOKEN>.';
+
+/** The operator dashboard's answer without a session (its session routes and its non-public assets). */
+export const notSignedInOperator = () => new AdminAuthenticationError('Not signed in.', SIGN_IN_HINT);
 
 /** HttpOnly, SameSite=Strict, and Secure outside development (local http://localhost has no TLS). */
 export function setDashboardCookie(res: Response, token: string, secure: boolean): void {
@@ -47,24 +48,26 @@ export function csrfOk(req: Request, session: OperatorSession): boolean {
 }
 
 /**
- * The admin API's guard: the bearer admin token (automation: scripts, curl), checked by `bearer`,
- * may do everything; an operator's dashboard session, with its CSRF header on a change, may do
- * what its role allows for the route (ADMIN_ROUTE_PERMISSIONS), else 403 {error, hint}. Anything
- * else is the admin API's 401.
+ * The admin API's guard, in front of every /admin/v1 route: the bearer admin token (automation:
+ * scripts, curl), checked by `bearer`, or an operator's dashboard session with its CSRF header on
+ * a change. Anything else is the admin API's 401. What the session's role may do is each route's
+ * own declaration (`operator(permission)`, src/identity/route-access.ts), checked on the route
+ * Express matched.
  */
 export function requireAdminOrSession(ctx: AccountsContext, bearer: RequestHandler): RequestHandler {
   return async (req, res, next) => {
-    if (bearerCredential(req) !== null || req.headers.authorization) return bearer(req, res, next);
+    if (bearerCredential(req) !== null || req.headers.authorization) {
+      return bearer(req, res, (error?: unknown) => {
+        if (error === undefined) req.adminAuthentication = 'token';
+        next(error);
+      });
+    }
     try {
       const session = await dashboardSessionOf(ctx, req);
       if (!session) return next(new AdminAuthenticationError('Admin token not valid.', SIGN_IN_HINT));
       if (!csrfOk(req, session)) return next(new AdminAuthenticationError('Missing or wrong CSRF token.', `Send the session's csrf in the ${CSRF_HEADER} header with every change.`));
-      const permission = adminRoutePermission(req.method, req.path);
-      const { role } = session.user;
-      if (!operatorRoleMay(role, permission)) {
-        return next(new OperatorForbiddenError(`Your role (${role}) does not allow ${OPERATOR_PERMISSION_NAMES[permission]}.`, `Only ${operatorRolesWith(permission).join(', ')} may; an operator_admin manages the operator's people.`));
-      }
       req.operatorSession = session;
+      req.adminAuthentication = 'session';
       next(heldBackBodyError(req)); // a body that is not JSON: 400, now that the session passed
     } catch (error) {
       next(error);
@@ -77,9 +80,4 @@ export function adminActorOf(req: Request): AdminActor {
   const user = req.operatorSession?.user;
   const address = req.ip ? { address: req.ip } : {};
   return user ? { kind: 'operator', id: user.id, email: user.email, ...address } : { kind: 'admin', ...address };
-}
-
-/** The name a review decision or a refund records: the operator's email, or `admin API` for the token. */
-export function adminDeciderOf(req: Request): string {
-  return req.operatorSession?.user.email ?? 'admin API';
 }

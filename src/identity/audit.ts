@@ -3,7 +3,8 @@ import type { Db } from '../storage/db';
 import { insertAuditEntry, type MerchantAuditRow } from '../storage/audit-log';
 import { pageAuditLogUnscoped, pageMerchantAuditLog, UnknownCursorError } from '../storage/pages';
 import { AdminNotFoundError, MerchantNotFoundError } from '../http/errors';
-import { findMerchantUsersByIds, isOperator, type AccountRow } from '../storage/people';
+import { findAccountsByIdsUnscoped, findMerchantUsersByIds, isOperator, type AccountRow } from '../storage/people';
+import { findMerchantNamesByIdsUnscoped } from '../storage/merchants';
 import { actorName, type Actor } from './context';
 
 /** The audit log's actions: every change made through /merchant/v1 and the admin API's invitations. */
@@ -102,7 +103,12 @@ export interface AuditLogFilters {
 export async function operatorAuditLogPage(db: Db, filters: AuditLogFilters, page: { limit: number; starting_after?: string }) {
   try {
     const { rows, hasMore } = await pageAuditLogUnscoped(db, { merchantId: filters.merchant_id, operatorOnly: filters.operator_only, actor: filters.actor }, { limit: page.limit, startingAfter: page.starting_after });
-    return { results: rows.map((row) => ({ ...presentAuditEntry(row), merchant_id: row.merchant_id })), has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
+    // People and merchants by name: the page is read by a person, and the log spans every merchant.
+    const people = await findAccountsByIdsUnscoped(db, rows.map((row) => row.actor));
+    const emails = new Map([...people].map(([id, person]) => [id, person.email]));
+    const merchants = await findMerchantNamesByIdsUnscoped(db, rows.flatMap((row) => (row.merchant_id ? [row.merchant_id] : [])));
+    const results = rows.map((row) => ({ ...presentAuditEntry(row, emails), merchant_id: row.merchant_id, merchant_name: row.merchant_id ? (merchants.get(row.merchant_id) ?? null) : null }));
+    return { results, has_more: hasMore, next_starting_after: hasMore ? rows[rows.length - 1]!.id : null };
   } catch (error) {
     if (error instanceof UnknownCursorError) throw new AdminNotFoundError('Audit entry not found.', `starting_after ${error.cursor} is not an entry of the audit log.`);
     throw error;

@@ -1,8 +1,8 @@
 /**
  * Merchant accounts: the merchant's people, their sessions and roles (operator spec, section 7).
- * A /merchant/v1 route of the dashboard is added as
+ * A /merchant/v1 route of the dashboard is added with its access declared (src/identity/route-access.ts):
  *
- *   router.post('/reviews/:id/approve', accounts.requireSession, allow('decide_reviews'), handler)
+ *   route(router, 'post', '/reviews/:id/approve', merchant(accounts.requireSession, 'decide_reviews'), handler)
  *
  * and reads its merchant from `merchantSessionOf(req).merchant.id`: the session decides the scope.
  */
@@ -13,10 +13,18 @@ import { createMailer } from './mailer';
 import { limitedByAddress, requireMerchantSession } from './middleware';
 import { SignInThrottle } from './sign-in-throttle';
 
-export { allow, merchantSessionOf, requireMerchantSession, MERCHANT_CSRF_HEADER, MERCHANT_SESSION_COOKIE } from './middleware';
-export type { MerchantSession } from './sessions';
+// The identity module's public surface: modules outside src/identity import it from here (or from
+// the leaf modules context.ts, audit.ts, merchant-roles.ts and operator-roles.ts); lint:deps keeps it so.
+export { allow, merchantSessionOf, requireMerchantSession, sessionOfRequest, MERCHANT_CSRF_HEADER, MERCHANT_SESSION_COOKIE } from './middleware';
+export { sessionActor, type MerchantSession } from './sessions';
 export type { AccountsContext } from './context';
 export { recordAudit, type AuditAction } from './audit';
+export { adminActorOf, dashboardSessionOf, notSignedInOperator } from './admin-guard';
+export { access, merchant, merchantCredential, merchantSession, operator, publicRoute, route, serve, type Access, type DeclaredAccess } from './route-access';
+export { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from './present';
+export { describeInvitation } from './invitations';
+export { describePasswordReset } from './password-resets';
+export { CustomerSearchQuery, EnabledEventsBody, EnabledEventsCatalog, PaymentSearchQuery, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
 
 /** What the merchant dashboard's routes are built from. */
 export interface MerchantAccounts {

@@ -17,12 +17,12 @@ import { actorOfAccount, recordAudit } from './audit';
 import { queueMail, sendQueuedMail } from './mail-outbox';
 import type { Mail } from './mailer';
 import { actorName, type AccountsContext, type Actor } from './context';
-import { ACCEPT_INVITATION_PATH, linkWithToken, presentInvitation, presentOpenInvitation, presentUser } from './present';
+import { ACCEPT_INVITATION_PATH, linkWithToken, mailDate, presentInvitation, presentOpenInvitation, presentUser, roleInWords } from './present';
 import type { AcceptInvitationBody } from './schemas';
 import { hashChosenPassword } from './passwords';
 import { issueRecoveryCodes } from './recovery-codes';
-import { newOneTimeToken, newTotpSecret, totpCodeStep, totpUri } from './secrets';
-import { TOTP_ISSUER, totpRefusal } from './totp';
+import { newOneTimeToken, newTotpSecret, totpCodeStep } from './secrets';
+import { totpEnrolment, totpRefusal } from './totp';
 
 /** Whom an invitation is for: a merchant's person (its merchant and a merchant role) or the operator's (no merchant, an operator role). */
 export type InvitationScope = { merchantId: string; role: MerchantRole } | { merchantId: null; role: OperatorRole };
@@ -88,20 +88,43 @@ async function invite(ctx: AccountsContext, scope: InvitationScope, actor: Actor
       invited_by: actorName(actor),
     });
     await recordAudit(trx, { merchantId, actor, action: 'invitation.created', target: row.id, details: { email: row.email, role: row.role, ...(replaced.length ? { replaced } : {}) } });
-    return { invitation: row, mailId: await queueMail(trx, ctx.sealer, invitationMail(row, acceptUrl), row.expires_at) };
+    const mail = invitationMail(row, acceptUrl, await invitationSenders(trx, row));
+    return { invitation: row, mailId: await queueMail(trx, ctx.sealer, mail, row.expires_at) };
   });
   await sendQueuedMail(ctx, mailId);
   return presentInvitation(invitation, acceptUrl);
 }
 
-function invitationMail(invitation: MerchantInvitationRow, acceptUrl: string): Mail {
+/** Who sent an invitation and where to: the inviter's email (null for the admin token or someone no longer here) and the business's name (null: the operator's dashboard). */
+interface InvitationSenders {
+  inviter: string | null;
+  business: string | null;
+}
+
+async function invitationSenders(db: Db, invitation: MerchantInvitationRow): Promise<InvitationSenders> {
+  const inviter = invitation.invited_by === 'admin' ? undefined : await findAccountByIdUnscoped(db, invitation.invited_by);
+  const merchant = invitation.merchant_id === null ? undefined : await findMerchant(db, invitation.merchant_id);
+  return { inviter: inviter?.email ?? null, business: merchant?.name ?? null };
+}
+
+/** "ada@example.com invited you to join Acme's payments dashboard as Owner." */
+function invitationSentence(invitation: MerchantInvitationRow, senders: InvitationSenders, you: string): string {
+  const who = senders.inviter ?? 'The operator';
+  const where = senders.business === null ? "the operator's payments dashboard" : `${senders.business} on the payments dashboard`;
+  return `${who} invited ${you} to join ${where} as ${roleInWords(invitation.role)}.`;
+}
+
+function invitationMail(invitation: MerchantInvitationRow, acceptUrl: string, senders: InvitationSenders): Mail {
   const text = [
-    `You are invited to the payments dashboard as ${invitation.role}.`,
+    invitationSentence(invitation, senders, 'you'),
     '',
-    `Choose your password here (the link works once, until ${invitation.expires_at.toISOString()}):`,
+    `Choose your password here (the link works once, until ${mailDate(invitation.expires_at)}):`,
     acceptUrl,
+    '',
+    'If you did not expect this invitation, ignore this mail.',
   ].join('\n');
-  return { to: invitation.email, subject: 'Your invitation to the payments dashboard', text };
+  const subject = senders.business === null ? 'Your invitation to the operator dashboard' : `Your invitation to ${senders.business} on the payments dashboard`;
+  return { to: invitation.email, subject, text };
 }
 
 /** Starts authenticator enrolment on the invitation page: a new secret, confirmed by the code sent with the acceptance. */
@@ -113,7 +136,7 @@ export async function startInvitationTotp(ctx: AccountsContext, token: string) {
     await setInvitationPendingTotp(trx, invitation.id, ctx.sealer.seal(secret));
     await recordAudit(trx, { merchantId: invitation.merchant_id, actor: { kind: 'invitation', id: invitation.id }, action: 'totp.enrolment_started', target: invitation.id });
   });
-  return { secret, otpauth_uri: totpUri(secret, invitation.email, TOTP_ISSUER) };
+  return totpEnrolment(secret, invitation.email);
 }
 
 /**
@@ -162,10 +185,12 @@ function confirmedTotp(ctx: AccountsContext, invitation: MerchantInvitationRow, 
   return { sealed, step };
 }
 
-/** What the invitation page shows: the open invitation's email and role, or null when the link is not valid. */
-export async function describeInvitation(ctx: AccountsContext, token: string): Promise<{ email: string; role: string; operator: boolean } | null> {
+/** What the invitation page shows: the open invitation's email, role, business and sender, or null when the link is not valid. */
+export async function describeInvitation(ctx: AccountsContext, token: string): Promise<{ email: string; role: string; operator: boolean; business: string | null; inviter: string | null; sentence: string } | null> {
   const invitation = await findOpenInvitationByTokenHashUnscoped(ctx.db, hashSecret(token));
-  return invitation ? { email: invitation.email, role: invitation.role, operator: invitation.merchant_id === null } : null;
+  if (!invitation) return null;
+  const senders = await invitationSenders(ctx.db, invitation);
+  return { email: invitation.email, role: invitation.role, operator: invitation.merchant_id === null, ...senders, sentence: invitationSentence(invitation, senders, invitation.email) };
 }
 
 /**

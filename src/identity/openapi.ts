@@ -1,18 +1,10 @@
 // The merchant dashboard's API (operator spec, section 7) and the pages its mails link to, in the OpenAPI document.
 import { z } from 'zod';
-import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, operation, page, pathId, TAGS } from '../http/openapi-operation';
-import { registry } from '../http/openapi-registry';
+import { ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, MerchantSessionAuth, operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { PageQuery } from '../readback/schemas';
 import {
   AcceptInvitationBody, AuditEntry, AuthenticatorProofBody, AuthenticatorRecovery, EnrolledUser, Invitation, InvitationBody, MerchantUser, OpenInvitation, PasswordResetBody, PasswordResetRequestBody, RecoveryCodes, RoleChangeBody, SignedIn, SignInBody, TokenBody, TotpConfirmBody, TotpEnrolment,
 } from './schemas';
-
-export const MerchantSessionAuth = registry.registerComponent('securitySchemes', 'merchantSession', {
-  type: 'apiKey',
-  in: 'cookie',
-  name: 'merchant_session',
-  description: 'The merchant dashboard session cookie (HttpOnly, SameSite=Strict, Secure outside development), set by POST /merchant/v1/session; every change also sends X-CSRF-Token.',
-});
 
 const tag = TAGS.merchantDashboard;
 const session = [{ [MerchantSessionAuth.name]: [] }];
@@ -40,7 +32,7 @@ operation({
 operation({
   method: 'post', path: '/merchant/v1/session', id: 'merchantSignIn', tag, summary: 'Sign in: sets the session cookie', body: SignInBody,
   responses: { 200: ['Signed in (Set-Cookie: merchant_session)', SignedIn] },
-  errors: { 401: 'Wrong email, password, authenticator code or recovery code (or neither code came).', 403: 'An owner of a production account without an authenticator app.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
+  errors: { 401: 'Wrong email, password, authenticator code or recovery code (or neither code came); or the account is one of the operator\'s people, whose hint names /dashboard/login.', 403: 'An owner of a production account without an authenticator app.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
 });
 operation({ method: 'delete', path: '/merchant/v1/session', id: 'merchantSignOut', tag, security: session, summary: 'Sign out: the session is revoked on the server', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: signedIn });
 operation({ method: 'post', path: '/merchant/v1/invitations/accept', id: 'merchantAcceptInvitation', tag, summary: "Accept an invitation: the person's account", body: AcceptInvitationBody, responses: { 201: ['The account; with an authenticator enrolled, its recovery codes, shown this once', z.object({ user: MerchantUser, recovery_codes: RecoveryCodes.shape.recovery_codes.optional() })] }, errors: { 422: 'Invalid input, a password too easy to guess, or a link that is used, expired or unknown.' } });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { DEFAULT_ADMIN_RESULTS, MAX_ADMIN_RESULTS, MerchantListQuery } from '../admin/schemas';
 import { AuditLogQuery, Operator, OperatorAuditEntry, OperatorInvitation, OperatorInvitationBody, OperatorOpenInvitation, OperatorRoleBody, OperatorSessionAnswer } from './operator-schemas';
-import { AuthenticatorRecovery, SignInBody } from './schemas';
+import { AuthenticatorProofBody, AuthenticatorRecovery, RecoveryCodes, SignInBody, TotpConfirmBody, TotpEnrolment } from './schemas';
 
 const listQuery = adminPaged(MerchantListQuery, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 const security = [{ [AdminAuth.name]: [] }, { [DashboardSession.name]: [] }];
@@ -47,10 +47,26 @@ operation({
   method: 'post', path: '/dashboard/session', id: 'dashboardSignIn', tag: TAGS.dashboard, summary: "Sign in as one of the operator's people (email, password, authenticator code): sets the session cookie",
   body: SignInBody,
   responses: { 200: ['Signed in (Set-Cookie: dashboard_session, HttpOnly, SameSite=Strict, Secure outside development)', OperatorSessionAnswer] },
-  errors: { 401: 'Wrong email, password or authenticator code, a code already used, or the code missing.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
+  errors: { 401: 'Wrong email, password or authenticator code, a code already used, or the code missing; or the account is a merchant\'s person, whose hint names /merchant/login.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
 });
 operation({ method: 'get', path: '/dashboard/session', id: 'dashboardSession', tag: TAGS.dashboard, security: dashboardSession, summary: 'The current session and its CSRF token', responses: { 200: ['The session', OperatorSessionAnswer] }, errors: notSignedIn });
 operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: dashboardSession, summary: 'Sign out (needs X-Dashboard-CSRF): the session is revoked, and a copy of its cookie is refused from then on', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: notSignedIn });
+const changing = { ...notSignedIn, 401: 'Not signed in, or no X-Dashboard-CSRF header (or a wrong one).' };
+operation({
+  method: 'post', path: '/dashboard/session/totp', id: 'dashboardStartTotp', tag: TAGS.dashboard, security: dashboardSession,
+  summary: 'Start replacing your authenticator app: takes a current code of it or a recovery code (needs X-Dashboard-CSRF)', body: AuthenticatorProofBody,
+  responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: { ...changing, 422: 'No code, or a wrong one.', 429: 'Too many wrong codes for the account or from the address (Retry-After seconds).' },
+});
+operation({
+  method: 'post', path: '/dashboard/session/totp/confirm', id: 'dashboardConfirmTotp', tag: TAGS.dashboard, security: dashboardSession,
+  summary: 'Confirm the new authenticator with a code of it: the old one stops working; answers new recovery codes, shown this once', body: TotpConfirmBody,
+  responses: { 200: ['The person and their recovery codes', Operator.extend({ recovery_codes: RecoveryCodes.shape.recovery_codes })] }, errors: { ...changing, 422: 'No replacement started, or a wrong code.' },
+});
+operation({
+  method: 'post', path: '/dashboard/session/recovery-codes', id: 'dashboardRegenerateRecoveryCodes', tag: TAGS.dashboard, security: dashboardSession,
+  summary: 'A new set of recovery codes against a current authenticator code: the earlier set stops working', body: AuthenticatorProofBody,
+  responses: { 201: ['The new codes, shown this once', RecoveryCodes] }, errors: { ...changing, 422: 'A missing or wrong code.', 429: 'Too many wrong codes for the account or from the address (Retry-After seconds).' },
+});
 operation({
   method: 'get', path: '/admin/v1/audit-log', id: 'adminAuditLog', tag: TAGS.admin, security,
   summary: "The whole audit log, newest first: every merchant's entries and the operator's own (its people, failed sign-ins of operators and unknown emails), each with its client address",

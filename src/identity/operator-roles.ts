@@ -1,8 +1,8 @@
 /**
  * The roles of the operator's people and what each may do on the admin API and its dashboard.
- * The table is data: the admin API's guard (src/identity/admin-guard.ts), its route table
- * (src/operator-accounts/admin-permissions.ts) and their tests read it. The bearer ADMIN_TOKEN
- * (automation) may do everything.
+ * The table is data: each admin API route declares the permission it needs
+ * (`operator(permission)`, src/identity/route-access.ts), and the check and the tests read the
+ * table. The bearer ADMIN_TOKEN (automation) may do everything.
  */
 export const OPERATOR_ROLES = ['operator_admin', 'operator_reviewer', 'operator_viewer'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];

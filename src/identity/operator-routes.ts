@@ -7,37 +7,38 @@ import { AuditLogQuery, OperatorInvitationBody, OperatorRoleBody } from './opera
 import { operatorAuditLogPage } from './audit';
 import { recoverOperatorAuthenticator } from './authenticator-recovery';
 import { changeOperatorRole, inviteOperator, listOperatorInvitations, listOperators, removeOperator, revokeOperatorInvitation } from './operators';
+import { operator, route } from './route-access';
 
 /** The operator's people and the whole audit log; mounted under /admin/v1 behind the admin token or an operator_admin's session. */
 export function operatorAdminRoutes(ctx: AccountsContext): Router {
   const router = Router();
-  router.get('/operators', async (req, res) => {
+  route(router, 'get', '/operators', operator('operators'), async (req, res) => {
     res.json(await listOperators(ctx, parseOrThrow(MerchantListQuery, req.query, 'Query')));
   });
-  router.post('/operators/invitations', async (req, res) => {
+  route(router, 'post', '/operators/invitations', operator('operators'), async (req, res) => {
     res.status(201).json(await inviteOperator(ctx, adminActorOf(req), parseOrThrow(OperatorInvitationBody, req.body)));
   });
-  router.get('/operators/invitations', async (req, res) => {
+  route(router, 'get', '/operators/invitations', operator('operators'), async (req, res) => {
     res.json(await listOperatorInvitations(ctx, parseOrThrow(MerchantListQuery, req.query, 'Query')));
   });
-  router.delete('/operators/invitations/:id', async (req, res) => {
+  route(router, 'delete', '/operators/invitations/:id', operator('operators'), async (req, res) => {
     parseEmptyBody(req.body);
     res.json(await revokeOperatorInvitation(ctx, adminActorOf(req), req.params.id as string));
   });
-  router.patch('/operators/:id', async (req, res) => {
+  route(router, 'patch', '/operators/:id', operator('operators'), async (req, res) => {
     const { role } = parseOrThrow(OperatorRoleBody, req.body);
     res.json(await changeOperatorRole(ctx, adminActorOf(req), req.params.id as string, role));
   });
-  router.get('/audit-log', async (req, res) => {
+  route(router, 'get', '/audit-log', operator('operators'), async (req, res) => {
     const { limit, starting_after, ...filters } = parseOrThrow(AuditLogQuery, req.query, 'Query');
     res.json(await operatorAuditLogPage(ctx.db, filters, { limit, starting_after }));
   });
-  router.post('/operators/:id/authenticator-recovery', async (req, res) => {
+  route(router, 'post', '/operators/:id/authenticator-recovery', operator('operators'), async (req, res) => {
     parseEmptyBody(req.body);
     const actor = adminActorOf(req);
     res.status(201).json(await recoverOperatorAuthenticator(ctx, { actor, name: actor.kind === 'operator' ? actor.email : 'The operator' }, req.params.id as string));
   });
-  router.delete('/operators/:id', async (req, res) => {
+  route(router, 'delete', '/operators/:id', operator('operators'), async (req, res) => {
     parseEmptyBody(req.body);
     res.json(await removeOperator(ctx, adminActorOf(req), req.params.id as string));
   });

@@ -40,4 +40,7 @@ export const AuditLogQuery = MerchantListQuery.extend({
   actor: z.string().max(320).optional().openapi({ description: 'Only the entries of this actor: its id (usr_..., opr_..., `admin`, `anonymous`) or email (an operator\'s, or the email a failed sign-in tried).' }),
 }).strict();
 
-export const OperatorAuditEntry = AuditEntry.extend({ merchant_id: z.string().nullable().openapi({ description: "The merchant whose log the entry is in; null for the operator's own." }) }).openapi('OperatorAuditEntry');
+export const OperatorAuditEntry = AuditEntry.extend({
+  merchant_id: z.string().nullable().openapi({ description: "The merchant whose log the entry is in; null for the operator's own." }),
+  merchant_name: z.string().nullable().openapi({ description: "That merchant's name; null for the operator's own entries." }),
+}).openapi('OperatorAuditEntry');

@@ -5,7 +5,7 @@ import { recordAudit } from './audit';
 import { presentUser } from './present';
 import type { SignInBody } from './schemas';
 import { csrfTokenOf } from './secrets';
-import { authenticate, noteSessionUse, startSession } from './sessions';
+import { authenticate, MERCHANT_SIGN_IN_ELSEWHERE, noteSessionUse, startSession } from './sessions';
 import type { SignInThrottle } from './sign-in-throttle';
 import { findLiveOperatorSessionUnscoped, revokeMerchantSession } from '../storage/sessions';
 import { findOperatorByEmailUnscoped, type OperatorUserRow } from '../storage/people';
@@ -29,7 +29,7 @@ export function presentOperatorSession(session: Pick<OperatorSession, 'user' | '
  * used once; operators always have an authenticator), then a server-side session.
  */
 export async function signInOperator(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody) {
-  const user = await authenticate(ctx, throttle, clientAddress, body, (email) => findOperatorByEmailUnscoped(ctx.db, email));
+  const user = await authenticate(ctx, throttle, clientAddress, body, (email) => findOperatorByEmailUnscoped(ctx.db, email), MERCHANT_SIGN_IN_ELSEWHERE);
   const token = await startSession(ctx, user, clientAddress, OPERATOR_SESSION_SECONDS);
   return { token, body: presentOperatorSession({ user, csrfToken: csrfTokenOf(token) }) };
 }

@@ -101,8 +101,8 @@ async function secondFactorOfReset(ctx: AccountsContext, trx: Db, claim: OpenRes
 }
 
 /** What the reset page shows: the email of an open reset link and what it asks for, or null when the link is not valid. */
-export async function describePasswordReset(ctx: AccountsContext, token: string): Promise<{ email: string; recovery: boolean; has_authenticator: boolean } | null> {
+export async function describePasswordReset(ctx: AccountsContext, token: string): Promise<{ email: string; recovery: boolean; has_authenticator: boolean; operator: boolean } | null> {
   const reset = await findOpenPasswordResetUnscoped(ctx.db, hashSecret(token));
   const user = reset && (await findAccountByIdUnscoped(ctx.db, reset.user_id));
-  return reset && user ? { email: user.email, recovery: reset.purpose === 'authenticator_recovery', has_authenticator: user.totp_secret_sealed !== null } : null;
+  return reset && user ? { email: user.email, recovery: reset.purpose === 'authenticator_recovery', has_authenticator: user.totp_secret_sealed !== null, operator: user.merchant_id === null } : null;
 }

@@ -27,3 +27,9 @@ export const ACCEPT_INVITATION_PATH = '/merchant/accept-invitation';
 export const RESET_PASSWORD_PATH = '/merchant/reset-password';
 
 export const linkWithToken = (apiBaseUrl: string, path: string, token: string) => `${apiBaseUrl}${path}?token=${encodeURIComponent(token)}`;
+
+/** A role as people read it: "operator_admin" -> "Operator admin", "owner" -> "Owner" (the dashboards' kit says it the same way). */
+export const roleInWords = (role: string) => role.charAt(0).toUpperCase() + role.slice(1).replace(/_/g, ' ');
+
+/** A date in a mail, the dashboards' way, in UTC (the reader's zone is unknown): "Dec 5, 2026, 9:05 AM UTC". */
+export const mailDate = (date: Date) => `${new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(date)} UTC`;

@@ -115,6 +115,7 @@ export const TotpEnrolment = z
   .object({
     secret: z.string().openapi({ description: 'The base32 secret, for entering by hand.' }),
     otpauth_uri: z.string().openapi({ description: 'The otpauth:// URI (shown as a QR code).' }),
+    qr_code: z.string().openapi({ description: 'The otpauth:// URI as a QR code: a PNG data URL (data:image/png;base64,...) for an <img>.' }),
   })
   .openapi('TotpEnrolment');
 

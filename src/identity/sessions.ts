@@ -3,7 +3,7 @@ import { hashSecret } from '../crypto';
 import { MerchantForbiddenError, MerchantSessionError } from '../http/errors';
 import { findLiveSessionUnscoped, insertMerchantSession, revokeMerchantSession, touchSessionUnscoped, type SessionMerchant } from '../storage/sessions';
 import { findMerchant } from '../storage/merchants';
-import { findMerchantUserByEmailUnscoped, type AccountRow, type MerchantUserRow } from '../storage/people';
+import { findAccountByEmailUnscoped, findMerchantUserByEmailUnscoped, type AccountRow, type MerchantUserRow } from '../storage/people';
 import { actorOfAccount, recordAudit } from './audit';
 import type { AccountsContext, Actor } from './context';
 import { presentUser } from './present';
@@ -28,10 +28,18 @@ export interface MerchantSession {
   address?: string;
 }
 
-/** The person of a session as the actor of a change, with the request's client address. */
-export const sessionActor = (session: Pick<MerchantSession, 'user' | 'address'>): Extract<Actor, { kind: 'user' }> => ({ kind: 'user', id: session.user.id, ...(session.address ? { address: session.address } : {}) });
+/** The person of a session as the actor of a change (their email names them as a decider or a refund's requester), with the request's client address. */
+export const sessionActor = (session: Pick<MerchantSession, 'user' | 'address'>): Extract<Actor, { kind: 'user' }> => ({ kind: 'user', id: session.user.id, email: session.user.email, ...(session.address ? { address: session.address } : {}) });
 
 export const WRONG_CREDENTIALS = 'Email or password is wrong.';
+export const WRONG_DASHBOARD = 'This account signs in on the other dashboard.';
+
+/** Where the people of the other dashboard sign in: the hint of a sign-in on the wrong one. */
+export interface SignInElsewhere {
+  hint: string;
+}
+export const OPERATOR_SIGN_IN_ELSEWHERE: SignInElsewhere = { hint: "The operator's people sign in at /dashboard/login." };
+export const MERCHANT_SIGN_IN_ELSEWHERE: SignInElsewhere = { hint: "A merchant's people sign in at /merchant/login." };
 
 /**
  * The checks every sign-in makes, merchant's or operator's: the throttle first (an attempt reserved
@@ -40,14 +48,18 @@ export const WRONG_CREDENTIALS = 'Email or password is wrong.';
  * spent so it works once. `find` looks the person up in the sign-in's scope. A right password
  * forgets the account's failures; a wrong one, or a wrong code, is audited.
  */
-export async function authenticate<Row extends AccountRow>(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody, find: (email: string) => Promise<Row | undefined>): Promise<Row> {
+export async function authenticate<Row extends AccountRow>(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody, find: (email: string) => Promise<Row | undefined>, elsewhere: SignInElsewhere): Promise<Row> {
   const keys = throttle.keysFor(body.email, clientAddress);
   const reached = await throttle.reserve(keys).catch((error: unknown) => {
     throw error instanceof SignInThrottledError ? logThrottledSignIn(ctx, body.email, clientAddress, error) : error;
   });
   const user = await find(body.email);
-  const attempt = { email: body.email, address: clientAddress, account: user };
-  const passwordOk = await passwordMatches(user?.password_hash ?? (await decoyPasswordHash()), body.password);
+  // An account of the other dashboard is checked like one of this one (the same hash work), so the
+  // answer tells where to sign in only to someone who knows its password.
+  const other = user ? undefined : await findAccountByEmailUnscoped(ctx.db, body.email);
+  const attempt = { email: body.email, address: clientAddress, account: user ?? other };
+  const passwordOk = await passwordMatches(user?.password_hash ?? other?.password_hash ?? (await decoyPasswordHash()), body.password);
+  if (other && passwordOk) throw await recordFailedSignIn(ctx, attempt, 'password', reached, new MerchantSessionError(WRONG_DASHBOARD, elsewhere.hint));
   if (!user || !passwordOk) throw await recordFailedSignIn(ctx, attempt, 'password', reached, new MerchantSessionError(WRONG_CREDENTIALS));
   if (user.totp_secret_sealed) {
     const check = await proveAuthenticator(ctx, ctx.db, user, user.totp_secret_sealed, body);
@@ -77,7 +89,7 @@ export async function startSession(ctx: AccountsContext, user: AccountRow, clien
  * an authenticator. Answers the session's token (for the cookie) and the answer's body.
  */
 export async function signIn(ctx: AccountsContext, throttle: SignInThrottle, clientAddress: string, body: SignInBody) {
-  const user = await authenticate(ctx, throttle, clientAddress, body, (email) => findMerchantUserByEmailUnscoped(ctx.db, email));
+  const user = await authenticate(ctx, throttle, clientAddress, body, (email) => findMerchantUserByEmailUnscoped(ctx.db, email), OPERATOR_SIGN_IN_ELSEWHERE);
   const merchant = await findMerchant(ctx.db, user.merchant_id);
   if (!merchant) throw new MerchantSessionError(WRONG_CREDENTIALS);
   if (mustEnrolAuthenticator(user, merchant)) {

@@ -1,3 +1,4 @@
+import QRCode from 'qrcode';
 import { hashSecret } from '../crypto';
 import { ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
@@ -75,6 +76,15 @@ export async function requireAuthenticatorProof(ctx: AccountsContext, db: Db, us
 }
 
 /**
+ * What a person adds to their authenticator app: the secret to type, its otpauth:// URI, and that
+ * URI as a QR code (a PNG data URL, made here so the pages need no QR library and no other origin).
+ */
+export async function totpEnrolment(secret: string, email: string) {
+  const uri = totpUri(secret, email, TOTP_ISSUER);
+  return { secret, otpauth_uri: uri, qr_code: await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 200 }) };
+}
+
+/**
  * Authenticator enrolment of an existing person, in two steps: a new secret is kept pending (sealed)
  * until a code of it confirms it, so a secret the person never scanned cannot lock them out.
  */
@@ -84,7 +94,7 @@ export async function startTotp(ctx: AccountsContext, user: AccountRow) {
     await updateAccountCredentialsUnscoped(trx, user.id, { pending_totp_secret_sealed: ctx.sealer.seal(secret) });
     await recordAudit(trx, { merchantId: user.merchant_id, actor: actorOfAccount(user), action: 'totp.enrolment_started', target: user.id });
   });
-  return { secret, otpauth_uri: totpUri(secret, user.email, TOTP_ISSUER) };
+  return totpEnrolment(secret, user.email);
 }
 
 /**

@@ -1,16 +1,18 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { merchantOf, requireMerchant } from '../http/auth';
+import { merchantOf } from '../http/auth';
 import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { KycUpsertBody } from './schemas';
 import { assertKycEnabled, presentKycRecord, upsertKycRecord } from './service';
+import { merchantCredential, route } from '../identity';
 
 export function kycRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.use(requireMerchant(deps.db, 'api_key'));
+  const apiKey = merchantCredential(deps.db, 'api_key');
+  router.use(...apiKey.guards);
 
-  router.post('/upsert', idempotent(deps), async (req, res) => {
+  route(router, 'post', '/upsert', apiKey, idempotent(deps), async (req, res) => {
     const merchant = merchantOf(req);
     // A disabled account learns that first, whatever it sent.
     assertKycEnabled(merchant);

@@ -3,15 +3,13 @@ import { z } from 'zod';
 import { Review, TimelineEntry } from '../admin/openapi';
 import { ChargeResponse } from '../charges/schemas';
 import { ChargeCustomer } from '../customers/schemas';
-import { operation, page, pathId, TAGS } from '../http/openapi-operation';
+import { MerchantSessionAuth, operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { CheckoutDetail, EventListQuery, LoggedEvent, PageQuery, StoredCheckout, StoredCustomer } from '../readback/schemas';
-import { MerchantSessionAuth } from '../identity/openapi';
-import { MERCHANT_PAGES } from '../dashboards/merchants/routes';
 import { HOME_CHART_DAYS, HOME_FAILED_DELIVERIES, HOME_PERIODS } from './home';
 import { PAYMENT_CSV_COLUMNS } from './payment-list';
 import { Payment, PaymentFilterQuery, PaymentListQuery } from './payment-schemas';
-import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity/schemas';
+import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity';
 
 const tag = TAGS.merchantDashboard;
 const security = [{ [MerchantSessionAuth.name]: [] }];
@@ -57,14 +55,6 @@ operation({
     })],
   },
   errors: reading,
-});
-
-const pageResponses: Record<number, [string]> = { 200: ['HTML'], 303: ['To /merchant/login'] };
-operation({ method: 'get', path: '/merchant/login', id: 'merchantDashboardSignInPage', tag, summary: 'The merchant dashboard sign-in page (and the forgotten-password form)', responses: { 200: ['HTML'] }, htmlResponse: true });
-operation({ method: 'get', path: '/merchant', id: 'merchantDashboardHome', tag, security, summary: 'The merchant dashboard (home); redirects to the sign-in page without a session', responses: pageResponses, htmlResponse: true });
-operation({
-  method: 'get', path: '/merchant/{page}', id: 'merchantDashboardPage', tag, security, summary: 'A merchant dashboard page; redirects to the sign-in page without a session',
-  params: z.object({ page: z.enum(MERCHANT_PAGES).openapi({ description: 'The page.' }) }), responses: pageResponses, htmlResponse: true,
 });
 
 const ApiKey = z.object({ key_prefix: z.string(), created_at: timestamp, revoked_at: timestamp.nullable() });

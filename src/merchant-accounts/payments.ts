@@ -1,18 +1,14 @@
 import type { AppDeps } from '../app-deps';
 import { getAdminCheckout, getTimeline, parseSearch } from '../admin/service';
 import { presentLoaded } from '../charges/load';
-import { refundCharge } from '../charges/refund';
-import { MerchantNotFoundError } from '../http/errors';
 import { listPage } from '../readback/list-page';
 import { presentStoredCheckout } from '../readback/service';
-import { findCharge } from '../storage/charges';
 import { findCustomersByIds } from '../storage/customers';
 import { presentChargeCustomer } from '../charges/present';
 import { pageChargeSearch, pageCheckoutSearch } from '../storage/pages';
 import { asMerchantNotFound } from './developers';
-import { sessionActor, type MerchantSession } from '../identity/sessions';
 
-/** The merchant's payments: the admin API's search, detail, timeline and refund, scoped to the session's merchant. */
+/** The merchant's payments: the admin API's search, detail and timeline, scoped to the session's merchant. */
 
 export interface PaymentSearchQuery {
   q?: string;
@@ -60,11 +56,4 @@ export async function merchantCheckout(deps: AppDeps, merchantId: string, id: st
 export async function merchantTimeline(deps: AppDeps, merchantId: string, id: string) {
   const { workflow_url: _workflow, ...timeline } = await asMerchantNotFound(getTimeline(deps, id, merchantId));
   return timeline;
-}
-
-/** The dashboard refund (owners): the same rules, result and event as the operator's; the refund row and the audit entry name the person, committed with the refund. */
-export async function refundMerchantCharge(deps: AppDeps, session: MerchantSession, chargeId: string) {
-  // Another merchant's charge is a 404 like a missing one, the dashboard's answer (not the public refund's).
-  if (!(await findCharge(deps.db, session.merchant.id, chargeId))) throw new MerchantNotFoundError('Charge not found.', `No charge ${chargeId} in this account.`);
-  return refundCharge(deps, chargeId, { merchantId: session.merchant.id }, 'dashboard', undefined, { email: session.user.email, actor: sessionActor(session) });
 }

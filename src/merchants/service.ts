@@ -10,7 +10,10 @@ import { UnknownCursorError } from '../storage/pages';
 import { findMerchant, insertMerchant, rotateSigningSecret, updateMerchantSettings, type MerchantRow, type StripeCredentialColumns } from '../storage/merchants';
 import type { MerchantCreateBody, RollSigningSecretBody } from './schemas';
 import { assertWebhookUrlAllowed } from './webhook-url';
-import type { HostResolver, TargetPolicy } from '../webhooks/target';
+import { targetPolicy, type HostResolver, type TargetPolicy } from '../webhooks/target';
+import type { AppDeps } from '../app-deps';
+import { recordAudit, type AuditAction } from '../identity/audit';
+import type { Actor } from '../identity/context';
 
 export interface IssuedCredentials {
   api_key: string;
@@ -26,6 +29,11 @@ export interface MerchantServiceOptions {
   webhookPolicy: TargetPolicy;
   resolveHost?: HostResolver;
 }
+
+/** What the merchant changes are made with. */
+export type MerchantDeps = Pick<AppDeps, 'db' | 'sealer' | 'config' | 'resolveHost'>;
+
+export const merchantServiceOptions = ({ sealer, config, resolveHost }: MerchantDeps): MerchantServiceOptions => ({ sealer, webhookPolicy: targetPolicy(config), resolveHost });
 
 /** The mode a Stripe key must have for a merchant's environment. */
 const STRIPE_KEY_MODE = { sandbox: { prefix: 'sk_test_', name: 'test-mode' }, production: { prefix: 'sk_live_', name: 'live' } } as const;
@@ -99,23 +107,34 @@ export async function getMerchant(db: Db, id: string): Promise<MerchantRow> {
   return merchant;
 }
 
+/** The audit action of a settings change: the Developers section's two settings by their own names, anything else as settings. */
+function settingsAction(patch: MerchantSettingsPatch): AuditAction {
+  const keys = Object.keys(patch);
+  if (keys.length === 1 && keys[0] === 'webhook_url') return 'webhook_url.changed';
+  if (keys.length === 1 && keys[0] === 'enabled_events') return 'enabled_events.changed';
+  return 'settings.changed';
+}
+
 /**
- * Applies a settings patch. The merge reads the row locked, in the transaction that writes it, so
- * two patches at once (of different settings, say) both take effect instead of the later write
- * putting back what the earlier one changed.
+ * Applies a settings patch for `actor` (the operator on any merchant, a merchant's person on their
+ * own). The merge reads the row locked, in the transaction that writes it, so two patches at once
+ * (of different settings, say) both take effect instead of the later write putting back what the
+ * earlier one changed. The audit row holds each changed setting before and after (a Stripe key
+ * only as its last four) and commits with the change.
  */
-export async function changeSettings(db: Db, options: MerchantServiceOptions, id: string, patch: MerchantSettingsPatch, record?: (trx: Db, changes: SettingsChanges) => Promise<void>): Promise<PresentedSettings> {
-  await getMerchant(db, id);
+export async function changeSettings(deps: MerchantDeps, actor: Actor, merchantId: string, patch: MerchantSettingsPatch): Promise<PresentedSettings> {
+  const options = merchantServiceOptions(deps);
+  await getMerchant(deps.db, merchantId);
   if (patch.webhook_url !== undefined) await assertWebhookUrlAllowed(patch.webhook_url, options.webhookPolicy, options.resolveHost);
-  return db.transaction(async (trx) => {
-    const merchant = (await findMerchant(trx, id, true))!;
+  return deps.db.transaction(async (trx) => {
+    const merchant = (await findMerchant(trx, merchantId, true))!;
     const settings = applySettingsPatch(merchant.settings, patch);
     const stripe = sealStripeCredentials(options.sealer, merchant.environment, patch.stripe);
     assertProcessorServes(settings, Boolean(stripe.stripe_secret_key_sealed ?? merchant.stripe_secret_key_sealed));
-    const updated = await updateMerchantSettings(trx, id, settings, stripe);
-    // Who changed what (the audit entry), committed with the change.
-    if (record) await record(trx, settingsChanges(presentSettings(merchant), presentSettings(updated!)));
-    return presentSettings(updated!);
+    const updated = (await updateMerchantSettings(trx, merchantId, settings, stripe))!;
+    const changes = settingsChanges(presentSettings(merchant), presentSettings(updated));
+    await recordAudit(trx, { merchantId, actor, action: settingsAction(patch), target: merchantId, details: { changes } });
+    return presentSettings(updated);
   });
 }
 
@@ -150,32 +169,48 @@ export function presentSettings(m: MerchantRow) {
  * that overlap would drop the secret the merchant has deployed (a double click, a retried request):
  * it is refused unless `force` says the operator means it.
  */
-export async function rollSigningSecret(db: Db, sealer: Sealer, merchantId: string, body: RollSigningSecretBody) {
-  await getMerchant(db, merchantId);
-  const secret = newSecret('signingSecret');
-  const previousExpiresAt = new Date(Date.now() + body.overlap_seconds * 1000);
-  const rolled = await rotateSigningSecret(db, merchantId, sealer.seal(secret), previousExpiresAt, body.force);
-  if (!rolled) {
-    const until = (await getMerchant(db, merchantId)).previous_webhook_signing_secret_expires_at?.toISOString() ?? 'its end';
-    throw new ValidationError(
-      'The signing secret was rolled less than its overlap ago.',
-      `The secret before the current one, which the merchant may still have deployed, signs deliveries until ${until}; rolling again now would stop it at once. Roll after ${until}, or send {"force": true} to roll anyway (a leaked secret). Retry a roll with the same Idempotency-Key to get its answer again.`,
-    );
-  }
-  return { webhook_signing_secret: secret, previous_webhook_secret_expires_at: previousExpiresAt.toISOString() };
+export async function rollSigningSecret(deps: MerchantDeps, actor: Actor, merchantId: string, body: RollSigningSecretBody) {
+  return deps.db.transaction(async (trx) => {
+    await getMerchant(trx, merchantId);
+    const secret = newSecret('signingSecret');
+    const previousExpiresAt = new Date(Date.now() + body.overlap_seconds * 1000);
+    const rolled = await rotateSigningSecret(trx, merchantId, deps.sealer.seal(secret), previousExpiresAt, body.force);
+    if (!rolled) {
+      const until = (await getMerchant(trx, merchantId)).previous_webhook_signing_secret_expires_at?.toISOString() ?? 'its end';
+      throw new ValidationError(
+        'The signing secret was rolled less than its overlap ago.',
+        `The secret before the current one, which the merchant may still have deployed, signs deliveries until ${until}; rolling again now would stop it at once. Roll after ${until}, or send {"force": true} to roll anyway (a leaked secret). Retry a roll with the same Idempotency-Key to get its answer again.`,
+      );
+    }
+    await recordAudit(trx, { merchantId, actor, action: 'signing_secret.rolled', target: merchantId, details: { previous_expires_at: previousExpiresAt.toISOString(), forced: body.force } });
+    return { webhook_signing_secret: secret, previous_webhook_secret_expires_at: previousExpiresAt.toISOString() };
+  });
 }
 
-export async function issueKey(db: Db, merchantId: string): Promise<IssuedCredentials> {
-  await getMerchant(db, merchantId);
-  return issueCredentials(db, merchantId);
+/** A new API key and client secret of the merchant, answered once; the audit row names the key by its prefix. */
+export async function issueKey(deps: MerchantDeps, actor: Actor, merchantId: string): Promise<IssuedCredentials> {
+  return deps.db.transaction(async (trx) => {
+    await getMerchant(trx, merchantId);
+    const issued = await issueCredentials(trx, merchantId);
+    await recordAudit(trx, { merchantId, actor, action: 'api_key.issued', target: issued.key_prefix });
+    return issued;
+  });
 }
 
-export async function revokeKey(db: Db, merchantId: string, keyPrefix: string): Promise<void> {
-  await getMerchant(db, merchantId);
-  const revoked = await revokeApiKey(db, merchantId, keyPrefix);
-  if (revoked === 0) {
-    throw new ValidationError('API key not found.', `No active key with prefix ${keyPrefix} belongs to merchant ${merchantId}.`);
-  }
+/**
+ * Revokes one of the merchant's active keys. A prefix that names no active key of this merchant
+ * (unknown, revoked, or another merchant's) is not found, the same answer for every caller, so a
+ * prefix tells nobody whose key it is.
+ */
+export async function revokeKey(deps: MerchantDeps, actor: Actor, merchantId: string, keyPrefix: string) {
+  return deps.db.transaction(async (trx) => {
+    await getMerchant(trx, merchantId);
+    if ((await revokeApiKey(trx, merchantId, keyPrefix)) === 0) {
+      throw new AdminNotFoundError('API key not found.', `No active API key with prefix ${keyPrefix} belongs to this merchant; the merchant's key list names its keys by prefix.`);
+    }
+    await recordAudit(trx, { merchantId, actor, action: 'api_key.revoked', target: keyPrefix });
+    return { key_prefix: keyPrefix, revoked: true as const };
+  });
 }
 
 /** The operator's page of a merchant's keys (404 for an unknown merchant or cursor). */

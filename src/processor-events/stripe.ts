@@ -66,7 +66,7 @@ async function actOn(deps: AppDeps, merchant: MerchantRow, stripe: Stripe, event
       if (charge.status !== 'succeeded') return `ignored: the charge is ${charge.status}`;
       // A refund made in Stripe's dashboard is recorded like every refund (source processor).
       try {
-        await refundCharge(deps, charge.id, { merchantId: merchant.id }, 'processor');
+        await refundCharge(deps, charge.id, { source: 'processor', merchantId: merchant.id });
       } catch (error) {
         if (error instanceof ApiError) return `ignored: ${error.message}`;
         throw error;

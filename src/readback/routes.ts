@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { merchantOf, requireMerchant } from '../http/auth';
+import { merchantOf } from '../http/auth';
 import { parseOrThrow } from '../http/validate';
 import { ChargeListQuery, CheckoutListQuery, EventListQuery, PageQuery } from './schemas';
 import { getCheckoutDetail, getEvent, getRefund, getStoredCustomer, listCharges, listCheckouts, listEvents, listRefunds } from './service';
+import { merchantCredential, route } from '../identity';
 
 /**
  * Reading back, for merchants: GET routes beside the contract's nine operations (extensions).
@@ -11,37 +12,37 @@ import { getCheckoutDetail, getEvent, getRefund, getStoredCustomer, listCharges,
  */
 export function readbackRoutes({ db }: AppDeps): Router {
   const router = Router();
-  const auth = requireMerchant(db, 'api_key');
+  const apiKey = merchantCredential(db, 'api_key');
 
-  router.get('/checkouts', auth, async (req, res) => {
+  route(router, 'get', '/checkouts', apiKey, async (req, res) => {
     const { limit, starting_after, ...filters } = parseOrThrow(CheckoutListQuery, req.query, 'Query');
     res.json(await listCheckouts(db, merchantOf(req).id, { limit, startingAfter: starting_after }, filters));
   });
-  router.get('/checkouts/:id', auth, async (req, res) => {
+  route(router, 'get', '/checkouts/:id', apiKey, async (req, res) => {
     res.json(await getCheckoutDetail(db, merchantOf(req).id, String(req.params.id)));
   });
-  router.get('/customers/:id', auth, async (req, res) => {
+  route(router, 'get', '/customers/:id', apiKey, async (req, res) => {
     res.json(await getStoredCustomer(db, merchantOf(req).id, String(req.params.id)));
   });
-  router.get('/charges', auth, async (req, res) => {
+  route(router, 'get', '/charges', apiKey, async (req, res) => {
     const { limit, starting_after, ...filters } = parseOrThrow(ChargeListQuery, req.query, 'Query');
     res.json(await listCharges(db, merchantOf(req).id, { limit, startingAfter: starting_after }, filters));
   });
-  router.get('/refunds', auth, async (req, res) => {
+  route(router, 'get', '/refunds', apiKey, async (req, res) => {
     const { limit, starting_after } = parseOrThrow(PageQuery, req.query, 'Query');
     res.json(await listRefunds(db, merchantOf(req).id, { limit, startingAfter: starting_after }));
   });
-  router.get('/refunds/:id', auth, async (req, res) => {
+  route(router, 'get', '/refunds/:id', apiKey, async (req, res) => {
     res.json(await getRefund(db, merchantOf(req).id, String(req.params.id)));
   });
-  router.get('/events', auth, async (req, res) => {
+  route(router, 'get', '/events', apiKey, async (req, res) => {
     const { limit, starting_after, ...filters } = parseOrThrow(EventListQuery, req.query, 'Query');
     res.json(await listEvents(db, merchantOf(req).id, { limit, startingAfter: starting_after }, filters, true));
   });
-  router.get('/events/:id', auth, async (req, res) => {
+  route(router, 'get', '/events/:id', apiKey, async (req, res) => {
     res.json(await getEvent(db, merchantOf(req).id, String(req.params.id)));
   });
-  router.get('/event_log', auth, async (req, res) => {
+  route(router, 'get', '/event_log', apiKey, async (req, res) => {
     const { limit, starting_after, ...filters } = parseOrThrow(EventListQuery, req.query, 'Query');
     res.json(await listEvents(db, merchantOf(req).id, { limit, startingAfter: starting_after }, filters, false));
   });

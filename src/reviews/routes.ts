@@ -4,9 +4,9 @@ import { adminListLimit, startingAfter } from '../admin/schemas';
 import type { AppDeps } from '../app-deps';
 import { parseEmptyBody, parseOrThrow } from '../http/validate';
 import type { ReviewDecision } from '../../workflows/contract';
-import { adminActorOf } from '../identity/admin-guard';
-import { decideReviewAsOperator } from '../operator-accounts/actions';
-import { listReviewsForOperator } from './service';
+import { adminActorOf, operator, route } from '../identity';
+import { EVERY_MERCHANT } from '../identity/context';
+import { decideReview, listReviewsForOperator } from './service';
 
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
@@ -25,7 +25,7 @@ const ReviewListQuery = z.object({
 export function reviewAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
-  router.get('/reviews', async (req, res) => {
+  route(router, 'get', '/reviews', operator('read'), async (req, res) => {
     const query = parseOrThrow(ReviewListQuery, req.query, 'Query');
     res.json(await listReviewsForOperator(deps.db, query));
   });
@@ -34,10 +34,10 @@ export function reviewAdminRoutes(deps: AppDeps): Router {
     (decision: ReviewDecision): RequestHandler =>
     async (req, res) => {
       parseEmptyBody(req.body);
-      res.json(await decideReviewAsOperator(deps, adminActorOf(req), String(req.params.id), decision));
+      res.json(await decideReview(deps, adminActorOf(req), String(req.params.id), decision, EVERY_MERCHANT));
     };
 
-  router.post('/reviews/:id/approve', decide('approved'));
-  router.post('/reviews/:id/decline', decide('declined'));
+  route(router, 'post', '/reviews/:id/approve', operator('decide_reviews'), decide('approved'));
+  route(router, 'post', '/reviews/:id/decline', operator('decide_reviews'), decide('declined'));
   return router;
 }

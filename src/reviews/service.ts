@@ -5,10 +5,12 @@ import { reviewDetails, withMerchantNames } from '../admin/service';
 import { adminPage, type AdminPageQuery } from '../readback/list-page';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
+import { actorEmail, ADMIN_TOKEN_NAME, inScope, type DashboardActor, type MerchantScope } from '../identity/context';
 import { countReviewsUnscoped, pageReviewsUnscoped, type ReviewFilter } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { presentReview } from './present';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
+import { reachUntil, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type DecisionAudit, type ReviewDecision } from '../../workflows/contract';
 
 export interface ReviewListQuery extends AdminPageQuery {
@@ -46,29 +48,38 @@ export async function listReviewsForOperator(db: Db, query: ReviewListQuery) {
 
 /**
  * A reviewer's decision, sent to the paused checkout workflow, which decides: the review as it
- * stands after it, with its decider. A review already decided (by another reviewer, or before)
- * is a 422; so is an approval whose re-checks refused it (the review stays pending). `audit`
- * (a merchant's person) has the decision's audit row written in the decision's own transaction.
+ * stands after it, with its decider (the actor's email, `admin API` for the admin token). A
+ * review outside the actor's scope is answered like a missing one, for every caller. A review
+ * already decided (by another reviewer, or before) is a 422; so is an approval whose re-checks
+ * refused it (the review stays pending). The decision's audit row, naming the actor and their
+ * client address, is written by the activity that records the decision, in its transaction.
  */
-export async function decideReview(deps: AppDeps, reviewId: string, decision: ReviewDecision, decidedBy: string, audit?: DecisionAudit) {
+export async function decideReview(deps: AppDeps, actor: DashboardActor, reviewId: string, decision: ReviewDecision, scope: MerchantScope) {
   const { db, temporal } = deps;
   const review = await findReviewUnscoped(db, reviewId);
-  if (!review) throw new AdminNotFoundError('Review not found.', `No review ${reviewId}.`);
+  // Another merchant's review (for a merchant's person) is reported exactly like a missing one.
+  if (!review || !inScope(scope, review.merchant_id)) throw new AdminNotFoundError('Review not found.', `No review ${reviewId}.`);
   if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
+  const decidedBy = actorEmail(actor) ?? ADMIN_TOKEN_NAME;
+  const audit: DecisionAudit = { actor };
   try {
     // One update id per send: a send's own retries after a transient refusal reach the same
     // decision, while a second reviewer's request, even at the same moment and for the same
     // decision, is a second update that the workflow refuses (one decision, one 200).
-    const decided = await sendOnceCaughtUp(
-      () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: audit ? [decision, decidedBy, audit] : [decision, decidedBy], updateId: `${review.id}-decision-${randomUUID()}` }),
-      // The review is listed (its row committed) a moment before its workflow, which made it,
-      // hears back and waits for the decision: until then it refuses every decision as a second
-      // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
-      async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReviewUnscoped(db, review.id))?.status === 'pending',
+    // Within the reach of Temporal, or 503: a decision arriving later is refused (acceptBy).
+    const decided = await withinReach(temporal, Date.now() + TEMPORAL_REACH_MS, () =>
+      sendOnceCaughtUp(
+        () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: [decision, decidedBy, audit, reachUntil()], updateId: `${review.id}-decision-${randomUUID()}` }),
+        // The review is listed (its row committed) a moment before its workflow, which made it,
+        // hears back and waits for the decision: until then it refuses every decision as a second
+        // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
+        async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReviewUnscoped(db, review.id))?.status === 'pending',
+      ),
     );
     if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
     return { ...decided, decided_by: decidedBy };
   } catch (error) {
+    if (failureType(error) === FAILURE_TYPES.requestAnswered) throw unreachable();
     // The approval's re-checks refused it (approvalRefusal): the review is still pending.
     if (failureType(error) === FAILURE_TYPES.approvalRefused) {
       throw new ValidationError('Approval refused.', applicationFailureOf(error)!.message);

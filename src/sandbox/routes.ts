@@ -4,6 +4,7 @@ import type { AppDeps } from '../app-deps';
 import { CHARGE_STATUSES } from '../domain/charge-states';
 import { parseOrThrow } from '../http/validate';
 import { simulateChargeMove } from './service';
+import { operator, route } from '../identity';
 
 const TransitionBody = z
   .object({
@@ -16,7 +17,7 @@ const TransitionBody = z
 /** The processor simulator (sandbox only): POST /admin/v1/sandbox/charges/{id}/transition (see simulateChargeMove). */
 export function sandboxAdminRoutes(deps: AppDeps): Router {
   const router = Router();
-  router.post('/sandbox/charges/:id/transition', async (req, res) => {
+  route(router, 'post', '/sandbox/charges/:id/transition', operator('sandbox'), async (req, res) => {
     const body = parseOrThrow(TransitionBody, req.body);
     res.json(await simulateChargeMove(deps, req.params.id!, body));
   });

@@ -53,7 +53,7 @@ export async function simulateChargeMove(deps: AppDeps, chargeId: string, body: 
 }
 
 async function moveAsProcessor(deps: AppDeps, charge: ChargeRow, body: SimulatedMove) {
-  if (body.to === 'refunded') return refundCharge(deps, charge.id, {}, 'processor');
+  if (body.to === 'refunded') return refundCharge(deps, charge.id, { source: 'processor' });
   if (body.to === 'held') return holdAsProcessor(deps, charge);
   const result = await moveChargeAsProcessor(deps, charge, body);
   if (!result.moved) throw new ValidationError('The charge moved meanwhile.', `It is now ${result.charge.status}; try again.`);

@@ -41,6 +41,13 @@ export async function findMerchant(db: Db, id: string, lock = false): Promise<Me
   return withDefaults(await (lock ? query.forUpdate() : query));
 }
 
+/** The names of merchants by id, for lists that span merchants (the operator's audit log). Not merchant-scoped: the operator reads every merchant. */
+export async function findMerchantNamesByIdsUnscoped(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids)];
+  const rows: Array<Pick<MerchantRow, 'id' | 'name'>> = wanted.length ? await db<MerchantRow>('merchants').whereIn('id', wanted).select('id', 'name') : [];
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 export type StripeCredentialColumns = Pick<MerchantRow, 'stripe_secret_key_sealed' | 'stripe_secret_key_last4' | 'stripe_webhook_secret_sealed'>;
 
 /** The settings and, when given, replaced Stripe credentials (only the columns given change). */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { adminActorOf } from '../identity/admin-guard';
+import { adminActorOf, operator, route } from '../identity';
 import { parseOrThrow } from '../http/validate';
 import { AdvanceClockBody, CancelBody, CustomerClockBody, PaymentMethodBody, SubscriptionListQuery } from './schemas';
 import { advanceTestClock, cancelAdminSubscription, changePaymentMethod, getAdminSubscription, listAdminSubscriptions, setCustomerTestClock } from './service';
@@ -9,27 +9,27 @@ import { advanceTestClock, cancelAdminSubscription, changePaymentMethod, getAdmi
 export function subscriptionAdminRoutes(deps: AppDeps): Router {
   const router = Router();
 
-  router.get('/subscriptions', async (req, res) => {
+  route(router, 'get', '/subscriptions', operator('read'), async (req, res) => {
     res.json(await listAdminSubscriptions(deps, parseOrThrow(SubscriptionListQuery, req.query, 'Query')));
   });
 
-  router.get('/subscriptions/:id', async (req, res) => {
+  route(router, 'get', '/subscriptions/:id', operator('read'), async (req, res) => {
     res.json(await getAdminSubscription(deps, req.params.id!));
   });
 
-  router.post('/subscriptions/:id/cancel', async (req, res) => {
+  route(router, 'post', '/subscriptions/:id/cancel', operator('subscriptions'), async (req, res) => {
     res.json(await cancelAdminSubscription(deps, req.params.id!, parseOrThrow(CancelBody, req.body ?? {}), adminActorOf(req)));
   });
 
-  router.post('/subscriptions/:id/payment_method', async (req, res) => {
+  route(router, 'post', '/subscriptions/:id/payment_method', operator('subscriptions'), async (req, res) => {
     res.json(await changePaymentMethod(deps, req.params.id!, parseOrThrow(PaymentMethodBody, req.body ?? {}), adminActorOf(req)));
   });
 
-  router.post('/subscriptions/:id/test_clock/advance', async (req, res) => {
+  route(router, 'post', '/subscriptions/:id/test_clock/advance', operator('subscriptions'), async (req, res) => {
     res.json(await advanceTestClock(deps, req.params.id!, parseOrThrow(AdvanceClockBody, req.body ?? {})));
   });
 
-  router.post('/customers/:id/test_clock', async (req, res) => {
+  route(router, 'post', '/customers/:id/test_clock', operator('subscriptions'), async (req, res) => {
     res.json(await setCustomerTestClock(deps, req.params.id!, parseOrThrow(CustomerClockBody, req.body ?? {})));
   });
 

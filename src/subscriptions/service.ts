@@ -1,4 +1,5 @@
 import type { AppDeps } from '../app-deps';
+import { TEMPORAL_REACH_MS, withinReach } from '../temporal/deadlines';
 import { presentSubscription, subscriptionNow } from '../domain/subscriptions';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import { listSubscriptionCharges, type ChargeRow } from '../storage/charges';
@@ -128,7 +129,7 @@ export async function setCustomerTestClock(deps: SubscriptionDeps, customerId: s
 /** The workflow refuses once the subscription ended (cancelled meanwhile, e.g. by dunning): a 422, not a 500. */
 async function sendUpdate<T>(deps: SubscriptionDeps, id: string, send: Parameters<typeof updateSubscriptionWorkflow<T>>[2]): Promise<T> {
   try {
-    return await updateSubscriptionWorkflow(deps, id, send);
+    return await withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () => updateSubscriptionWorkflow(deps, id, send));
   } catch (error) {
     if (error instanceof SubscriptionEndedError) throw alreadyCancelled(id);
     throw error;

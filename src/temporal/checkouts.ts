@@ -14,6 +14,7 @@ import {
 } from '../../workflows/contract';
 import type { CheckoutRow } from '../storage/checkouts';
 import { signalWithStartWorkflow, startWorkflow, withStartOf } from './workflows';
+import { reachUntil, withinReach } from './deadlines';
 
 /**
  * Starts what keeps the checkout's deadline, before its row is written (a row nothing would ever
@@ -26,7 +27,12 @@ import { signalWithStartWorkflow, startWorkflow, withStartOf } from './workflows
  * interactive priority, so a customer's attempt never queues behind thousands of expiries.
  * Without, the checkout's own workflow starts now and keeps its deadline itself.
  */
-export async function startCheckoutWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, delayed = true): Promise<void> {
+export function startCheckoutWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, delayed = true): Promise<void> {
+  // Within the reach of Temporal, or 503 (the checkout is not recorded without its deadline's workflow).
+  return withinReach(temporal, reachUntil(), () => startDeadlineWorkflow(temporal, taskQueue, input, delayed));
+}
+
+async function startDeadlineWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, delayed: boolean): Promise<void> {
   const typedSearchAttributes = new TypedSearchAttributes(checkoutSearchAttributes(input));
   const once = { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE, workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL } as const;
   if (!delayed) {
@@ -116,7 +122,7 @@ export function checkoutWorkflowStart(taskQueue: string, checkout: CheckoutRow) 
 /** Best-effort cleanup when the checkout could not be recorded after its deadline's workflow started. */
 export async function abandonCheckoutWorkflow(temporal: Client, checkoutId: string): Promise<void> {
   const ids = [checkoutExpiryWorkflowId(checkoutId), checkoutWorkflowId(checkoutId)];
-  await Promise.all(ids.map((id) => temporal.workflow.getHandle(id).terminate('checkout was not recorded').catch(() => undefined)));
+  await withinReach(temporal, reachUntil(), () => Promise.all(ids.map((id) => temporal.workflow.getHandle(id).terminate('checkout was not recorded').catch(() => undefined))));
 }
 
 /** A checkout's workflow as Temporal keeps it: its own, or its expiry workflow; `status` in lower case (running, completed, ...). */

@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateStage } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../app-deps';
 import { presentCharge, type PresentedCharge } from '../charges/present';
@@ -10,7 +10,8 @@ import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { credentialCacheFor } from '../http/credential-cache';
 import { logAttempt } from '../storage/attempt-log';
-import { sendOnceCaughtUp, sendUpdateRetrying } from '../temporal/updates';
+import { outcomeWithinReach, sendOnceCaughtUp } from '../temporal/updates';
+import { reachUntil, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { checkoutWorkflowStart } from '../temporal/checkouts';
 import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
@@ -107,9 +108,13 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
     // before, whose charge ended a moment ago (a pending charge the processor failed: the workflow
     // reads it after that commit), and refuses this one as in flight until then. Such a refusal is
     // sent again under the same update id (a refused update is not kept).
-    result = await sendOnceCaughtUp(
-      () => sendUpdateRetrying(() => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents })),
-      (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
+    // The attempt reaches its workflow within the reach, or is answered 503 and refused by the
+    // workflow if it arrives later (acceptBy): a 503 never becomes a charge behind the customer's back.
+    result = await withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () =>
+      sendOnceCaughtUp(
+        () => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents, acceptBy: reachUntil() }),
+        (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
+      ),
     );
   } catch (error) {
     // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
@@ -142,15 +147,19 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
  */
 async function sendAttempt(deps: AppDeps, checkout: CheckoutRow, input: AttemptInput): Promise<AttemptResult> {
   const { workflow } = deps.temporal;
-  const withStart = () =>
-    workflow.executeUpdateWithStart(submitAttemptUpdate, { args: [input], updateId: input.attemptId, startWorkflowOperation: checkoutWorkflowStart(deps.config.taskQueue, checkout) });
-  if (checkout.attempts_count === 0) return withStart();
-  try {
-    return await workflow.getHandle(checkoutWorkflowId(checkout.id)).executeUpdate(submitAttemptUpdate, { args: [input], updateId: input.attemptId });
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return withStart();
-    throw error;
-  }
+  const update = { args: [input] as [AttemptInput], updateId: input.attemptId };
+  const handle = () => workflow.getHandle(checkoutWorkflowId(checkout.id));
+  const withStart = () => workflow.executeUpdateWithStart(submitAttemptUpdate, { ...update, startWorkflowOperation: checkoutWorkflowStart(deps.config.taskQueue, checkout) });
+  const complete = async () => {
+    if (checkout.attempts_count === 0) return withStart();
+    try {
+      return await handle().executeUpdate(submitAttemptUpdate, update);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return withStart();
+      throw error;
+    }
+  };
+  return outcomeWithinReach(workflow, { complete, accept: () => handle().startUpdate(submitAttemptUpdate, { ...update, waitForStage: WorkflowUpdateStage.ACCEPTED }) });
 }
 
 const presentAttemptReview = (review: ReviewRow) => ({ id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() });
@@ -223,6 +232,8 @@ function attemptRefusal(error: unknown, merchant: MerchantRow, checkout: Checkou
   if (error instanceof WorkflowNotFoundError || error instanceof WorkflowExecutionAlreadyStartedError) return new ValidationError('This checkout is no longer open.', NEW_CHECKOUT);
   if (!(error instanceof WorkflowUpdateFailedError)) return error;
   switch (failureType(error)) {
+    case FAILURE_TYPES.requestAnswered:
+      return unreachable();
     case FAILURE_TYPES.attemptInFlight:
       return IN_FLIGHT();
     case FAILURE_TYPES.checkoutBlocked:

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AppDeps } from '../app-deps';
 import { checkoutExperience } from './service';
+import { publicRoute, route, serve } from '../identity';
 
 /**
  * The assets live beside this file in the source tree; the production build compiles to
@@ -70,8 +71,10 @@ export function walletPageRoutes({ db }: Pick<AppDeps, 'db'>): Router {
 
   // The page itself only under /checkout/{id}, with its headers: here it would be a page on our
   // origin that any site may frame, with a 5-minute cache and no CSP.
-  router.use(
+  serve(
+    router,
     '/wallet-assets',
+    publicRoute('the hosted checkout page\'s scripts and styles'),
     (req, _res, next) => next(isPageAsset(req.path) ? 'router' : undefined),
     express.static(dir, {
       index: false,
@@ -83,7 +86,7 @@ export function walletPageRoutes({ db }: Pick<AppDeps, 'db'>): Router {
   // The page is the same for every checkout: wallet.js reads the id from the path and the
   // secret from the query, and everything else comes from the wallet API. Only its framing
   // depends on the checkout (its experience), read without the secret, which a reload no longer sends.
-  router.get('/checkout/:id', async (req, res, next) => {
+  route(router, 'get', '/checkout/:id', publicRoute('the hosted checkout page; its data comes from the wallet API, behind the checkout\'s secret'), async (req, res, next) => {
     const experience = await checkoutExperience(db, req.params.id);
     res.set(experience === 'iframe' ? FRAMED_PAGE_HEADERS : UNFRAMED_PAGE_HEADERS);
     res.sendFile(indexFile, (error) => {

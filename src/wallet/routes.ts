@@ -10,6 +10,7 @@ import { submitAttempt } from './attempts';
 import { catchUpOnArrival, checkoutOf, requireCheckoutSecret } from './auth';
 import { loadWalletView, presentWalletCheckout } from './read';
 import { merchantOfCheckout } from './service';
+import { access, route } from '../identity';
 
 /**
  * The wallet API (/wallet/v1), called by the hosted page and by merchants' own front ends.
@@ -30,12 +31,14 @@ export function walletRoutes(deps: AppDeps): Router {
   );
 
   // What the hosted page shows. Its Cache-Control: no-store is every API answer's (src/http/answer-headers.ts).
-  router.get('/checkouts/:id', requireCheckoutSecret(db), async (req, res) => {
+  const checkoutSecret = access({ kind: 'checkout_secret' }, requireCheckoutSecret(db));
+  route(router, 'get', '/checkouts/:id', checkoutSecret, async (req, res) => {
     res.json(presentWalletCheckout(await loadWalletView(db, checkoutOf(req))));
   });
 
   // One payment attempt per call: the charge (201), or the review a withdrawal paused for (202).
-  router.post('/checkouts/:id/attempts', catchUpOnArrival(db), requireCheckoutSecret(db), idempotent(deps), async (req, res) => {
+  // The credential cache's catch-up is sent as the request arrives, before the secret is checked.
+  route(router, 'post', '/checkouts/:id/attempts', access({ kind: 'checkout_secret' }, catchUpOnArrival(db), requireCheckoutSecret(db)), idempotent(deps), async (req, res) => {
     const checkout = checkoutOf(req);
     const body = parseOrThrow(AttemptBody, req.body);
     const answer = await submitAttempt(deps, checkout, body, { keyedAttemptId: idempotentAttemptId(req), clientIp: req.ip ?? null, merchantCaughtUp: req.merchantCaughtUp });
@@ -46,7 +49,7 @@ export function walletRoutes(deps: AppDeps): Router {
   // The hosted page's own ping for the checkout's customer: the same service as POST
   // /api/v1/device_pings (30-minute reuse, 404 when disabled), the same answer; the checkout's
   // client_secret stands in for the merchant's.
-  router.post('/checkouts/:id/device_pings', requireCheckoutSecret(db), idempotent(deps), async (req, res) => {
+  route(router, 'post', '/checkouts/:id/device_pings', checkoutSecret, idempotent(deps), async (req, res) => {
     const checkout = checkoutOf(req);
     const merchant = await merchantOfCheckout(db, checkout);
     // Same order as the public endpoint: a disabled account answers 404 whatever was sent.

@@ -1,29 +1,29 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Service } from '../support/harness';
 import { onboard, request, uniqueCustomer } from '../support/http';
 import { WebhookReceiver } from '../support/receiver';
-import { collectErrors, HTML_FROM_STRING_PROBE, screenshotsAtBothWidths, useServiceWithBrowser, toastShows } from '../support/browser';
+import { checkPage, collectErrors, HTML_FROM_STRING_PROBE, useServiceWithBrowser, toastShows } from '../support/browser';
 import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../support/fixtures';
 import { currentTotpCode } from '../../src/identity/secrets';
-import { PASSWORD, uniqueEmail } from '../support/merchant-accounts';
-import { acceptOperatorInvitation, inviteOperator } from '../support/operators';
+import { latestMailTo, linkIn } from '../support/mailpit';
+import { member, PASSWORD, uniqueEmail } from '../support/merchant-accounts';
+import { acceptOperatorInvitation, inviteOperator, operatorSignInRequest } from '../support/operators';
 
 /**
  * The dashboard driven by a real browser (Debian's chromium through playwright-core) against
- * the real service and workflows. Every page is screenshotted at desktop width and at 390 px
- * into test-artifacts/dashboard/ (git-ignored).
+ * the real service and workflows. Every page is checked (checkPage: axe, 390 px, raw ids) and
+ * screenshotted at 1280 and 390 px into test-results/screenshots/ (git-ignored).
  */
 let service: Service;
 let browser: Browser;
 let context: BrowserContext;
 let receiver: WebhookReceiver;
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/dashboard');
-/** The pages that name merchants and customers, screenshotted where the issue's reviewers read them. */
-const SCREENSHOTS = path.resolve(__dirname, '../../test-results/screenshots');
 /** The email of the operator the last signIn() signed in (recorded with their decisions). */
 let reviewer = '';
+/** The authenticator secret of the operator signIn() signed in last (the test acts as the app). */
+let reviewerSecret = '';
 const XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=2">';
 const TIMEOUT = 30_000;
 
@@ -36,16 +36,17 @@ afterEach(async () => context.close());
 
 /** Fills the sign-in form. */
 async function fillSignIn(page: Page, email: string, password: string, code: string): Promise<void> {
-  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByLabel('Authenticator code').fill(code);
 }
 
-/** A new operator_admin (invited with the admin token, accepted with an authenticator) signs in through the page. */
-async function signIn(): Promise<Page> {
+/** A new operator (an operator_admin unless `role` says otherwise; invited with the admin token, accepted with an authenticator) signs in through the page. */
+async function signIn(role = 'operator_admin'): Promise<Page> {
   reviewer = uniqueEmail('reviewer');
-  const invited = await inviteOperator(service, reviewer, 'operator_admin');
+  const invited = await inviteOperator(service, reviewer, role);
   const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
+  reviewerSecret = secret;
   const page = await context.newPage();
   await page.goto(`${service.baseUrl}/dashboard/reviews`);
   await page.waitForURL('**/dashboard/login');
@@ -88,7 +89,7 @@ describe('dashboard', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText('Email or password is wrong.').waitFor();
     expect(page.url()).toMatch(/\/dashboard\/login$/);
-    await screenshotsAtBothWidths(page, ARTIFACTS, 'login');
+    await checkPage(page, 'operator-login');
   });
 
   it('a refused sign-in shows its hint, such as how long a throttled address waits', async () => {
@@ -133,7 +134,7 @@ describe('dashboard', () => {
     const approveCard = page.locator(`[data-review="${first.reviewId}"]`);
     await approveCard.waitFor();
     await expect(approveCard.textContent()).resolves.toMatch(/Evidence[\s\S]*KYC[\s\S]*Geo check/);
-    await screenshotsAtBothWidths(page, ARTIFACTS, 'reviews');
+    await checkPage(page, 'operator-reviews');
     await approveCard.getByRole('button', { name: 'Approve' }).click();
     // The first click only asks; cancelling changes nothing.
     await page.locator('dialog#confirm').getByRole('button', { name: 'Cancel' }).click();
@@ -213,7 +214,7 @@ describe('dashboard', () => {
     expect(await note.textContent()).toMatch(/takes withdrawals should enable this.*reversed after it succeeded/);
     expect(await note.isVisible()).toBe(true);
     await failed.check();
-    await screenshotsAtBothWidths(page, ARTIFACTS, 'merchants');
+    await checkPage(page, 'operator-merchants');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await toastShows(page, 'Settings saved.');
     expect((await service.deps.db('merchants').where({ id: shop.merchant.id }).first()).settings.enabled_events).toEqual(['checkout.failed']);
@@ -254,9 +255,9 @@ describe('dashboard', () => {
     await page.goto(`${service.baseUrl}/dashboard/operators`);
     const card = page.locator('li[data-operator]').filter({ hasText: colleague });
     await card.waitFor();
-    await screenshotsAtBothWidths(page, ARTIFACTS, 'operators');
+    await checkPage(page, 'operator-operators');
     await card.getByLabel(`Role of ${colleague}`).selectOption('operator_reviewer');
-    await toastShows(page, `${colleague} is now operator_reviewer.`);
+    await toastShows(page, `${colleague} is now Operator reviewer.`);
     expect((await colleagueRow()).role).toBe('operator_reviewer');
 
     const invitee = uniqueEmail('invitee');
@@ -270,7 +271,7 @@ describe('dashboard', () => {
     // The invitation waits under Pending invitations until it is revoked; its link then stops working.
     const pending = page.locator(`li[data-invitation="${invitee.toLowerCase()}"]`);
     await pending.waitFor();
-    await screenshotsAtBothWidths(page, ARTIFACTS, 'operators-pending-invitation');
+    await checkPage(page, 'operator-operators-pending-invitation');
     await pending.getByRole('button', { name: 'Revoke' }).click();
     await confirm(page);
     await toastShows(page, `Invitation of ${invitee.toLowerCase()} revoked.`);
@@ -305,7 +306,7 @@ describe('dashboard', () => {
       await form.getByLabel('Merchant id').fill(shop.merchant.id);
       await form.getByRole('button', { name: 'Count events' }).click();
       await form.getByText('1 event match this filter.').waitFor();
-      await screenshotsAtBothWidths(page, ARTIFACTS, 'events');
+      await checkPage(page, 'operator-events');
       expect(down.requests.filter((r) => r.body?.event_id === failedEvent.id)).toHaveLength(5);
       await form.getByRole('button', { name: 'Replay 1 event' }).click();
       await confirm(page);
@@ -324,7 +325,7 @@ describe('dashboard', () => {
       await expect(attempts.filter({ hasText: 'HTTP 200' }).textContent()).resolves.toMatch(/Latency\s*\d+ ms[\s\S]*Response\s*ok/);
       const temporal = page.getByRole('link', { name: 'Open the workflow in Temporal Web UI' });
       expect(await temporal.getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${checkout.id}`);
-      await screenshotsAtBothWidths(page, ARTIFACTS, 'checkout-timeline');
+      await checkPage(page, 'operator-checkout-timeline');
 
       // Refund the charge from the page.
       await page.locator(`[data-charge="${chargeId}"]`).getByRole('button', { name: 'Refund' }).click();
@@ -333,14 +334,13 @@ describe('dashboard', () => {
       expect((await getCharge(service, shop, chargeId)).body.status).toBe('refunded');
       await page.goto(`${service.baseUrl}/dashboard/checkouts`);
       await page.locator(`[data-checkout="${checkout.id}"]`).waitFor();
-      await screenshotsAtBothWidths(page, ARTIFACTS, 'checkouts');
+      await checkPage(page, 'operator-checkouts');
     } finally {
       await down.stop();
     }
   });
 
   it('names merchants and customers on the queue, checkouts and customers; filters and counts the queue; finds merchants; settings in dollars and minutes', async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     const tag = Math.random().toString(36).slice(2, 8);
     const shopNamed = async (name: string) => {
       const merchant = await onboard(service, { name, settings: { review: { enabled: true, min_amount_cents: 100 } } });
@@ -367,7 +367,7 @@ describe('dashboard', () => {
     expect(await card.textContent()).toMatch(new RegExp(`Merchant\\s*Acme Games ${tag}\\s*${acme.merchant.id}.*Customer\\s*Grace Hopper${tag}`));
     await page.locator('.tabs a[data-status="pending"]').filter({ hasText: 'Pending (2)' }).waitFor();
     expect(await page.locator('.tabs a[data-status="declined"]').textContent()).toBe('Declined (0)');
-    await screenshotsAtBothWidths(page, SCREENSHOTS, 'operator-reviews');
+    await checkPage(page, 'operator-reviews');
     // Amount in dollars and age narrow further.
     await page.getByLabel('Min $').fill('50');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -384,7 +384,7 @@ describe('dashboard', () => {
     await row.waitFor();
     expect([await row.locator('.customer-name').textContent(), await row.locator('.merchant-name').textContent()]).toEqual([`Grace Hopper${tag}`, `Acme Games ${tag}`]);
     expect(await row.locator('.ids').textContent()).toContain(acme.customerId);
-    await screenshotsAtBothWidths(page, SCREENSHOTS, 'operator-checkouts');
+    await checkPage(page, 'operator-checkouts');
     await page.goto(`${service.baseUrl}/dashboard/checkouts?id=${large.checkout.id}`);
     await page.locator('dl.facts').filter({ hasText: `Acme Games ${tag}` }).filter({ hasText: `Grace Hopper${tag}` }).first().waitFor();
     await service.deps.db('customers').where({ id: other.customerId }).update({ restriction_reason: 'KYC_DOES_NOT_MATCH_PROFILE_NAME', restricted_at: new Date() });
@@ -392,7 +392,7 @@ describe('dashboard', () => {
     const customer = page.locator(`[data-customer="${other.customerId}"]`);
     await customer.filter({ hasText: `Bolt Sports ${tag}` }).waitFor();
     expect(await customer.locator('.customer-name').textContent()).toBe(`Grace Hopper${tag}`);
-    await screenshotsAtBothWidths(page, SCREENSHOTS, 'operator-customers');
+    await checkPage(page, 'operator-customers');
 
     // Merchants found by a name fragment; settings entered in dollars and minutes, stored in cents and seconds.
     await page.goto(`${service.baseUrl}/dashboard/merchants`);
@@ -411,7 +411,7 @@ describe('dashboard', () => {
     expect([settings.review.min_amount_cents, settings.checkout_expiry_seconds]).toEqual([1250, 2700]);
     await page.reload();
     expect([await page.getByLabel('From amount ($)').inputValue(), await page.getByLabel('Checkout expiry (minutes)').inputValue()]).toEqual(['12.50', '45']);
-    await screenshotsAtBothWidths(page, SCREENSHOTS, 'operator-merchant-settings');
+    await checkPage(page, 'operator-merchant-settings');
     expect(errors).toEqual([]);
   }, 180_000);
 
@@ -438,7 +438,7 @@ describe('dashboard', () => {
     await page.goto(`${service.baseUrl}/dashboard/customers`);
     const card = page.locator(`[data-customer="${shop.customerId}"]`);
     await card.filter({ hasText: XSS }).waitFor();
-    await screenshotsAtBothWidths(page, ARTIFACTS, 'customers');
+    await checkPage(page, 'operator-customers');
     await page.goto(`${service.baseUrl}/dashboard/checkouts?id=${blocked.id}`);
     await page.getByText('Why it was blocked (evidence)').waitFor();
     expect(await page.evaluate('window.__xss')).toBeUndefined();
@@ -453,5 +453,139 @@ describe('dashboard', () => {
     // Audit: the pages also run under Trusted Types with no policy, so no string can become HTML
     // (last: the refusal is logged as a console error).
     expect(await page.evaluate(HTML_FROM_STRING_PROBE)).toBe('refused');
+  });
+});
+
+describe('dashboard pages for what goes wrong, and the audit log', () => {
+  it('"Forgot your password?" mails an operator a reset link whose page leads back to /dashboard/login', async () => {
+    const email = uniqueEmail('forgetful');
+    await acceptOperatorInvitation(service, (await inviteOperator(service, email, 'operator_viewer')).body.accept_url);
+    const page = await context.newPage();
+    await page.goto(`${service.baseUrl}/dashboard/login`);
+    await page.getByText('Forgot your password?').click();
+    await page.getByLabel('Your email').fill(email);
+    await page.getByRole('button', { name: 'Mail me a reset link' }).click();
+    await page.locator('#forgot-result').filter({ hasText: 'a reset link is on its way' }).waitFor();
+    await checkPage(page, 'operator-login-forgot');
+    await page.goto(linkIn(await latestMailTo(email, /password/i)));
+    // An operator has an authenticator: the reset asks for its code, then sends them to their own sign-in page.
+    await page.getByLabel('Its current code, or one of your recovery codes').waitFor();
+    expect(await page.getAttribute('#sign-in', 'href')).toBe('/dashboard/login');
+  });
+
+  it("a merchant's person signing in here is told where to sign in instead, with a link", async () => {
+    const merchant = await onboard(service);
+    const person = await member(service, merchant.id, 'viewer');
+    const page = await context.newPage();
+    await page.goto(`${service.baseUrl}/dashboard/login`);
+    await fillSignIn(page, person.email, PASSWORD, '123456');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#error').filter({ hasText: "This account signs in on the other dashboard. A merchant's people sign in at /merchant/login." }).waitFor();
+    expect(await page.locator('#error a').getAttribute('href')).toBe('/merchant/login');
+    await checkPage(page, 'operator-login-wrong-dashboard');
+    // The wrong password for the same email says nothing about where the account is.
+    await fillSignIn(page, person.email, 'not the password', '123456');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#error').filter({ hasText: 'Email or password is wrong.' }).waitFor();
+  });
+
+  it('a viewer opening the Operators or the Audit log page by its address is told which roles may, not left loading', async () => {
+    const page = await signIn('operator_viewer');
+    expect(await page.locator('#who').textContent()).toBe(`${reviewer} (Operator viewer)`);
+    for (const [name, label] of [['operators', 'Operators'], ['audit', 'Audit log']] as const) {
+      await page.goto(`${service.baseUrl}/dashboard/${name}`);
+      const problem = page.locator('[data-problem="no-access"]');
+      await problem.waitFor();
+      expect(await problem.textContent()).toContain(`The ${label} page is not open to your role`);
+      expect(await problem.textContent()).toContain('Only the Operator admin role can open it. You are signed in as Operator viewer.');
+      expect(await page.locator(`#nav a[data-page="${name}"]`).isVisible()).toBe(false);
+      expect(await page.locator('form').count()).toBe(0);
+      await checkPage(page, `operator-no-access-${name}`);
+    }
+  });
+
+  it('a page whose read fails (503, 500, 404) says so in words with Try again, never the raw answer; an address with no page is a page too', async () => {
+    const page = await signIn();
+    const operatorsList = /\/admin\/v1\/operators\?/;
+    const answers = [
+      [503, { error: 'The service is briefly unavailable.', hint: 'Retry the request in a moment.' }, 'The service is unavailable right now'],
+      [500, { error: 'Internal server error.', hint: 'Try again; if it persists, contact the service operator.' }, 'Something went wrong on our side'],
+      [404, { error: 'Not found.', hint: 'No route for GET /admin/v1/operators.' }, 'Not found'],
+    ] as const;
+    for (const [status, body, title] of answers) {
+      await page.route(operatorsList, (route) => route.fulfill({ status, contentType: 'application/json', body: JSON.stringify({ ...body, request_id: 'req_from_the_test' }) }));
+      await page.goto(`${service.baseUrl}/dashboard/operators`);
+      const problem = page.locator('section.problem');
+      await problem.getByRole('heading', { name: title }).waitFor();
+      expect(await page.locator('main').textContent()).not.toMatch(/[{}"]/);
+      expect(await page.locator('main').textContent()).not.toContain('Loading…');
+      expect(await problem.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+      await checkPage(page, `operator-load-failed-${status}`);
+      await page.unroute(operatorsList);
+    }
+    // Try again reads the page again, which now answers.
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.locator('li[data-operator]').first().waitFor();
+
+    const missing = await page.goto(`${service.baseUrl}/dashboard/no-such-page`);
+    expect([missing!.status(), missing!.headers()['content-type']]).toEqual([404, expect.stringMatching(/^text\/html/)]);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await checkPage(page, 'operator-page-not-found');
+    // A program still gets the API's JSON there.
+    expect((await request(service.baseUrl, 'GET', '/dashboard/no-such-page')).body).toEqual(expect.objectContaining({ error: 'Not found.' }));
+  });
+
+  it('the Audit log page tells who did what, a page at a time, with the email and address of each refused sign-in and each merchant by name', async () => {
+    const tried = uniqueEmail('intruder');
+    const address = '203.0.113.77';
+    expect((await operatorSignInRequest(service, { email: tried, password: 'not the password', totp_code: '123456' }, address)).status).toBe(401);
+    // More entries than a page holds.
+    for (let i = 0; i < 26; i++) await operatorSignInRequest(service, { email: uniqueEmail('guess'), password: 'not the password', totp_code: '123456' });
+    const merchant = await onboard(service, { name: 'Audit Shop' });
+    await member(service, merchant.id, 'developer');
+    const page = await signIn();
+    await page.goto(`${service.baseUrl}/dashboard/audit`);
+    const entries = page.locator('li[data-audit]');
+    await entries.first().waitFor();
+    expect(await entries.count()).toBe(25);
+    await page.locator('[data-audit="invitation.created"]').filter({ has: page.locator('.place', { hasText: 'Audit Shop' }) }).first().waitFor();
+    await page.locator('[data-audit="invitation.created"]', { hasText: 'as Developer.' }).first().waitFor();
+    await checkPage(page, 'operator-audit');
+    const pager = page.locator('nav.pager');
+    await pager.getByRole('button', { name: 'Next →' }).click();
+    await pager.filter({ hasText: 'Page 2' }).waitFor();
+
+    await page.getByLabel('By or tried as').fill(tried);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/actor=/);
+    const failure = page.locator('[data-audit="sign_in.failed"]');
+    await failure.filter({ hasText: `Someone from ${address} failed to sign in as ${tried} (wrong email or password).` }).waitFor();
+    expect(await entries.count()).toBe(1);
+    await checkPage(page, 'operator-audit-filtered');
+  });
+  it('Security: an operator replaces their authenticator app with a current code, scans its QR code and gets new recovery codes', async () => {
+    const page = await signIn('operator_viewer');
+    const letNextCodeCome = () => service.deps.db('people').where({ email: reviewer.toLowerCase() }).update({ totp_last_step: null });
+    await page.getByRole('link', { name: 'Security' }).click();
+    await page.waitForURL('**/dashboard/security');
+    await page.getByRole('button', { name: 'Replace authenticator app' }).waitFor();
+    await checkPage(page, 'operator-security');
+    await letNextCodeCome();
+    await page.getByLabel('Code from your current app, or a recovery code', { exact: true }).fill(currentTotpCode(reviewerSecret));
+    await page.getByRole('button', { name: 'Replace authenticator app' }).click();
+    const newSecret = (await page.locator('#totp-secret').textContent())!;
+    expect(await page.locator('img.qr').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await checkPage(page, 'operator-security-scan');
+    await letNextCodeCome();
+    await page.getByLabel('Code from the new app').fill(currentTotpCode(newSecret));
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await toastShows(page, 'Authenticator app enrolled');
+    expect(await page.locator('#recovery-codes li').count()).toBe(10);
+    await checkPage(page, 'operator-security-recovery-codes');
+    // The old app no longer signs in; the new one does.
+    await letNextCodeCome();
+    expect((await operatorSignInRequest(service, { email: reviewer, password: PASSWORD, totp_code: currentTotpCode(reviewerSecret) })).status).toBe(401);
+    await letNextCodeCome();
+    expect((await operatorSignInRequest(service, { email: reviewer, password: PASSWORD, totp_code: currentTotpCode(newSecret) })).status).toBe(200);
   });
 });

@@ -64,8 +64,8 @@ export async function operator(service: ServiceLike, role: string): Promise<Oper
 }
 
 /** A call with the operator's dashboard session (and, unless `csrf: false`, its CSRF header). */
-export function asOperator(service: ServiceLike, who: Pick<Operator, 'cookie' | 'csrf'> | null, method: string, path: string, options: { body?: unknown; csrf?: boolean } = {}) {
-  const headers: Record<string, string> = {};
+export function asOperator(service: ServiceLike, who: Pick<Operator, 'cookie' | 'csrf'> | null, method: string, path: string, options: { body?: unknown; csrf?: boolean; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
   if (who) headers.cookie = who.cookie;
   if (who && options.csrf !== false) headers['x-dashboard-csrf'] = who.csrf;
   return request(service.baseUrl, method, path, { headers, body: options.body });

@@ -22,10 +22,11 @@ describe("the link pages' markup", () => {
   it('escapes every value it shows', () => {
     expect(escapeHtml(`<img src=x onerror="alert('1')">&\``)).toBe('&#60;img src=x onerror=&#34;alert(&#39;1&#39;)&#34;&#62;&#38;&#96;');
     const html = renderLinkPage(
-      { title: '<b>t</b>', lines: ['<script>x()</script>'], token: 'abc"><script>', submitPath: '/a', totpPath: '/b', done: '</p><script>' },
+      { title: '<b>t</b>', lines: ['<script>x()</script>'], token: 'abc"><script>', submitPath: '/a', totpPath: '/b', done: '</p><script>', signInPath: '/"><script>' },
       'nonce"',
     );
     expect(html).not.toMatch(/<b>|<script>x|"><script>|<\/p><script>|nonce"/);
+    expect(html).toContain('href="/&#34;&#62;&#60;script&#62;"');
     expect(html).toContain('&#60;script&#62;x()&#60;/script&#62;');
   });
 });

@@ -23,13 +23,36 @@ describe('the audit log as sentences', () => {
       ['auditSentence', { actor: 'opr_1', actor_kind: 'operator', actor_email: 'olga@operator.example', action: 'settings.changed', target: 'mer_1', details: { changes: { review: { from: { enabled: false, min_amount_cents: 1 }, to: { enabled: true, min_amount_cents: 50000 } } } } }],
       ['auditSentence', { ...person, action: 'enabled_events.changed', target: 'mer_1', details: { from: ['customer.unrestricted'], to: [] } }],
     ])).toEqual([
-      { sentence: "ingrid@shop.example changed ada@shop.example's role from developer to owner.", lines: [] },
+      { sentence: "ingrid@shop.example changed ada@shop.example's role from Developer to Owner.", lines: [] },
       { sentence: 'Refunded $64.00 by ingrid@shop.example.', lines: [] },
       { sentence: 'Refunded $64.00 by the operator (admin token).', lines: [] },
       { sentence: 'ingrid@shop.example changed the webhook URL.', lines: ['The webhook URL changed from https://a.example/hooks to https://b.example/hooks.'] },
       { sentence: 'olga@operator.example (operator) changed the settings.', lines: ['The review rule changed from off to on, from $500.00.'] },
       // An entry written before before-and-after was recorded still reads as a change.
       { sentence: 'ingrid@shop.example changed the enabled events.', lines: ['The enabled events changed from customer.unrestricted to none.'] },
+    ]);
+  });
+});
+
+describe("the operator's audit log as sentences", () => {
+  it('says which email a refused sign-in tried, from which address and why; roles and payments in words', () => {
+    const refused = { actor: 'anonymous', actor_kind: 'anonymous', actor_email: 'mallory@example.com', target: null, client_address: '203.0.113.7' };
+    expect(sentences([
+      ['auditSentence', { ...refused, action: 'sign_in.failed', details: { email: 'mallory@example.com', reason: 'password' } }],
+      ['auditSentence', { ...refused, action: 'sign_in.failed', details: { email: 'mallory@example.com', reason: 'totp_code' } }],
+      ['auditSentence', { ...refused, action: 'sign_in.throttled', details: { email: 'mallory@example.com', limit: 'account' } }],
+      ['auditSentence', { actor: 'opr_1', actor_kind: 'operator', actor_email: 'olga@operator.example', action: 'invitation.created', target: 'inv_1', details: { email: 'new@operator.example', role: 'operator_admin' } }],
+      ['actorText', refused],
+      ['roleName', 'operator_reviewer'],
+      ['paymentKind', 'debit'],
+    ])).toEqual([
+      { sentence: 'Someone from 203.0.113.7 failed to sign in as mallory@example.com (wrong email or password).', lines: [] },
+      { sentence: 'Someone from 203.0.113.7 failed to sign in as mallory@example.com (wrong authenticator code).', lines: [] },
+      { sentence: 'Sign-ins as mallory@example.com from 203.0.113.7 are paused for a while: too many failures (account).', lines: [] },
+      { sentence: 'olga@operator.example (operator) invited new@operator.example as Operator admin.', lines: [] },
+      'someone trying mallory@example.com',
+      'Operator reviewer',
+      'withdrawal',
     ]);
   });
 });
@@ -46,7 +69,7 @@ describe('the checkout timeline as sentences', () => {
       'Refunded $64.00 by ingrid@shop.example.',
       'Delivery attempt 2 of checkout.succeeded: HTTP 500 in 1.2 s.',
       'Delivery attempt 1 of checkout.succeeded (delivery series 2): connection refused in 30 ms.',
-      'A credit charge of $25.00 was created: succeeded.',
+      'A deposit charge of $25.00 was created: succeeded.',
       ['re_1', 'ch_1'],
     ]);
   });

@@ -1,21 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Response } from 'express';
+import { describeInvitation, describePasswordReset, ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH, publicRoute, route } from '../../identity';
 import type { AccountsContext } from '../../identity/context';
-import { describeInvitation } from '../../identity/invitations';
 import { renderLinkPage, type LinkPage } from './page';
-import { describePasswordReset } from '../../identity/password-resets';
-import { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from '../../identity/present';
+
+const OPERATOR_SIGN_IN = '/dashboard/login';
+const MERCHANT_SIGN_IN = '/merchant/login';
 
 /** A token as links carry it; anything else is not looked up. */
 const TOKEN = /^[0-9A-Za-z]{1,200}$/;
 
 /**
- * Only this answer's inline script runs, and no string ever becomes markup (Trusted Types); never
+ * Only this answer's inline script runs (styled by the dashboards' stylesheet, the QR code a data URL),
+ * and no string ever becomes markup (Trusted Types); never
  * framed; the token in the address is sent to no other page (no Referer); never cached.
  */
 function pageHeaders(nonce: string): Record<string, string> {
   return {
-    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'`,
+    'Content-Security-Policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'`,
     'X-Frame-Options': 'DENY',
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'no-store',
@@ -44,23 +46,25 @@ function resetLines(reset: { email: string; recovery: boolean; has_authenticator
 export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
   const router = Router();
 
-  router.get(ACCEPT_INVITATION_PATH, async (req, res) => {
+  route(router, 'get', ACCEPT_INVITATION_PATH, publicRoute('the page a mailed invitation link opens; its token is the credential'), async (req, res) => {
     const token = tokenOf(req.query);
     const invitation = token ? await describeInvitation(ctx, token) : null;
+    const operator = invitation?.operator ?? false;
     send(res, {
-      title: 'Join the payments dashboard',
+      title: invitation?.business ? `Join ${invitation.business}` : operator ? 'Join the operator dashboard' : 'Join the payments dashboard',
       lines: invitation
-        ? [`You are invited as ${invitation.role}, signing in as ${invitation.email}.`, invitation.operator ? 'Choose your password and enrol an authenticator app: the operator dashboard asks for its code at every sign-in.' : 'Choose your password; you may also enrol an authenticator app.']
+        ? [invitation.sentence, operator ? 'Choose your password and enrol an authenticator app: the operator dashboard asks for its code at every sign-in.' : 'Choose your password; you may also enrol an authenticator app.']
         : ['This invitation link is used, expired or unknown. Ask an owner of the account for a new one.'],
       token: invitation ? token : null,
       submitPath: '/merchant/v1/invitations/accept',
       totpPath: '/merchant/v1/invitations/totp',
-      done: invitation?.operator ? 'Your account is ready: sign in at /dashboard/login.' : 'Your account is ready: sign in to the dashboard.',
-      totpRequired: invitation?.operator ?? false,
+      done: `Your account is ready: sign in as ${invitation?.email ?? 'yourself'}.`,
+      signInPath: operator ? OPERATOR_SIGN_IN : MERCHANT_SIGN_IN,
+      totpRequired: operator,
     });
   });
 
-  router.get(RESET_PASSWORD_PATH, async (req, res) => {
+  route(router, 'get', RESET_PASSWORD_PATH, publicRoute('the page a mailed reset link opens; its token is the credential'), async (req, res) => {
     const token = tokenOf(req.query);
     const reset = token ? await describePasswordReset(ctx, token) : null;
     send(res, {
@@ -70,6 +74,7 @@ export function merchantAccountPageRoutes(ctx: AccountsContext): Router {
       submitPath: '/merchant/v1/password-resets/complete',
       totpPath: '/merchant/v1/password-resets/totp',
       done: 'Your password is changed: sign in with it.',
+      signInPath: reset?.operator ? OPERATOR_SIGN_IN : MERCHANT_SIGN_IN,
       totpRequired: reset?.recovery ?? false,
       proveAuthenticator: !!reset && !reset.recovery && reset.has_authenticator,
     });

@@ -1,12 +1,11 @@
 import { Router } from 'express';
 import { addDashboardPages } from '../kit/pages';
 import { findStaticDir } from '../../http/static-dir';
+import { dashboardSessionOf, notSignedInOperator } from '../../identity';
 import type { AccountsContext } from '../../identity/context';
-import { dashboardSessionOf } from '../../identity/admin-guard';
-import { notSignedInOperator } from '../../identity/operator-session-routes';
 
 /** The dashboard's pages; each is the same shell, and app.js renders the page named by the path. */
-export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers', 'operators'] as const;
+export const DASHBOARD_PAGES = ['reviews', 'merchants', 'checkouts', 'events', 'customers', 'operators', 'audit', 'security'] as const;
 /** Served without a session: the sign-in page needs them. Everything else requires one. */
 const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css']);
 
@@ -14,6 +13,6 @@ const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css']);
 export function dashboardRoutes(ctx: AccountsContext): Router {
   return addDashboardPages(Router(), {
     dir: findStaticDir(__dirname, 'src/dashboards/operators', 'app.html'), mount: '/dashboard', pages: DASHBOARD_PAGES, home: 'reviews', publicAssets: PUBLIC_ASSETS,
-    signedIn: async (req) => !!(await dashboardSessionOf(ctx, req)), notSignedIn: notSignedInOperator,
+    signedIn: async (req) => !!(await dashboardSessionOf(ctx, req)), notSignedIn: notSignedInOperator, logger: ctx.logger,
   });
 }

@@ -24,6 +24,7 @@ import * as m023 from './023_identity_tables';
 import * as m024 from './024_authenticator_recovery';
 import * as m025 from './025_audit_addresses_and_route_limits';
 import * as m028 from './028_invitation_revocation';
+import * as m030 from './030_worker_heartbeats';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -57,6 +58,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['024_authenticator_recovery', m024],
   ['025_audit_addresses_and_route_limits', m025],
   ['028_invitation_revocation', m028],
+  ['030_worker_heartbeats', m030],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

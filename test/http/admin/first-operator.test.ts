@@ -27,7 +27,7 @@ it('invites the first operator by mail when there is none, printing no link; the
   expect(first.status).toBe(0);
   expect(first.stderr).toContain(`invited ${email} as operator_admin`);
   expect(first.stderr).not.toContain('token=');
-  expect((await latestMailTo(email, /invitation/)).text).toContain('operator_admin');
+  expect((await latestMailTo(email, /invitation/)).text).toContain("invited you to join the operator's payments dashboard as Operator admin.");
   // The invitation alone makes nobody an operator yet; once someone accepted, the script invites nobody.
   await service.deps.db('people').insert({ id: 'opr_first_operator_test', email: uniqueEmail('existing'), role: 'operator_viewer', password_hash: 'x', totp_secret_sealed: 'x' });
   const later = uniqueEmail('later');

@@ -1,7 +1,8 @@
 import { currentTotpCode } from '../../../src/identity/secrets';
 import { operatorRoleMay, type OperatorRole } from '../../../src/identity/operator-roles';
 import { takeAnswerMismatches } from '../../support/openapi-answers';
-import { adminRoutePermission } from '../../../src/operator-accounts/admin-permissions';
+import { createApp } from '../../../src/app';
+import { declaredAccessByRoute, routeKey } from '../../support/routes';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { latestMailTo, linkIn } from '../../support/mailpit';
@@ -48,8 +49,12 @@ describe('operator accounts: invitation, acceptance with an authenticator, sign-
     expect([withoutCode.status, withoutCode.body.error]).toEqual([422, 'Authenticator required.']);
     const secret = await acceptOperatorInvitation(service, invited.body.accept_url);
 
-    // Not a merchant's person: the merchant sign-in does not know the operator.
-    expect((await request(service.baseUrl, 'POST', '/merchant/v1/session', { body: { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) } })).status).toBe(401);
+    // Not a merchant's person: the merchant sign-in refuses the operator and, to whoever knows the password, says where to sign in.
+    const elsewhere = await request(service.baseUrl, 'POST', '/merchant/v1/session', { body: { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) } });
+    expect([elsewhere.status, elsewhere.body]).toEqual([401, { error: 'This account signs in on the other dashboard.', hint: "The operator's people sign in at /dashboard/login.", request_id: expect.any(String) }]);
+    const guessed = await request(service.baseUrl, 'POST', '/merchant/v1/session', { body: { email, password: 'not the password' } });
+    expect([guessed.status, guessed.body]).toEqual([401, { error: 'Email or password is wrong.', request_id: expect.any(String) }]);
+    expect(elsewhere.headers.get('set-cookie')).toBeNull();
     const noCode = await operatorSignInRequest(service, { email, password: PASSWORD });
     expect([noCode.status, noCode.body.error]).toEqual([401, 'Authenticator code required.']);
     const signedIn = await operatorSignInRequest(service, { email, password: PASSWORD, totp_code: currentTotpCode(secret, 1) });
@@ -183,11 +188,11 @@ async function adminRoutes(): Promise<Array<[string, string]>> {
 }
 
 describe('operator roles on the admin API', () => {
-  it('the route table covers the operator routes, and an unlisted change is operator_admin only', () => {
-    expect(adminRoutePermission('POST', '/operators/invitations')).toBe('operators');
-    expect(adminRoutePermission('POST', '/reviews/cpilr_1/approve')).toBe('decide_reviews');
-    expect(adminRoutePermission('GET', '/merchants/mer_1')).toBe('read');
-    expect(adminRoutePermission('PUT', '/something/new')).toBe('operators');
+  it('each admin route declares its permission where it is registered', () => {
+    const declared = declaredAccessByRoute(createApp(service.deps));
+    expect(declared.get(routeKey('POST', '/admin/v1/operators/invitations'))).toEqual({ kind: 'operator', permission: 'operators' });
+    expect(declared.get(routeKey('POST', '/admin/v1/reviews/{id}/approve'))).toEqual({ kind: 'operator', permission: 'decide_reviews' });
+    expect(declared.get(routeKey('GET', '/admin/v1/merchants/{id}'))).toEqual({ kind: 'operator', permission: 'read' });
   });
 
   it('no spelling of a path reaches a route past its role check (letter case, trailing slash, doubled slashes, percent-encoding)', async () => {
@@ -205,11 +210,13 @@ describe('operator roles on the admin API', () => {
     const who = people[role]!;
     const routes = await adminRoutes();
     expect(routes.length).toBeGreaterThan(25);
+    const declared = declaredAccessByRoute(createApp(service.deps));
     for (const [method, path] of routes) {
       const body = method === 'GET' || method === 'DELETE' ? undefined : {};
       const res = await asOperator(service, who, method, path, { body });
-      const permission = adminRoutePermission(method, path.replace('/admin/v1', ''));
-      if (operatorRoleMay(role as OperatorRole, permission)) {
+      const access = declared.get(routeKey(method, path.replace(/x_missing/g, '{x}')));
+      if (access?.kind !== 'operator') throw new Error(`${method} ${path} declares no operator permission`);
+      if (operatorRoleMay(role as OperatorRole, access.permission)) {
         expect([method, path, [401, 403].includes(res.status)]).toEqual([method, path, false]);
       } else {
         expect([method, path, res.status, res.body]).toEqual([method, path, 403, { error: expect.stringContaining(`Your role (${role}) does not allow`), hint: expect.stringContaining('operator_admin'), request_id: expect.any(String) }]);

@@ -233,7 +233,7 @@ describe('a refund whose workflow is stopped before it ends (audit)', () => {
     const chargeId = await paidCharge(shop);
     // The refund's workflow goes to a task queue no worker polls, so it waits until it is terminated.
     const stalled = { ...service.deps, config: { ...service.deps.config, taskQueue: `no-worker-${chargeId}` } };
-    const answer = refundCharge(stalled, chargeId, { merchantId: shop.merchant.id }, 'api').then(() => null, (error: unknown) => error);
+    const answer = refundCharge(stalled, chargeId, { source: 'api', merchantId: shop.merchant.id }).then(() => null, (error: unknown) => error);
     const handle = service.deps.temporal.workflow.getHandle(chargeId);
     await waitFor(() => handle.describe().then(() => true, () => false), 10_000, 'the refund workflow');
     await handle.terminate('stopped by an operator');

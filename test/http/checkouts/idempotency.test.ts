@@ -311,6 +311,7 @@ describe('Idempotency-Key on POST', () => {
 describe('wallet attempt sent again under its key after a 503 whose update was accepted', () => {
   /** The update reaches the workflow and runs, but every call answers gRPC UNAVAILABLE (its answer lost). */
   function loseUpdateAnswers(): () => void {
+    const lost = () => Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
     const workflow = service.deps.temporal.workflow;
     const real = workflow.getHandle.bind(workflow);
     workflow.getHandle = ((id: string, ...rest: unknown[]) => {
@@ -320,7 +321,11 @@ describe('wallet attempt sent again under its key after a 503 whose update was a
         executeUpdate: async (def: Parameters<typeof handle.startUpdate>[0], options: Parameters<typeof handle.startUpdate>[1]) => {
           const started = await handle.startUpdate(def, { ...options, waitForStage: WorkflowUpdateStage.ACCEPTED } as never);
           await started.result().catch(() => undefined);
-          throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
+          throw lost();
+        },
+        // The service's one question after that (was it accepted?) loses its answer too.
+        startUpdate: async () => {
+          throw lost();
         },
       };
     }) as typeof workflow.getHandle;
@@ -328,7 +333,7 @@ describe('wallet attempt sent again under its key after a 503 whose update was a
     const realWithStart = workflow.executeUpdateWithStart.bind(workflow);
     workflow.executeUpdateWithStart = (async (...args: Parameters<typeof realWithStart>) => {
       await realWithStart(...args).catch(() => undefined);
-      throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
+      throw lost();
     }) as typeof workflow.executeUpdateWithStart;
     return () => {
       workflow.getHandle = real;
@@ -375,13 +380,13 @@ describe('refund sent again under its key after a 503 whose refund was started',
   /** The refund workflow starts and runs to its end, but the call answers gRPC UNAVAILABLE (its answer lost). */
   function loseRefundAnswers(): () => void {
     const workflow = service.deps.temporal.workflow;
-    const real = workflow.execute.bind(workflow);
-    workflow.execute = (async (...args: Parameters<typeof real>) => {
-      await real(...args).catch(() => undefined);
+    const real = workflow.start.bind(workflow);
+    workflow.start = (async (...args: Parameters<typeof real>) => {
+      await (await real(...args)).result().catch(() => undefined);
       throw Object.assign(new Error('14 UNAVAILABLE: connection reset'), { code: 14, details: 'connection reset', metadata: {} });
-    }) as typeof workflow.execute;
+    }) as typeof workflow.start;
     return () => {
-      workflow.execute = real;
+      workflow.start = real;
     };
   }
 

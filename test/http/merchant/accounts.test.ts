@@ -27,6 +27,8 @@ describe('invitations', () => {
 
     const mail = await latestMailTo(email, /invitation/);
     expect(linkIn(mail)).toBe(res.body.accept_url);
+    // The mail names the business and who invited (here the operator's admin token), and the role in words.
+    expect(mail.text.split('\n')[0]!.trim()).toBe('The operator invited you to join Test merchant on the payments dashboard as Owner.');
 
     const token = tokenOf(res.body.accept_url);
     const rows = await service.deps.db('invitations').where({ id: res.body.id });
@@ -78,7 +80,9 @@ describe('invitations', () => {
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/);
-    expect(html).toContain(`invited as reviewer, signing in as ${invited.body.email}`);
+    expect(html).toContain(`The operator invited ${invited.body.email} to join Test merchant on the payments dashboard as Reviewer.`);
+    // Styled by the dashboards' stylesheet; the QR code is a data URL: nothing else may load.
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'nonce-[^']+'; style-src 'self'; img-src data:;/);
     expect(html).toContain('minlength="12"');
 
     const hostile = await fetch(`${service.baseUrl}/merchant/accept-invitation?token=%3Cscript%3Ealert(1)%3C/script%3E`);

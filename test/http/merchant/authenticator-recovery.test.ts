@@ -112,6 +112,33 @@ describe('a signed-in person replaces their authenticator only with a code of it
   });
 });
 
+describe("an operator's own authenticator, signed in", () => {
+  it('is replaced only with a current code, after the CSRF check; new recovery codes take a code too and end the earlier set', async () => {
+    const person = await operator(service, 'operator_viewer');
+    const noCsrf = await asOperator(service, person, 'POST', '/dashboard/session/totp', { body: { totp_code: '123456' }, csrf: false });
+    expect(noCsrf.status).toBe(401);
+    const bare = await asOperator(service, person, 'POST', '/dashboard/session/totp', { body: {} });
+    expect([bare.status, bare.body.error]).toEqual([422, 'Authenticator code required.']);
+
+    await letNextCodeCome(service, person.user.id);
+    const started = await asOperator(service, person, 'POST', '/dashboard/session/totp', { body: { totp_code: currentTotpCode(person.secret) } });
+    expect(started.status).toBe(201);
+    await letNextCodeCome(service, person.user.id);
+    const confirmed = await asOperator(service, person, 'POST', '/dashboard/session/totp/confirm', { body: { code: currentTotpCode(started.body.secret) } });
+    expect([confirmed.status, confirmed.body.totp_enabled, confirmed.body.recovery_codes.length]).toEqual([200, true, 10]);
+    await letNextCodeCome(service, person.user.id);
+    expect((await operatorSignInRequest(service, { email: person.email, password: PASSWORD, totp_code: currentTotpCode(person.secret) })).status).toBe(401);
+
+    await letNextCodeCome(service, person.user.id);
+    const renewed = await asOperator(service, person, 'POST', '/dashboard/session/recovery-codes', { body: { totp_code: currentTotpCode(started.body.secret) } });
+    expect([renewed.status, renewed.body.recovery_codes.length]).toEqual([201, 10]);
+    expect((await operatorSignInRequest(service, { email: person.email, password: PASSWORD, recovery_code: confirmed.body.recovery_codes[0] })).status).toBe(401);
+    expect((await operatorSignInRequest(service, { email: person.email, password: PASSWORD, recovery_code: renewed.body.recovery_codes[0] })).status).toBe(200);
+    const audited = await service.deps.db('audit_log').where({ target: person.user.id }).pluck('action');
+    expect(audited).toEqual(expect.arrayContaining(['totp.enabled', 'recovery_codes.regenerated']));
+  });
+});
+
 describe('a recovery another person starts', () => {
   it("an owner recovers a person's authenticator: audited, their sessions end, and the mailed link enrols a new one", async () => {
     const merchant = await onboard(service, { environment: 'production' });

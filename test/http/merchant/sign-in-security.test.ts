@@ -121,7 +121,7 @@ describe('authenticator apps (TOTP)', () => {
     const someone = await member(service, (await onboard(service)).id, 'reviewer');
     const started = await asMember(service, someone, 'POST', '/me/totp');
     expect(started.status).toBe(201);
-    expect(started.body).toEqual({ secret: expect.stringMatching(/^[A-Z2-7]+$/), otpauth_uri: expect.stringMatching(/^otpauth:\/\/totp\//) });
+    expect(started.body).toEqual({ secret: expect.stringMatching(/^[A-Z2-7]+$/), otpauth_uri: expect.stringMatching(/^otpauth:\/\/totp\//), qr_code: expect.stringMatching(/^data:image\/png;base64,/) });
     expect((await asMember(service, someone, 'POST', '/me/totp/confirm', { body: { code: '000000' } })).status).toBe(422);
     const confirmed = await asMember(service, someone, 'POST', '/me/totp/confirm', { body: { code: currentTotpCode(started.body.secret) } });
     expect([confirmed.status, confirmed.body.totp_enabled]).toEqual([200, true]);

@@ -5,14 +5,15 @@ import { ApiError } from './ui.js';
 
 let csrf = null;
 
-/** The signed-in person's session; without one, the sign-in page. */
+/** The signed-in person's session; without one, the sign-in page. Another failure (the service unavailable) is thrown, for the shell's error page. */
 export async function loadSession() {
   const res = await fetch(config.session, { credentials: 'same-origin' });
-  if (!res.ok) {
+  if (res.status === 401) {
     location.assign(config.signInPage);
     throw new Error('not signed in');
   }
-  const session = await res.json();
+  const session = await res.json().catch(() => null);
+  if (!res.ok || !session) throw new ApiError(res.status, session);
   csrf = session[config.csrfField];
   return session;
 }
@@ -37,6 +38,8 @@ export const api = {
   put: (path, body) => call('PUT', config.apiBase + path, body),
   patch: (path, body) => call('PATCH', config.apiBase + path, body),
   del: (path) => call('DELETE', config.apiBase + path),
+  /** A POST to a path outside the API base (the session's own endpoints). */
+  postAt: (url, body) => call('POST', url, body),
 };
 
 export async function signOut() {

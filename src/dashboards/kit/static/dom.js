@@ -31,7 +31,9 @@ export function money(cents, currency = 'USD') {
 }
 /** Dollars as a person types them ("12.50") as the API's integer cents ("1250"); '' (or anything not a number) stays ''. */
 export const centsOf = (dollars) => (dollars === null || dollars === undefined || dollars === '' || Number.isNaN(Number(dollars)) ? '' : String(Math.round(Number(dollars) * 100)));
-export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+// One date format on every page, whatever the browser's locale: "Nov 28, 2026, 9:05 AM".
+const dateFormat = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+export const when = (iso) => (iso ? dateFormat.format(new Date(iso)) : '—');
 
 /** A definition list of label/value pairs; values are shown as text. */
 export function facts(pairs) {

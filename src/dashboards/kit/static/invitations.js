@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
 import { h, when } from './dom.js';
 import { loadMoreList } from './list.js';
+import { roleName as roleWords } from './sentences.js';
 
 function invitationRow(invitation, revokePath, roleName, onRevoked) {
   const sender = invitation.invited_by === 'admin' ? 'the admin token' : invitation.invited_by_email ?? 'someone no longer here';
@@ -23,7 +24,7 @@ function invitationRow(invitation, revokePath, roleName, onRevoked) {
  * The "Pending invitations" section: `path` lists them (GET), `path/{id}` revokes one (DELETE).
  * Answers the section; its `ready` settles with the first page.
  */
-export function pendingInvitations(path, roleName = (role) => role) {
+export function pendingInvitations(path, roleName = roleWords) {
   const list = loadMoreList(path, (invitation) => invitationRow(invitation, path, roleName, (row) => row.remove()), 'No invitations waiting.');
   const section = h('section', { class: 'pending-invitations' }, h('h3', {}, 'Pending invitations'), list);
   section.ready = list.ready;

@@ -63,7 +63,15 @@ export function loadMoreList(path, render, empty, { tag = 'ul', className = 'pla
     more.disabled = true;
     const page = await run(() => api.get(withCursor(limited, after)));
     more.disabled = false;
-    if (!page) return;
+    if (!page) {
+      // Said in place of "Loading…"; the button reads the same page again.
+      status.textContent = 'This list could not be read.';
+      status.hidden = false;
+      more.textContent = 'Try again';
+      more.hidden = false;
+      return;
+    }
+    more.textContent = 'Load more';
     for (const item of page.results) list.append(render(item));
     status.hidden = list.childElementCount > 0;
     status.textContent = empty;

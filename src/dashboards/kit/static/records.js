@@ -47,7 +47,7 @@ export function timelineEntry(entry) {
   return h('li', { class: `entry ${entry.kind.replace('.', '-')}`, 'data-kind': entry.kind, title: entry.summary },
     h('time', { datetime: entry.at }, when(entry.at)),
     h('p', {}, timelineSentence(entry)),
-    ids.length ? h('p', { class: 'muted ids' }, h('small', {}, ids.join(' · '))) : null,
+    ids.length ? h('p', { class: 'muted ids' }, h('small', {}, ids.map((id, i) => [i ? ' · ' : '', h('code', { class: 'id' }, id)]))) : null,
     extra,
   );
 }

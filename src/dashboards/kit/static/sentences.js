@@ -4,6 +4,13 @@
 import { money, when } from './dom.js';
 
 const words = (code) => String(code).replace(/_/g, ' ');
+const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** A role as people read it: "operator_admin" -> "Operator admin", "owner" -> "Owner". */
+export const roleName = (role) => capital(words(role));
+
+/** A charge's transaction type in the dashboards' words: a credit is a deposit, a debit a withdrawal. */
+export const paymentKind = (transactionType) => ({ credit: 'deposit', debit: 'withdrawal' })[transactionType] || words(transactionType);
 
 /** How long an answer took, as people read it: "120 ms", "1.2 s". */
 export const duration = (ms) => (ms === null || ms === undefined ? '?' : ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
@@ -12,6 +19,8 @@ export const duration = (ms) => (ms === null || ms === undefined ? '?' : ms < 10
 export function actorText(entry) {
   if (entry.actor_kind === 'admin') return 'the operator (admin token)';
   if (entry.actor_kind === 'operator') return `${entry.actor_email} (operator)`;
+  // A refused sign-in has no person yet: the email it tried.
+  if (entry.actor_kind === 'anonymous') return entry.actor_email ? `someone trying ${entry.actor_email}` : 'someone';
   if (entry.actor_email) return entry.actor_email;
   // Before their account exists, an invited person acts as their invitation (the authenticator enrolment on its page).
   if (entry.actor_kind === 'invitation' || String(entry.actor).startsWith('inv_')) return 'the invited person';
@@ -46,8 +55,6 @@ export function valueText(key, value) {
   return String(value);
 }
 
-const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-
 /** One sentence per changed setting: "The webhook URL changed from https://a… to https://b…". */
 export function settingChanges(action, details) {
   const d = details || {};
@@ -63,23 +70,26 @@ export function settingChanges(action, details) {
 const SETTINGS_ACTIONS = { 'webhook_url.changed': 'the webhook URL', 'enabled_events.changed': 'the enabled events', 'settings.changed': 'the settings' };
 
 function invitationSentence(who, action, d) {
-  if (action === 'invitation.created') return `${who} invited ${d.email} as ${words(d.role)}${d.replaced && d.replaced.length ? ', replacing the open invitation' : ''}.`;
-  if (action === 'invitation.accepted') return `${who} accepted the invitation and joined as ${words(d.role)}.`;
-  return `${who} revoked the invitation of ${d.email} (${words(d.role)}).`;
+  if (action === 'invitation.created') return `${who} invited ${d.email} as ${roleName(d.role)}${d.replaced && d.replaced.length ? ', replacing the open invitation' : ''}.`;
+  if (action === 'invitation.accepted') return `${who} accepted the invitation and joined as ${roleName(d.role)}.`;
+  return `${who} revoked the invitation of ${d.email} (${roleName(d.role)}).`;
 }
 
 function peopleSentence(who, action, d) {
   switch (action) {
     case 'member.role_changed':
-    case 'operator.role_changed': return `${who} changed ${d.email}'s role from ${words(d.from)} to ${words(d.to)}.`;
-    case 'member.removed': return `${who} removed ${d.email} (${words(d.role)}) from the team.`;
-    case 'operator.removed': return `${who} removed the operator ${d.email} (${words(d.role)}).`;
+    case 'operator.role_changed': return `${who} changed ${d.email}'s role from ${roleName(d.from)} to ${roleName(d.to)}.`;
+    case 'member.removed': return `${who} removed ${d.email} (${roleName(d.role)}) from the team.`;
+    case 'operator.removed': return `${who} removed the operator ${d.email} (${roleName(d.role)}).`;
     case 'session.created': return `${who} signed in${d.client_address ? ` from ${d.client_address}` : ''}.`;
     case 'session.ended': return `${who} signed out.`;
     case 'totp.enrolment_started': return `${who} started enrolling an authenticator app.`;
     case 'totp.enabled': return `${who} turned on an authenticator app.`;
     case 'password.reset_requested': return `${who} asked for a password reset link.`;
     case 'password.reset': return `${who} set a new password.`;
+    case 'recovery_code.used': return `${who} signed in with a recovery code (${d.remaining ?? 'some'} left).`;
+    case 'recovery_codes.regenerated': return `${who} made new recovery codes.`;
+    case 'authenticator.recovery_started': return `${who} started an authenticator recovery${d.email ? ` for ${d.email}` : ''}.`;
     default: return null;
   }
 }
@@ -101,8 +111,18 @@ function businessSentence(who, action, d, actor) {
   }
 }
 
+const SIGN_IN_FAILURES = { password: 'wrong email or password', totp_code: 'wrong authenticator code' };
+
+/** A refused sign-in: the email tried and the address it came from (the actor is nobody yet). */
+function signInSentence(action, d, address) {
+  const from = address ? ` from ${address}` : '';
+  if (action === 'sign_in.failed') return `Someone${from} failed to sign in as ${d.email} (${SIGN_IN_FAILURES[d.reason] || words(d.reason || 'refused')}).`;
+  return `Sign-ins as ${d.email}${from} are paused for a while: too many failures (${words(d.limit || 'limit')}).`;
+}
+
 /** An audit entry as a sentence, with one more sentence per changed setting (`lines`). */
 export function auditSentence(entry) {
+  if (entry.action === 'sign_in.failed' || entry.action === 'sign_in.throttled') return { sentence: signInSentence(entry.action, entry.details || {}, entry.client_address), lines: [] };
   const actor = actorText(entry);
   // An email stays as written at the start of a sentence; "the operator" becomes "The operator".
   const who = actor.includes('@') ? actor : capital(actor);
@@ -130,7 +150,7 @@ function holdSentence(d) {
 
 const TIMELINE = {
   'checkout.created': (d) => `The ${words(d.type)} checkout was created (${words(d.flow)}).`,
-  'charge.created': (d) => `A ${d.transaction_type ? `${words(d.transaction_type)} ` : ''}charge of ${money(d.amount_cents)} was created: ${words(d.status)}.`,
+  'charge.created': (d) => `A ${d.transaction_type ? `${paymentKind(d.transaction_type)} ` : ''}charge of ${money(d.amount_cents)} was created: ${words(d.status)}.`,
   'charge.status': (d) => `The charge went from ${words(d.from)} to ${words(d.to)}.`,
   hold: holdSentence,
   'review.created': (d) => `A review was opened for ${money(d.amount_cents)}.`,

@@ -1,18 +1,34 @@
 // The sign-in page both dashboards share (config.js names the endpoints): email, password and the
-// authenticator code or a recovery code (asked for when the account needs one); and, where the page has one, the
-// "Forgot your password?" form.
+// authenticator code or a recovery code (asked for, as the next step, when the account needs one);
+// and the "Forgot your password?" form.
 import { config } from './config.js';
 
 const form = document.getElementById('sign-in');
 const error = document.getElementById('error');
 const codeField = document.getElementById('code-field');
+const codeNote = document.getElementById('code-note');
+
+/** The API's answer when the account has an authenticator and no code came (src/identity/totp.ts). */
+const CODE_REQUIRED = 'Authenticator code required.';
 
 const post = async (path, body) => {
   const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { res, body: await res.json().catch(() => ({})) };
 };
+
+/**
+ * Shows `text` in `el`; a sign-in page's address in it (another dashboard's, named by the API's
+ * hint) becomes a link. Text only: the link is an element made here, never markup from a string.
+ */
 const say = (el, text) => {
-  el.textContent = text;
+  const parts = text.split(/(\/(?:dashboard|merchant)\/login)\b/);
+  el.replaceChildren(...parts.map((part, i) => {
+    if (i % 2 === 0) return document.createTextNode(part);
+    const link = document.createElement('a');
+    link.href = part;
+    link.textContent = part;
+    return link;
+  }));
   el.hidden = false;
 };
 
@@ -30,12 +46,15 @@ form.addEventListener('submit', async (event) => {
     location.assign(config.afterSignIn);
     return;
   }
-  // The API says when the account needs a code: then the field appears and the person signs in again.
-  if (res.status === 401 && answer.error === 'Authenticator code required.' && codeField.hidden) {
+  // The account has an authenticator: asking for its code is the next step of signing in, not an error.
+  if (res.status === 401 && answer.error === CODE_REQUIRED && codeField.hidden) {
     codeField.hidden = false;
+    codeField.querySelector('input').required = true;
+    if (codeNote) codeNote.hidden = false;
     codeField.querySelector('input').focus();
+    return;
   }
-  // A refusal's hint says what to do next (how long a throttled address waits: 429 with Retry-After).
+  // A refusal's hint says what to do next (how long a throttled address waits: 429 with Retry-After; where this account signs in).
   say(error, [answer.error, answer.hint].filter(Boolean).join(' ') || 'Sign-in failed.');
 });
 

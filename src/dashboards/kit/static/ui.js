@@ -39,6 +39,22 @@ export function confirmAction(text, okLabel = 'Confirm') {
   return new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true }));
 }
 
+// While the shell renders a page, a read that fails for a reason the person cannot fix on the page
+// (refused, not found, the service down or unreachable) becomes the page itself, not a toast over
+// a page that says "Loading…" for ever.
+let pageLoadFailure = null;
+
+/** Sends the failures of the page being rendered to `onFailure` until the returned function is called. */
+export function whilePageLoads(onFailure) {
+  pageLoadFailure = onFailure;
+  return () => {
+    pageLoadFailure = null;
+  };
+}
+
+/** Whether an error ends the page's rendering: 403, 404, a 5xx, or no answer at all (fetch's TypeError). */
+export const endsPageLoad = (error) => (error instanceof ApiError ? error.status === 403 || error.status === 404 || error.status >= 500 : error instanceof TypeError);
+
 /** Runs an action, showing its error on the page instead of failing silently. */
 export async function run(action, success) {
   try {
@@ -46,7 +62,8 @@ export async function run(action, success) {
     if (success) toast(typeof success === 'function' ? success(result) : success);
     return result;
   } catch (error) {
-    toast(error.message, 'error');
+    if (pageLoadFailure && endsPageLoad(error)) pageLoadFailure(error);
+    else toast(error.message, 'error');
     return undefined;
   }
 }

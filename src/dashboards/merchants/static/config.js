@@ -11,6 +11,7 @@ export const config = {
   signInPage: '/merchant/login',
   afterSignIn: '/merchant',
   passwordResets: '/merchant/v1/password-resets',
+  authenticator: { start: '/merchant/v1/me/totp', confirm: '/merchant/v1/me/totp/confirm', recoveryCodes: '/merchant/v1/me/recovery-codes' },
   nav: [
     { page: 'home', label: 'Home' },
     { page: 'payments', label: 'Payments' },
@@ -19,5 +20,6 @@ export const config = {
     { page: 'developers', label: 'Developers' },
     { page: 'team', label: 'Team', needs: 'team' },
     { page: 'audit', label: 'Audit log', needs: 'audit_log' },
+    { page: 'security', label: 'Security' },
   ],
 };

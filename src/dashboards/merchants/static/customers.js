@@ -17,7 +17,7 @@ function customerCard(c, role, reload) {
       ['Phone', c.phone_number],
       c.restricted && ['Restricted', when(c.restricted_at)],
       ['Created', when(c.created_at)],
-      ['Customer id', h('small', {}, c.id)],
+      ['Customer id', h('code', { class: 'id' }, c.id)],
     ]),
     c.restricted && c.restriction_evidence && h('details', {}, h('summary', {}, 'Evidence'), json(c.restriction_evidence)),
     c.restricted && may(role, 'lift_restrictions') && h('button', { class: 'primary small', onclick: lift }, 'Lift restriction'),

@@ -107,8 +107,8 @@ function eventCard(event, canChange) {
   };
   return h('li', { class: 'card compact', 'data-event': event.id },
     h('div', { class: 'row spread' }, h('strong', {}, event.type), h('span', { class: `badge ${event.delivery_status}` }, event.delivery_status.replace(/_/g, ' '))),
-    h('p', { class: 'muted' }, `${when(event.created_at)} · `, h('small', {}, event.id)),
-    event.checkout_id && h('p', {}, 'Checkout ', h('a', { href: `/merchant/payments?checkout=${encodeURIComponent(event.checkout_id)}` }, event.checkout_id)),
+    h('p', { class: 'muted' }, `${when(event.created_at)} · event `, h('code', { class: 'id' }, event.id)),
+    event.checkout_id && h('p', {}, h('a', { href: `/merchant/payments?checkout=${encodeURIComponent(event.checkout_id)}` }, 'Open its payment'), ' ', h('code', { class: 'id muted' }, event.checkout_id)),
     event.attempts.length ? h('ol', { class: 'attempts' }, event.attempts.map(attemptLine)) : h('p', { class: 'muted' }, event.enabled ? 'No delivery attempts yet.' : 'Not enabled: recorded, never sent.'),
     canChange && event.enabled && event.channel === 'outbox' && h('button', { class: 'secondary small', onclick: resend }, 'Resend'),
   );

@@ -5,7 +5,7 @@ import { clear, h, money, when } from './dom.js';
 
 const PERIOD_NAMES = { today: 'Today', last_7_days: 'Last 7 days', last_30_days: 'Last 30 days' };
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const checkoutLink = (id) => h('a', { href: `/merchant/payments?checkout=${encodeURIComponent(id)}` }, id);
+const checkoutLink = (id) => h('a', { href: `/merchant/payments?checkout=${encodeURIComponent(id)}` }, 'Open the payment');
 
 /** One period's money: gross, refunds and net, each a line a merchant reads at a glance. */
 function period(p, currency) {
@@ -68,7 +68,7 @@ function failedDelivery(d) {
     last && last.url ? h('p', { class: 'muted' }, h('small', {}, `To ${last.url}`)) : null,
     h('p', { class: 'muted' },
       h('a', { href: `/merchant/developers?event=${encodeURIComponent(d.event_id)}` }, 'See the event'),
-      d.checkout_id ? [' · payment ', checkoutLink(d.checkout_id)] : null,
+      d.checkout_id ? [' · ', checkoutLink(d.checkout_id), ' ', h('code', { class: 'id' }, d.checkout_id)] : null,
     ),
   );
 }

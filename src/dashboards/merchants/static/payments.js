@@ -100,7 +100,7 @@ function chargeRow(charge, role, onRefunded) {
       ['Method', paymentMethodText(charge.payment_method)],
       charge.failure_code && ['Failure', `${charge.failure_message || words(charge.failure_code)} (${charge.failure_code})`],
       ['Created', when(charge.created_at)],
-      ['Charge id', h('small', {}, charge.id)],
+      ['Charge id', h('code', { class: 'id' }, charge.id)],
     ]),
     refundable && h('button', { class: 'danger small', onclick: refund }, 'Refund'),
   );
@@ -136,7 +136,7 @@ async function showPayment(root, id, session) {
       checkout.blocked_reason && ['Blocked', words(checkout.blocked_reason)],
       ['Flow', words(checkout.flow)],
       ['Created', when(checkout.created_at)],
-      ['Ids', h('small', { class: 'ids' }, [checkout.id, customer && customer.id].filter(Boolean).join(' · '))],
+      ['Ids', h('small', {}, [checkout.id, customer && customer.id].filter(Boolean).map((id, i) => [i ? ' · ' : '', h('code', { class: 'id' }, id)]))],
     ]),
     checkout.blocked_evidence && h('details', { class: 'card' }, h('summary', {}, 'Why it was blocked (evidence)'), json(checkout.blocked_evidence)),
     checkout.line_items.length ? [h('h3', {}, 'What was bought'), lineItems(checkout.line_items, checkout.currency)] : null,

@@ -35,7 +35,7 @@ function reviewCard(review, role, reload) {
       ['Customer', c ? `${customerName(c)} <${c.email || 'no email'}>` : review.customer_id],
       ['Restricted', c && c.restriction_reason ? c.restriction_reason : 'no'],
       ['Payment method', paymentMethodText(review.payment_method)],
-      ['Checkout', h('a', { href: `/merchant/payments?checkout=${encodeURIComponent(review.checkout_id)}` }, review.checkout_id)],
+      ['Checkout', [h('a', { href: `/merchant/payments?checkout=${encodeURIComponent(review.checkout_id)}` }, 'Open the payment'), ' ', h('code', { class: 'id muted' }, review.checkout_id)]],
       ['Requested', when(review.created_at)],
       review.status !== 'pending' && ['Decided', `${review.status} by ${review.decided_by || 'unknown'} at ${when(review.decided_at)}`],
     ]),

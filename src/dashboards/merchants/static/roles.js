@@ -6,3 +6,5 @@ const ROLE_PERMISSIONS = {
   viewer: ['read'],
 };
 export const may = (role, permission) => (ROLE_PERMISSIONS[role] || []).includes(permission);
+/** The roles that hold a permission, for the page that tells a person who may open it. */
+export const rolesWith = (permission) => Object.keys(ROLE_PERMISSIONS).filter((role) => may(role, permission));

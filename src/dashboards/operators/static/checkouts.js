@@ -3,9 +3,9 @@ import { confirmAction, run } from './ui.js';
 import { clear, facts, h, json, money, when } from './dom.js';
 import { pagedList } from './list.js';
 import { customerName, paymentMethodText, timelineEntry } from './records.js';
-import { merchantLink, withId } from './names.js';
+import { idLine, merchantLink, withId } from './names.js';
 
-const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, id);
+const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, h('code', { class: 'id' }, id));
 
 function chargeRow(charge, onRefunded) {
   const refund = async () => {
@@ -20,7 +20,7 @@ function chargeRow(charge, onRefunded) {
       ['Customer', withId(`${customerName(charge.customer)}${charge.customer.email ? ` <${charge.customer.email}>` : ''}`, charge.customer.id)],
       ['Method', paymentMethodText(charge.payment_method)],
       ['Checkout', charge.checkout_id ? checkoutLink(charge.checkout_id) : '—'],
-      ['Charge', h('small', { class: 'ids' }, charge.id)],
+      ['Charge', h('code', { class: 'id' }, charge.id)],
       charge.failure_code && ['Failure', `${charge.failure_code}: ${charge.failure_message || ''}`],
       ['Created', when(charge.created_at)],
     ]),
@@ -43,7 +43,7 @@ async function showCheckout(root, id) {
   if (!checkout || !timeline) return;
   clear(root,
     h('p', {}, h('a', { href: '/dashboard/checkouts' }, '← Search')),
-    h('h2', {}, 'Checkout ', h('code', {}, checkout.id)),
+    h('h2', {}, 'Checkout ', h('code', { class: 'id' }, checkout.id)),
     workflowLink(timeline.workflow),
     facts([
       ['State', h('span', { class: `badge ${checkout.state}` }, checkout.state)],
@@ -84,7 +84,7 @@ export async function checkoutsPage(root, params) {
           h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(c.id)}` }, `${money(c.fixed_amount_cents ?? c.line_items_total_amount_cents ?? c.balance_amount_cents)} ${c.type}`),
           h('span', { class: `badge ${c.state}` }, c.state)),
         h('p', {}, h('span', { class: 'customer-name' }, c.customer ? customerName(c.customer) : c.customer_id), ' at ', h('span', { class: 'merchant-name' }, c.merchant_name || c.merchant_id)),
-        h('p', { class: 'muted' }, `${c.flow} · ${when(c.created_at)} · `, h('small', { class: 'ids' }, [c.id, c.customer_id, c.merchant_id].join(' · '))),
+        h('p', { class: 'muted' }, `${c.flow} · ${when(c.created_at)} · `, idLine([c.id, c.customer_id, c.merchant_id])),
       ))),
     h('p', { class: 'muted' }, 'No checkouts found.'));
   const charges = pagedList(`/charges${query}`, (rows, reload) => h('ul', { class: 'plain list' }, rows.map((c) => chargeRow(c, reload))), h('p', { class: 'muted' }, 'No charges found.'));

@@ -12,7 +12,7 @@ function customerCard(c, reload) {
   };
   return h('li', { class: 'card compact', 'data-customer': c.id },
     h('div', { class: 'row spread' }, h('strong', { class: 'customer-name' }, customerName(c)), h('span', { class: 'badge restricted' }, c.restriction_reason)),
-    facts([['Merchant', merchantLink(c.merchant_id, c.merchant_name)], ['Email', c.email], ['Restricted', when(c.restricted_at)], ['Customer id', h('small', { class: 'ids' }, c.id)]]),
+    facts([['Merchant', merchantLink(c.merchant_id, c.merchant_name)], ['Email', c.email], ['Restricted', when(c.restricted_at)], ['Customer id', h('code', { class: 'id' }, c.id)]]),
     c.restriction_evidence && h('details', {}, h('summary', {}, 'Evidence'), json(c.restriction_evidence)),
     h('button', { class: 'primary small', onclick: lift }, 'Unrestrict'),
   );

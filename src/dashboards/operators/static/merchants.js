@@ -155,7 +155,7 @@ export async function merchantsPage(root, params) {
     clear(detail,
       h('h2', {}, merchant.name),
       credentials && secretsBox(credentials),
-      facts([['Id', merchant.id], ['Environment', merchant.environment], ['Created', when(merchant.created_at)]]),
+      facts([['Id', h('code', { class: 'id' }, merchant.id)], ['Environment', merchant.environment], ['Created', when(merchant.created_at)]]),
       settingsForm(merchant, catalog, () => show(id)),
       await keysCard(id),
       inviteForm(id),

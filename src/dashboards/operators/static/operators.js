@@ -3,14 +3,15 @@ import { confirmAction, run } from './ui.js';
 import { clear, facts, h, when } from './dom.js';
 import { pagedList } from './list.js';
 import { pendingInvitations } from './invitations.js';
+import { roleName } from './sentences.js';
 
 // The operator's people (operator_admin only: the admin API answers 403 to the other roles, shown as the page's error).
 const ROLES = ['operator_admin', 'operator_reviewer', 'operator_viewer'];
 
 function operatorCard(o, reload) {
-  const role = h('select', { name: 'role', 'aria-label': `Role of ${o.email}` }, ROLES.map((r) => h('option', { value: r, selected: r === o.role }, r)));
+  const role = h('select', { name: 'role', 'aria-label': `Role of ${o.email}` }, ROLES.map((r) => h('option', { value: r, selected: r === o.role }, roleName(r))));
   role.addEventListener('change', async () => {
-    if (!(await run(() => api.patch(`/operators/${encodeURIComponent(o.id)}`, { role: role.value }), `${o.email} is now ${role.value}.`))) role.value = o.role;
+    if (!(await run(() => api.patch(`/operators/${encodeURIComponent(o.id)}`, { role: role.value }), `${o.email} is now ${roleName(role.value)}.`))) role.value = o.role;
   });
   const remove = async () => {
     if (!(await confirmAction(`Remove ${o.email}? Their sessions end at once.`, 'Remove'))) return;
@@ -23,7 +24,7 @@ function operatorCard(o, reload) {
   };
   return h('li', { class: 'card compact', 'data-operator': o.id },
     h('div', { class: 'row spread' }, h('strong', {}, o.email), role),
-    facts([['Id', o.id], ['Since', when(o.created_at)]]),
+    facts([['Since', when(o.created_at)], ['Id', h('code', { class: 'id' }, o.id)]]),
     h('div', { class: 'inline-form' }, h('button', { class: 'secondary small', onclick: recover }, 'Reset authenticator'), h('button', { class: 'secondary small', onclick: remove }, 'Remove')),
   );
 }
@@ -33,7 +34,7 @@ function inviteForm(onInvited) {
   const form = h('form', { class: 'card invite' },
     h('h3', {}, 'Invite an operator'),
     h('label', {}, 'Email', h('input', { name: 'email', type: 'email', required: true, maxlength: 254 })),
-    h('label', {}, 'Role', h('select', { name: 'role' }, ROLES.map((r) => h('option', { value: r, selected: r === 'operator_reviewer' }, r)))),
+    h('label', {}, 'Role', h('select', { name: 'role' }, ROLES.map((r) => h('option', { value: r, selected: r === 'operator_reviewer' }, roleName(r))))),
     h('button', { type: 'submit', class: 'primary' }, 'Send invitation'),
     result,
   );
@@ -42,7 +43,7 @@ function inviteForm(onInvited) {
     const data = new FormData(form);
     const invited = await run(() => api.post('/operators/invitations', { email: data.get('email'), role: data.get('role') }), 'Invitation sent.');
     if (!invited) return;
-    result.textContent = `Invited ${invited.email} as ${invited.role}; the link (mailed, valid until ${when(invited.expires_at)}): ${invited.accept_url}`;
+    result.textContent = `Invited ${invited.email} as ${roleName(invited.role)}; the link (mailed, valid until ${when(invited.expires_at)}): ${invited.accept_url}`;
     form.reset();
     await onInvited();
   });
@@ -53,7 +54,7 @@ export async function operatorsPage(root) {
   const list = pagedList('/operators?limit=50', (rows, reload) => h('ul', { class: 'plain list' }, rows.map((o) => operatorCard(o, reload))), h('p', { class: 'muted' }, 'No operators yet.'));
   const invitations = h('div', {});
   const showInvitations = async () => {
-    const section = pendingInvitations('/operators/invitations');
+    const section = pendingInvitations('/operators/invitations', roleName);
     clear(invitations, section);
     await section.ready;
   };

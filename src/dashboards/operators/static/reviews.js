@@ -25,7 +25,7 @@ function reviewCard(review, reload) {
       ['Customer', c ? withId(`${customerName(c)}${c.email ? ` <${c.email}>` : ''}`, c.id) : review.customer_id],
       ['Restricted', c && c.restriction_reason ? c.restriction_reason : 'no'],
       ['Payment method', paymentMethodText(review.payment_method)],
-      ['Checkout', h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(review.checkout_id)}` }, review.checkout_id)],
+      ['Checkout', h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(review.checkout_id)}` }, h('code', { class: 'id' }, review.checkout_id))],
       ['Requested', when(review.created_at)],
       review.status !== 'pending' && ['Decided', `${review.status} by ${review.decided_by || 'unknown'} at ${when(review.decided_at)}`],
     ]),
