@@ -23,8 +23,8 @@ export function evidenceView(evidence) {
     h('h4', {}, 'Evidence'),
     facts([
       ['Rule', evidence.rule ? `review withdrawals of at least ${money(evidence.rule.min_amount_cents)}` : '—'],
-      ['KYC', kyc ? `${kyc.verified ? 'verified' : 'NOT verified'} by ${kyc.provider} (${kyc.first_name} ${kyc.last_name}, ${kyc.state} ${kyc.country}) · ${kyc.id}` : 'no KYC record'],
-      ['Geo check', geo ? `${geo.passed ? 'passed' : 'FAILED'}: ${[geo.municipality, geo.region, geo.country].filter(Boolean).join(', ')} at ${when(geo.checked_at)} · ${geo.id}` : 'no geo check'],
+      ['KYC', kyc ? [`${kyc.verified ? 'verified' : 'NOT verified'} by ${kyc.provider} (${kyc.first_name} ${kyc.last_name}, ${kyc.state} ${kyc.country}) · `, h('code', { class: 'id' }, kyc.id)] : 'no KYC record'],
+      ['Geo check', geo ? [`${geo.passed ? 'passed' : 'FAILED'}: ${[geo.municipality, geo.region, geo.country].filter(Boolean).join(', ')} at ${when(geo.checked_at)} · `, h('code', { class: 'id' }, geo.id)] : 'no geo check'],
     ]),
   );
 }

@@ -89,7 +89,8 @@ export async function checkoutsPage(root, params) {
     h('p', { class: 'muted' }, 'No checkouts found.'));
   const charges = pagedList(`/charges${query}`, (rows, reload) => h('ul', { class: 'plain list' }, rows.map((c) => chargeRow(c, reload))), h('p', { class: 'muted' }, 'No charges found.'));
   clear(results,
-    h('h3', {}, q ? `Checkouts matching “${q}”` : 'Latest checkouts'),
+    // What was typed is shown as typed (often an id), breakable anywhere on a phone.
+    h('h3', {}, q ? ['Checkouts matching ', h('code', { class: 'id' }, q)] : 'Latest checkouts'),
     h('div', { 'data-list': 'checkouts' }, checkouts.el),
     h('h3', {}, q ? 'Charges matching' : 'Latest charges'),
     h('div', { 'data-list': 'charges' }, charges.el),

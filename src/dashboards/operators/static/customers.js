@@ -1,8 +1,8 @@
 import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
-import { clear, facts, h, json, when } from './dom.js';
+import { clear, facts, h, when } from './dom.js';
 import { pagedList } from './list.js';
-import { customerName } from './records.js';
+import { customerName, evidenceView } from './records.js';
 import { merchantLink } from './names.js';
 
 function customerCard(c, reload) {
@@ -13,7 +13,7 @@ function customerCard(c, reload) {
   return h('li', { class: 'card compact', 'data-customer': c.id },
     h('div', { class: 'row spread' }, h('strong', { class: 'customer-name' }, customerName(c)), h('span', { class: 'badge restricted' }, c.restriction_reason)),
     facts([['Merchant', merchantLink(c.merchant_id, c.merchant_name)], ['Email', c.email], ['Restricted', when(c.restricted_at)], ['Customer id', h('code', { class: 'id' }, c.id)]]),
-    c.restriction_evidence && h('details', {}, h('summary', {}, 'Evidence'), json(c.restriction_evidence)),
+    c.restriction_evidence && evidenceView(c.restriction_evidence),
     h('button', { class: 'primary small', onclick: lift }, 'Unrestrict'),
   );
 }
