@@ -49,7 +49,9 @@ export async function recordDevicePing(
 ): Promise<DevicePingResult> {
   assertDevicePingsEnabled(merchant);
   const { db } = deps;
-  const customer = await findCustomer(db, merchant.id, customerId);
+  // The customer and their recent check are read side by side: one round trip in series, not two
+  // (the check is scoped by merchant and customer, so a missing customer has none).
+  const [customer, recent] = await Promise.all([findCustomer(db, merchant.id, customerId), recentGeoCheck(db, merchant.id, customerId)]);
   // Another merchant's customer is reported exactly like a missing one.
   if (!customer) throw new NotFoundError('Customer not found.', `No customer ${customerId} exists for this business.`);
   const ping = {
@@ -66,7 +68,6 @@ export async function recordDevicePing(
     return { id: row.id, geoCheck: recent, cached: true };
   };
 
-  const recent = await recentGeoCheck(db, merchant.id, customer.id);
   if (recent) return reuse(db, recent);
 
   // Offline and CPU-only (microseconds once loaded), so it runs before the transaction opens.

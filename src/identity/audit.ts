@@ -29,6 +29,7 @@ export type AuditAction =
   | 'api_key.revoked'
   | 'webhook_url.changed'
   | 'signing_secret.rolled'
+  | 'signing_secret.revealed'
   | 'enabled_events.changed'
   | 'event.resent'
   | 'review.approved'

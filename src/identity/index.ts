@@ -12,6 +12,9 @@ import type { AccountsContext } from './context';
 import { createMailer } from './mailer';
 import { limitedByAddress, requireMerchantSession } from './middleware';
 import { SignInThrottle } from './sign-in-throttle';
+import { throttledProof } from './proof-throttle';
+import type { MerchantSession } from './sessions';
+import { requireFreshAuthenticatorProof, type AuthenticatorProof } from './totp';
 
 // The identity module's public surface: modules outside src/identity import it from here (or from
 // the leaf modules context.ts, audit.ts, merchant-roles.ts and operator-roles.ts); lint:deps keeps it so.
@@ -24,7 +27,7 @@ export { access, merchant, merchantCredential, merchantSession, operator, public
 export { ACCEPT_INVITATION_PATH, RESET_PASSWORD_PATH } from './present';
 export { describeInvitation } from './invitations';
 export { describePasswordReset } from './password-resets';
-export { CustomerSearchQuery, EnabledEventsBody, EnabledEventsCatalog, PaymentSearchQuery, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
+export { AuthenticatorProofBody, CustomerSearchQuery, EnabledEventsBody, EnabledEventsCatalog, PaymentSearchQuery, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from './schemas';
 
 /** What the merchant dashboard's routes are built from. */
 export interface MerchantAccounts {
@@ -48,4 +51,12 @@ export function createMerchantAccounts(deps: AppDeps): MerchantAccounts {
     /** Session cookies are Secure outside development (local http://localhost has no TLS). */
     secureCookies: deps.config.nodeEnv !== 'development',
   };
+}
+
+/**
+ * Checks a fresh code (or recovery code) of the session's person, counted as a failed sign-in of
+ * theirs and of `clientAddress` when wrong, as every proof outside the sign-in is.
+ */
+export function proveSessionAuthenticator({ ctx, throttle }: Pick<MerchantAccounts, 'ctx' | 'throttle'>, session: MerchantSession, clientAddress: string, proof: AuthenticatorProof): Promise<void> {
+  return requireFreshAuthenticatorProof(ctx, throttledProof(throttle, session.user.email, clientAddress), session.user, proof);
 }

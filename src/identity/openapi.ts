@@ -10,7 +10,9 @@ const tag = TAGS.merchantDashboard;
 const session = [{ [MerchantSessionAuth.name]: [] }];
 const signedIn = { 401: 'No session, a revoked one (signed out, person removed, password reset), or a change without X-CSRF-Token.' };
 const owners = { ...signedIn, 403: 'Beyond the role (only owners manage the team and read the audit log), or an owner of a production account who has not enrolled an authenticator yet.' };
-const link = { 422: 'Invalid input, or a link that is used, expired or unknown.' };
+/** The per-address limit in front of every account route without a session (ACCOUNT_ROUTE_MAX_REQUESTS_PER_ADDRESS). */
+const ACCOUNT_ROUTES_LIMITED = 'Too many requests to the account routes from the address (Retry-After seconds).';
+const link = { 422: 'Invalid input, or a link that is used, expired or unknown.', 429: ACCOUNT_ROUTES_LIMITED };
 const memberParams = pathId('usr_4Fh2kQ8sLm3Xa7Pc1Rt5VbNw');
 
 operation({
@@ -32,12 +34,12 @@ operation({
 operation({
   method: 'post', path: '/merchant/v1/session', id: 'merchantSignIn', tag, summary: 'Sign in: sets the session cookie', body: SignInBody,
   responses: { 200: ['Signed in (Set-Cookie: merchant_session)', SignedIn] },
-  errors: { 401: 'Wrong email, password, authenticator code or recovery code (or neither code came); or the account is one of the operator\'s people, whose hint names /dashboard/login.', 403: 'An owner of a production account without an authenticator app.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
+  errors: { 401: 'Wrong email, password, authenticator code or recovery code (or neither code came); or the account is one of the operator\'s people, whose hint names /dashboard/login.', 403: 'An owner of a production account without an authenticator app.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address, or too many account requests from the address (Retry-After seconds).' },
 });
 operation({ method: 'delete', path: '/merchant/v1/session', id: 'merchantSignOut', tag, security: session, summary: 'Sign out: the session is revoked on the server', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: signedIn });
-operation({ method: 'post', path: '/merchant/v1/invitations/accept', id: 'merchantAcceptInvitation', tag, summary: "Accept an invitation: the person's account", body: AcceptInvitationBody, responses: { 201: ['The account; with an authenticator enrolled, its recovery codes, shown this once', z.object({ user: MerchantUser, recovery_codes: RecoveryCodes.shape.recovery_codes.optional() })] }, errors: { 422: 'Invalid input, a password too easy to guess, or a link that is used, expired or unknown.' } });
+operation({ method: 'post', path: '/merchant/v1/invitations/accept', id: 'merchantAcceptInvitation', tag, summary: "Accept an invitation: the person's account", body: AcceptInvitationBody, responses: { 201: ['The account; with an authenticator enrolled, its recovery codes, shown this once', z.object({ user: MerchantUser, recovery_codes: RecoveryCodes.shape.recovery_codes.optional() })] }, errors: { 422: 'Invalid input, a password too easy to guess, or a link that is used, expired or unknown.', 429: ACCOUNT_ROUTES_LIMITED } });
 operation({ method: 'post', path: '/merchant/v1/invitations/totp', id: 'merchantInvitationTotp', tag, summary: 'Start enrolling an authenticator app on the invitation page (confirmed by totp_code on acceptance)', body: TokenBody, responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: link });
-operation({ method: 'post', path: '/merchant/v1/password-resets', id: 'merchantRequestPasswordReset', tag, summary: 'Mail a one-time password reset link (answered the same whether the email has an account or not)', body: PasswordResetRequestBody, responses: { 202: ['Requested', z.object({ requested: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { 422: 'Invalid input.' } });
+operation({ method: 'post', path: '/merchant/v1/password-resets', id: 'merchantRequestPasswordReset', tag, summary: 'Mail a one-time password reset link (answered the same whether the email has an account or not)', body: PasswordResetRequestBody, responses: { 202: ['Requested', z.object({ requested: z.literal(true).openapi({ description: 'Always true.' }) })] }, errors: { 422: 'Invalid input.', 429: ACCOUNT_ROUTES_LIMITED } });
 operation({
   method: 'post', path: '/merchant/v1/password-resets/totp', id: 'merchantPasswordResetTotp', tag, summary: 'Start enrolling an authenticator app on the reset page (confirmed by totp_code with the new password)',
   description: 'Open to an authenticator recovery link, and to a plain reset link of a person without an authenticator; a plain reset link never replaces an enrolled one (422).', body: TokenBody, responses: { 201: ['The secret to scan', TotpEnrolment] }, errors: link,
@@ -46,7 +48,7 @@ operation({
   method: 'post', path: '/merchant/v1/password-resets/complete', id: 'merchantResetPassword', tag, summary: "Set a new password from the reset link: every session and every other reset link of the person end", body: PasswordResetBody,
   description: 'A person with an authenticator sends a current code of it (totp_code) or one of their recovery codes (recovery_code); guesses count as failed sign-ins of the account. An authenticator recovery link enrols the new authenticator instead (totp_code of the one started with POST /merchant/v1/password-resets/totp).',
   responses: { 200: ['Changed; with an authenticator enrolled on the page, its recovery codes, shown this once', z.object({ password_reset: z.literal(true).openapi({ description: 'Always true.' }), recovery_codes: RecoveryCodes.shape.recovery_codes.optional() })] },
-  errors: { 422: 'Invalid input, a password too easy to guess, a missing or wrong code, or a link that is used, expired or unknown.', 429: 'Too many wrong codes for the account or from the address (Retry-After seconds).' },
+  errors: { 422: 'Invalid input, a password too easy to guess, a missing or wrong code, or a link that is used, expired or unknown.', 429: 'Too many wrong codes for the account or from the address, or too many account requests from the address (Retry-After seconds).' },
 });
 operation({ method: 'get', path: '/merchant/v1/me', id: 'merchantMe', tag, security: session, summary: 'The signed-in person, their merchant and the CSRF token', responses: { 200: ['The session', SignedIn] }, errors: signedIn });
 operation({

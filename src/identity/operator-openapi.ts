@@ -47,7 +47,7 @@ operation({
   method: 'post', path: '/dashboard/session', id: 'dashboardSignIn', tag: TAGS.dashboard, summary: "Sign in as one of the operator's people (email, password, authenticator code): sets the session cookie",
   body: SignInBody,
   responses: { 200: ['Signed in (Set-Cookie: dashboard_session, HttpOnly, SameSite=Strict, Secure outside development)', OperatorSessionAnswer] },
-  errors: { 401: 'Wrong email, password or authenticator code, a code already used, or the code missing; or the account is a merchant\'s person, whose hint names /merchant/login.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address (Retry-After seconds).' },
+  errors: { 401: 'Wrong email, password or authenticator code, a code already used, or the code missing; or the account is a merchant\'s person, whose hint names /merchant/login.', 422: 'Invalid input.', 429: 'Too many failed sign-ins for the account or from the address, or too many account requests from the address (Retry-After seconds).' },
 });
 operation({ method: 'get', path: '/dashboard/session', id: 'dashboardSession', tag: TAGS.dashboard, security: dashboardSession, summary: 'The current session and its CSRF token', responses: { 200: ['The session', OperatorSessionAnswer] }, errors: notSignedIn });
 operation({ method: 'delete', path: '/dashboard/session', id: 'dashboardSignOut', tag: TAGS.dashboard, security: dashboardSession, summary: 'Sign out (needs X-Dashboard-CSRF): the session is revoked, and a copy of its cookie is refused from then on', responses: { 200: ['Signed out', z.object({ signed_out: z.literal(true) })] }, errors: notSignedIn });

@@ -75,6 +75,19 @@ export async function requireAuthenticatorProof(ctx: AccountsContext, db: Db, us
   if (check !== 'accepted') throw totpRefusal(check);
 }
 
+/** Where a signed-in merchant person enrols an authenticator. */
+export const ENROL_ON_SECURITY_PAGE_HINT = 'This takes a current code of your authenticator app: enrol one on the Security page (/merchant/security), then try again.';
+
+/**
+ * A fresh proof of the signed-in person's authenticator before showing what a session alone must
+ * not (a borrowed laptop, a stolen cookie): the code is spent, and counted by `guard` like any
+ * other guess. A person without an authenticator has nothing to prove it with and is refused.
+ */
+export async function requireFreshAuthenticatorProof(ctx: AccountsContext, guard: ProofGuard, user: AccountRow, proof: AuthenticatorProof): Promise<void> {
+  if (!user.totp_secret_sealed) throw new ValidationError('No authenticator enrolled.', ENROL_ON_SECURITY_PAGE_HINT);
+  await guard(() => ctx.db.transaction((trx) => requireAuthenticatorProof(ctx, trx, user, proof)));
+}
+
 /**
  * What a person adds to their authenticator app: the secret to type, its otpauth:// URI, and that
  * URI as a QR code (a PNG data URL, made here so the pages need no QR library and no other origin).

@@ -9,7 +9,7 @@ import { CheckoutDetail, EventListQuery, LoggedEvent, PageQuery, StoredCheckout,
 import { HOME_CHART_DAYS, HOME_FAILED_DELIVERIES, HOME_PERIODS } from './home';
 import { PAYMENT_CSV_COLUMNS } from './payment-list';
 import { Payment, PaymentFilterQuery, PaymentListQuery } from './payment-schemas';
-import { CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity';
+import { AuthenticatorProofBody, CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity';
 
 const tag = TAGS.merchantDashboard;
 const security = [{ [MerchantSessionAuth.name]: [] }];
@@ -80,6 +80,14 @@ operation({
   body: RollSigningSecretBody,
   responses: { 201: ['The new signing secret', z.object({ webhook_signing_secret: z.string(), previous_webhook_secret_expires_at: timestamp.nullable() })] },
   errors: { ...developers, 422: 'Invalid input, or rolled again during the overlap without force.' },
+});
+operation({
+  method: 'post', path: '/merchant/v1/developers/webhook/signing_secret/reveal', id: 'merchantRevealSigningSecret', tag, security,
+  summary: 'Show the current wss_ signing secret against a fresh authenticator code of the signed-in person; audited',
+  description: 'Answered with Cache-Control: no-store. Wrong codes count as failed sign-ins of the person and the address, as every authenticator proof does.',
+  body: AuthenticatorProofBody,
+  responses: { 200: ['The signing secret that signs deliveries now', z.object({ webhook_secret: z.string().openapi({ example: 'wss_3f9c2a7b' }), previous_webhook_secret_expires_at: timestamp.nullable().openapi({ description: 'Until when the secret before it still signs beside it (after a roll); null when it does not.' }) })] },
+  errors: { ...developers, 422: 'Invalid input, a missing or wrong code, or no authenticator enrolled (enrol one on the Security page).', 429: 'Too many wrong codes for the account or from the address (Retry-After seconds).' },
 });
 operation({ method: 'get', path: '/merchant/v1/developers/enabled_events', id: 'merchantGetEnabledEvents', tag, security, summary: 'The optional events, grouped as the event catalog, each on or off', responses: { 200: ['The choices', EnabledEventsCatalog] }, errors: reading });
 operation({ method: 'put', path: '/merchant/v1/developers/enabled_events', id: 'merchantSetEnabledEvents', tag, security, summary: 'Set which optional events are sent (the whole list)', body: EnabledEventsBody, responses: { 200: ['The choices', EnabledEventsCatalog] }, errors: developers });

@@ -2,14 +2,15 @@ import { Router } from 'express';
 import { pipeline } from 'node:stream';
 import type { AppDeps } from '../app-deps';
 import { assertNoRefundBody, refundCharge } from '../charges/refund';
+import { throttledAddress } from '../http/admin-token-throttle';
 import { idempotent } from '../http/idempotency';
 import { parseEmptyBody, parseOrThrow, withoutBlankParameters } from '../http/validate';
 import { RollSigningSecretBody } from '../merchants/schemas';
-import { changeSettings, issueKey, revokeKey, rollSigningSecret } from '../merchants/service';
+import { changeSettings, issueKey, revealSigningSecret, revokeKey, rollSigningSecret } from '../merchants/service';
 import { resendEvent } from '../events/service';
 import { decideReview } from '../reviews/service';
 import { unrestrictCustomer } from '../customers/restrictions';
-import { sessionActor, merchantSessionOf, CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody, merchant, route, type MerchantAccounts, type MerchantSession } from '../identity';
+import { sessionActor, merchantSessionOf, proveSessionAuthenticator, AuthenticatorProofBody, CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, ReviewQueueQuery, WebhookUrlBody, merchant, route, type MerchantAccounts, type MerchantSession } from '../identity';
 import { EventListQuery, PageQuery } from '../readback/schemas';
 import { enabledEvents, eventLogPage, getWebhook, listMerchantKeys, merchantEvent } from './developers';
 import { customersPage } from './customers';
@@ -26,7 +27,8 @@ const ownMerchant = (session: MerchantSession) => ({ merchantId: session.merchan
  * The merchant dashboard's data routes under /merchant/v1 (operator spec, section 7): every one
  * behind the session and the role guard, scoped to the session's merchant.
  */
-export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session }: Pick<MerchantAccounts, 'requireSession'>): Router {
+export function merchantDashboardRoutes(deps: AppDeps, accounts: Pick<MerchantAccounts, 'ctx' | 'throttle' | 'requireSession'>): Router {
+  const session = accounts.requireSession;
   const router = Router();
 
   route(router, 'get', '/home', merchant(session, 'read'), async (req, res) => {
@@ -62,6 +64,13 @@ export function merchantDashboardRoutes(deps: AppDeps, { requireSession: session
     const body = parseOrThrow(RollSigningSecretBody, req.body ?? {});
     const signedIn = merchantSessionOf(req);
     res.status(201).json(await rollSigningSecret(deps, sessionActor(signedIn), signedIn.merchant.id, body));
+  });
+
+  route(router, 'post', '/developers/webhook/signing_secret/reveal', merchant(session, 'developers'), async (req, res) => {
+    const proof = parseOrThrow(AuthenticatorProofBody, req.body ?? {});
+    const signedIn = merchantSessionOf(req);
+    const prove = () => proveSessionAuthenticator(accounts, signedIn, throttledAddress(req.ip), proof);
+    res.set('Cache-Control', 'no-store').json(await revealSigningSecret(deps, sessionActor(signedIn), signedIn.merchant.id, prove));
   });
 
   route(router, 'get', '/developers/enabled_events', merchant(session, 'read'), async (req, res) => {

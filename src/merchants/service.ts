@@ -187,6 +187,19 @@ export async function rollSigningSecret(deps: MerchantDeps, actor: Actor, mercha
   });
 }
 
+/**
+ * The current signing secret, shown to a person once `prove` (a fresh authenticator code of
+ * theirs, checked first) holds; every sight of it is audited with who and from where.
+ */
+export async function revealSigningSecret(deps: MerchantDeps, actor: Actor, merchantId: string, prove: () => Promise<void>) {
+  await prove();
+  return deps.db.transaction(async (trx) => {
+    const merchant = await getMerchant(trx, merchantId);
+    await recordAudit(trx, { merchantId, actor, action: 'signing_secret.revealed', target: merchantId });
+    return { webhook_secret: deps.sealer.open(merchant.webhook_signing_secret_sealed), previous_webhook_secret_expires_at: presentMerchant(merchant).previous_webhook_secret_expires_at };
+  });
+}
+
 /** A new API key and client secret of the merchant, answered once; the audit row names the key by its prefix. */
 export async function issueKey(deps: MerchantDeps, actor: Actor, merchantId: string): Promise<IssuedCredentials> {
   return deps.db.transaction(async (trx) => {

@@ -168,7 +168,17 @@ describe('merchant dashboard', () => {
     await owner.goto(`${service.baseUrl}/merchant/developers`);
     const eventCard = owner.locator(`[data-event="${failedEvent.id}"]`);
     await eventCard.filter({ hasText: 'HTTP 200' }).waitFor();
+    // Each delivery shows the payload it sent (collapsed) and the receiver's status and answer body.
+    await eventCard.locator('details.payload summary').click();
+    expect(JSON.parse((await eventCard.locator('details.payload pre').textContent())!)).toEqual(expect.objectContaining({ event_id: failedEvent.id, type: 'checkout.failed' }));
+    expect(await eventCard.locator('ol.attempts > li').first().textContent()).toMatch(/HTTP 200 in .+Answer: ok$/);
     await checkPage(owner, 'merchant-developers');
+    // On a phone the sections are their summaries, a screen or so tall; on a wide screen they open again.
+    await owner.setViewportSize({ width: 390, height: 844 });
+    await owner.locator('#event-log:not([open])').waitFor();
+    expect(await owner.evaluate('document.documentElement.scrollHeight')).toBeLessThan(1200);
+    await owner.setViewportSize({ width: 1280, height: 900 });
+    await owner.locator('#event-log[open]').waitFor();
     await eventCard.getByRole('button', { name: 'Resend' }).click();
     await confirm(owner, /checkout\.failed/);
     await toastShows(owner, 'Event queued for redelivery');
@@ -184,6 +194,16 @@ describe('merchant dashboard', () => {
     await confirm(owner, /keeps signing beside the new one for 2 hours/);
     await owner.locator('#webhook .secrets code').filter({ hasText: /^wss_/ }).waitFor();
     expect(await owner.locator('#previous-secret').textContent()).toMatch(/^The previous secret keeps signing beside the new one until /);
+    // The signing secret, revealed after a fresh code of the owner's authenticator: the one the roll answered, hidden again on a press.
+    const rolledSecret = (await owner.locator('#webhook .secrets code').filter({ hasText: /^wss_/ }).textContent())!;
+    expect(await owner.locator('#secret-source').textContent()).toMatch(/got one when it was opened; rolling makes a new one/);
+    await service.deps.db('people').where({ email: ownerEmail }).update({ totp_last_step: null }); // as if the next 30 s step had come
+    await owner.getByLabel('Code from your authenticator app, or a recovery code').fill(currentTotpCode(ownerSecret!));
+    await owner.getByRole('button', { name: 'Reveal' }).click();
+    await owner.locator('#signing-secret').filter({ hasText: rolledSecret }).waitFor();
+    await checkPage(owner, 'merchant-developers-secret');
+    await owner.getByRole('button', { name: 'Hide' }).click();
+    expect(await owner.locator('#signing-secret').count()).toBe(0);
     const oldKey = shop.merchant.api_key;
     await owner.locator(`[data-key="${oldKey.slice(0, 12)}"]`).getByRole('button', { name: 'Revoke' }).click();
     await confirm(owner, new RegExp(`Revoke the API key ${oldKey.slice(0, 12)}`));
@@ -300,6 +320,7 @@ describe('merchant dashboard', () => {
       ['api_key.revoked', ownerEmail],
       ['webhook_url.changed', ownerEmail],
       ['signing_secret.rolled', ownerEmail],
+      ['signing_secret.revealed', ownerEmail],
       ['enabled_events.changed', ownerEmail],
       ['event.resent', ownerEmail],
       ['charge.refunded', ownerEmail],
@@ -465,6 +486,7 @@ describe('merchant dashboard', () => {
     await page.locator('input[name="enabled_events"]').first().waitFor();
     expect(await page.getByRole('button', { name: 'Issue a new API key' }).count()).toBe(0);
     expect(await page.locator('input[name="enabled_events"]').first().isDisabled()).toBe(true);
+    expect([await page.getByRole('button', { name: 'Reveal' }).count(), await page.locator('#secret-source').textContent()]).toEqual([0, expect.stringContaining('Owners and developers can reveal it')]);
     await checkPage(page, 'merchant-developers-viewer');
     // The server still refuses what the page hides.
     const issue = `fetch('/merchant/v1/me').then((r) => r.json()).then((me) => fetch('/merchant/v1/developers/api_keys', { method: 'POST', headers: { 'X-CSRF-Token': me.csrf_token } })).then((r) => r.status)`;

@@ -16,6 +16,7 @@ async function open(failure: Error, accept: string): Promise<{ status: number; t
   const app = express();
   app.use('/merchant', addDashboardPages(Router(), {
     dir: path.resolve(__dirname, '../../src/dashboards/merchants/static'), mount: '/merchant', pages: ['home', 'team'], home: 'home', publicAssets: new Set(),
+    signIn: { name: 'Merchant dashboard', action: '/merchant/v1/session', stylesheets: [], codeAlways: false },
     signedIn: () => Promise.reject(failure), notSignedIn: () => new Error('not signed in'), logger,
   }));
   app.use(errorHandler(logger));

@@ -22,6 +22,7 @@ describe('the audit log as sentences', () => {
       ['auditSentence', { ...person, action: 'webhook_url.changed', target: 'mer_1', details: { changes: { webhook_url: { from: 'https://a.example/hooks', to: 'https://b.example/hooks' } } } }],
       ['auditSentence', { actor: 'opr_1', actor_kind: 'operator', actor_email: 'olga@operator.example', action: 'settings.changed', target: 'mer_1', details: { changes: { review: { from: { enabled: false, min_amount_cents: 1 }, to: { enabled: true, min_amount_cents: 50000 } } } } }],
       ['auditSentence', { ...person, action: 'enabled_events.changed', target: 'mer_1', details: { from: ['customer.unrestricted'], to: [] } }],
+      ['auditSentence', { ...person, action: 'signing_secret.revealed', target: 'mer_1', details: {}, client_address: '203.0.113.9' }],
     ])).toEqual([
       { sentence: "ingrid@shop.example changed ada@shop.example's role from Developer to Owner.", lines: [] },
       { sentence: 'Refunded $64.00 by ingrid@shop.example.', lines: [] },
@@ -30,6 +31,7 @@ describe('the audit log as sentences', () => {
       { sentence: 'olga@operator.example (operator) changed the settings.', lines: ['The review rule changed from off to on, from $500.00.'] },
       // An entry written before before-and-after was recorded still reads as a change.
       { sentence: 'ingrid@shop.example changed the enabled events.', lines: ['The enabled events changed from customer.unrestricted to none.'] },
+      { sentence: 'ingrid@shop.example revealed the webhook signing secret from 203.0.113.9.', lines: [] },
     ]);
   });
 });

@@ -12,13 +12,23 @@ function grpcError(code: number, details: string): Error {
 const NOT_READY = () => new ServiceError('Workflow Update failed', { cause: grpcError(9, 'Unable to perform workflow execution update due to Workflow Task in failed state.') });
 const update = { type: 'update', name: 'anUpdate' } as UpdateDefinition<string, [string]>;
 
-function handleFailing(times: number, error: () => Error): { handle: WorkflowHandle; calls: Array<{ updateId?: string }> } {
+/**
+ * A handle whose executeUpdate fails `times` times with `error`; its startUpdate (the one question
+ * whether the update was accepted after all) answers `accepted`'s outcome, or fails the same way.
+ */
+function handleFailing(times: number, error: () => Error, accepted?: string): { handle: WorkflowHandle; calls: Array<{ updateId?: string }> } {
   const calls: Array<{ updateId?: string }> = [];
   const handle = {
+    client: { withDeadline: <R>(_deadline: number, fn: () => Promise<R>) => fn() },
     executeUpdate: async (_def: unknown, options: { updateId?: string }) => {
       calls.push(options);
       if (calls.length <= times) throw error();
       return 'done';
+    },
+    startUpdate: async (_def: unknown, options: { updateId?: string }) => {
+      calls.push(options);
+      if (accepted === undefined) throw error();
+      return { result: async () => accepted };
     },
   } as unknown as WorkflowHandle;
   return { handle, calls };
@@ -49,5 +59,11 @@ describe('transient Temporal refusals of an update', () => {
     const { handle, calls } = handleFailing(99, () => refusal);
     await expect(executeUpdateRetrying(handle, update, { args: ['a'], updateId: 'att_3' }, { attempts: 3, delayMs: 1 })).rejects.toBe(refusal);
     expect(calls).toHaveLength(1);
+  });
+
+  it('once the retries are spent, ask once whether the workflow accepted the update after all, and answer its outcome if so', async () => {
+    const { handle, calls } = handleFailing(99, NOT_READY, 'done late');
+    await expect(executeUpdateRetrying(handle, update, { args: ['a'], updateId: 'att_4' }, { attempts: 2, delayMs: 1 })).resolves.toBe('done late');
+    expect(calls.map((c) => c.updateId)).toEqual(['att_4', 'att_4', 'att_4']);
   });
 });

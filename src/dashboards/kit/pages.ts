@@ -4,6 +4,7 @@ import { isTransientDependencyFailure } from '../../http/errors';
 import { findStaticDir } from '../../http/static-dir';
 import type { Logger } from '../../logger';
 import { renderProblemPage } from './problem-page';
+import { renderSignInPage, type SignInPage } from './sign-in-page';
 import { publicRoute, route, serve } from '../../identity';
 
 /**
@@ -21,8 +22,10 @@ export const PAGE_HEADERS: Record<string, string> = {
 };
 
 export interface DashboardPages {
-  /** The dashboard's own static files (app.html, login.html, its scripts). */
+  /** The dashboard's own static files (app.html, its scripts and styles). */
   dir: string;
+  /** Its sign-in page, the kit's one page with these differences. */
+  signIn: Omit<SignInPage, 'mount'>;
   /** Where the pages are mounted, e.g. /dashboard: a page without a session redirects to <mount>/login. */
   mount: string;
   /** The pages' names (GET <mount>/<page>); GET <mount> is `home`. */
@@ -52,14 +55,17 @@ export function addDashboardPages(router: Router, options: DashboardPages): Rout
     res.set(PAGE_HEADERS);
     res.sendFile(path.join(options.dir, file));
   };
-  route(router, 'get', '/login', publicRoute('the sign-in page'), (_req, res) => send(res, 'login.html'));
+  const signInPage = renderSignInPage({ ...options.signIn, mount: options.mount });
+  route(router, 'get', '/login', publicRoute('the sign-in page'), (_req, res) => {
+    res.set(PAGE_HEADERS).type('html').send(signInPage);
+  });
 
   // A file that does not exist, a directory or another method than GET/HEAD falls through to the
   // JSON 404 (not the static handler's errors, which reached the error handler as a 500, or its empty 405).
   const statics = { index: false, redirect: false };
   serve(router, '/assets', publicRoute('the sign-in page\'s assets; every other asset needs a session, checked here'), async (req, res, next) => {
     if (!options.publicAssets.has(req.path.replace(/^\//, '')) && !(await options.signedIn(req))) return next(options.notSignedIn());
-    // The pages' headers on every asset: app.html and login.html are served here too, and must not be framed either.
+    // The pages' headers on every asset: app.html is served here too, and must not be framed either.
     res.set(PAGE_HEADERS);
     next();
   }, express.static(options.dir, statics), express.static(findStaticDir(__dirname, 'src/dashboards/kit', 'dom.js'), statics));

@@ -22,6 +22,7 @@ const UPLOT_DIR = path.dirname(require.resolve('uplot'));
 export function merchantDashboardPageRoutes(ctx: AccountsContext): Router {
   const router = addDashboardPages(Router(), {
     dir: findStaticDir(__dirname, 'src/dashboards/merchants', 'app.html'), mount: '/merchant', pages: MERCHANT_PAGES, home: 'home', publicAssets: PUBLIC_ASSETS,
+    signIn: { name: 'Merchant dashboard', action: '/merchant/v1/session', stylesheets: ['merchant.css'], codeAlways: false },
     signedIn: async (req) => !!(await sessionOfRequest(ctx, req)), notSignedIn: () => new MerchantSessionError('Sign in first.', 'Sign in at /merchant/login.'), logger: ctx.logger,
   });
   // Behind the same session check and headers as every other asset: the /assets handler above runs first.

@@ -13,6 +13,7 @@ const PUBLIC_ASSETS = new Set(['signin.js', 'config.js', 'dashboard.css']);
 export function dashboardRoutes(ctx: AccountsContext): Router {
   return addDashboardPages(Router(), {
     dir: findStaticDir(__dirname, 'src/dashboards/operators', 'app.html'), mount: '/dashboard', pages: DASHBOARD_PAGES, home: 'reviews', publicAssets: PUBLIC_ASSETS,
+    signIn: { name: 'Payments dashboard', action: '/dashboard/session', stylesheets: [], codeAlways: true },
     signedIn: async (req) => !!(await dashboardSessionOf(ctx, req)), notSignedIn: notSignedInOperator, logger: ctx.logger,
   });
 }

@@ -104,7 +104,7 @@ describe('the dashboard and the admin API refuse without the admin token', () =>
 
   it('serves the pages\' HTML under /dashboard/assets with the pages\' headers too: never framed, strict CSP', async () => {
     const { cookie } = await signIn();
-    for (const file of ['app.html', 'login.html', 'app.js', 'signin.js', 'config.js', 'shell.js']) {
+    for (const file of ['app.html', 'app.js', 'signin.js', 'config.js', 'shell.js']) {
       const res = await fetch(`${service.baseUrl}/dashboard/assets/${file}`, { headers: { cookie } });
       expect([file, res.status]).toEqual([file, 200]);
       expect([file, res.headers.get('x-frame-options')]).toEqual([file, 'DENY']);

@@ -3,6 +3,8 @@ import { useServiceWithReceiver } from '../../support/file-environment';
 import { openShop, waitFor, type Shop } from '../../support/fixtures';
 import { request } from '../../support/http';
 import type { WebhookReceiver } from '../../support/receiver';
+import { currentTotpCode } from '../../../src/identity/secrets';
+import { enrolledMember, letNextCodeCome } from '../../support/authenticators';
 import { ALL_ROLES, asMember, errorWithHint, describeGuards, member, walkPages, type GuardedRoute, type SignedIn } from '../../support/merchant-accounts';
 
 let service: Service;
@@ -216,5 +218,75 @@ describe('what the Developers section does', () => {
     expect((await asMember(service, people.developer!, 'PUT', '/developers/webhook', { body: { webhook_url: null } })).status).toBe(200);
     expect((await asMember(service, people.developer!, 'POST', `/developers/events/${second}/resend`)).status).toBe(422);
     expect(await service.deps.db('audit_log').where({ merchant_id: shop.merchant.id, action: 'event.resent', target: second })).toHaveLength(2);
+  });
+});
+
+describe('revealing the signing secret against a fresh authenticator code', () => {
+  const REVEAL = '/developers/webhook/signing_secret/reveal';
+  const revealed = (merchantId: string) => service.deps.db('audit_log').where({ merchant_id: merchantId, action: 'signing_secret.revealed' }).select('actor', 'target', 'client_address', 'details');
+
+  it('answers the secret a roll answered, no-store, for a code or a recovery code; each sight audited with the person and address', async () => {
+    const own = await openShop(service);
+    const developer = await enrolledMember(service, own.merchant.id, 'developer');
+    const rolled = await asMember(service, developer, 'POST', '/developers/webhook/signing_secret/roll', { body: { overlap_seconds: 3600, force: true } });
+    expect(rolled.status).toBe(201);
+
+    await letNextCodeCome(service, developer.user.id);
+    const code = currentTotpCode(developer.secret);
+    const shown = await asMember(service, developer, 'POST', REVEAL, { body: { totp_code: code }, headers: { 'x-forwarded-for': '203.0.113.41' } });
+    expect([shown.status, shown.headers.get('cache-control'), shown.body]).toEqual([
+      200,
+      'no-store',
+      { webhook_secret: rolled.body.webhook_signing_secret, previous_webhook_secret_expires_at: rolled.body.previous_webhook_secret_expires_at },
+    ]);
+    // A code works once: the same code again is refused.
+    const replayed = await asMember(service, developer, 'POST', REVEAL, { body: { totp_code: code } });
+    expect([replayed.status, replayed.body.error]).toEqual([422, 'Authenticator code already used.']);
+    const byRecoveryCode = await asMember(service, developer, 'POST', REVEAL, { body: { recovery_code: developer.recoveryCodes[0] } });
+    expect([byRecoveryCode.status, byRecoveryCode.body.webhook_secret]).toEqual([200, rolled.body.webhook_signing_secret]);
+
+    expect(await revealed(own.merchant.id)).toEqual([
+      { actor: developer.user.id, target: own.merchant.id, client_address: '203.0.113.41', details: {} },
+      { actor: developer.user.id, target: own.merchant.id, client_address: expect.any(String), details: {} },
+    ]);
+  });
+
+  it('refuses a missing or wrong code 422, a person without an authenticator 422 pointing at the Security page, roles below developers 403; nothing shown or audited', async () => {
+    const own = await openShop(service);
+    const owner = await enrolledMember(service, own.merchant.id, 'owner');
+    const missing = await asMember(service, owner, 'POST', REVEAL, { body: {} });
+    expect([missing.status, missing.body.error, missing.body.webhook_secret]).toEqual([422, 'Authenticator code required.', undefined]);
+    const wrong = await asMember(service, owner, 'POST', REVEAL, { body: { totp_code: currentTotpCode(owner.secret) === '000000' ? '111111' : '000000' } });
+    expect([wrong.status, wrong.body]).toEqual([422, { ...errorWithHint, error: 'Authenticator code is wrong.' }]);
+    const malformed = await asMember(service, owner, 'POST', REVEAL, { body: { totp_code: 'abc', extra: true } });
+    expect([malformed.status, malformed.body]).toEqual([422, errorWithHint]);
+
+    const withoutAuthenticator = await member(service, own.merchant.id, 'developer');
+    const refused = await asMember(service, withoutAuthenticator, 'POST', REVEAL, { body: { totp_code: '123456' } });
+    expect([refused.status, refused.body]).toEqual([422, { ...errorWithHint, error: 'No authenticator enrolled.', hint: expect.stringContaining('Security page') }]);
+
+    for (const role of ['viewer', 'reviewer']) {
+      const below = await enrolledMember(service, own.merchant.id, role);
+      await letNextCodeCome(service, below.user.id);
+      const res = await asMember(service, below, 'POST', REVEAL, { body: { totp_code: currentTotpCode(below.secret) } });
+      expect([role, res.status, res.body.webhook_secret]).toEqual([role, 403, undefined]);
+    }
+    expect((await asMember(service, null, 'POST', REVEAL, { body: {} })).status).toBe(401);
+    expect((await asMember(service, owner, 'POST', REVEAL, { body: {}, csrf: false })).status).toBe(401);
+    expect(await revealed(own.merchant.id)).toEqual([]);
+  });
+
+  it("counts wrong codes as failed sign-ins of the person: past the limit even the right code is 429", async () => {
+    const own = await openShop(service);
+    const developer = await enrolledMember(service, own.merchant.id, 'developer');
+    await letNextCodeCome(service, developer.user.id);
+    const right = currentTotpCode(developer.secret);
+    const wrongCode = right === '000000' ? '111111' : '000000';
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i += 1) statuses.push((await asMember(service, developer, 'POST', REVEAL, { body: { totp_code: wrongCode } })).status);
+    expect(statuses).toEqual(Array(10).fill(422));
+    const throttled = await asMember(service, developer, 'POST', REVEAL, { body: { totp_code: right } });
+    expect([throttled.status, throttled.body.webhook_secret]).toEqual([429, undefined]);
+    expect(await revealed(own.merchant.id)).toEqual([]);
   });
 });

@@ -9,12 +9,12 @@ import { clear, h } from './dom.js';
 const CODE_PATTERN = '[0-9]{6}|[A-Za-z0-9]{5}-?[A-Za-z0-9]{5}';
 
 /** A current code of the app (6 digits) or a recovery code (xxxxx-xxxxx), as the API takes it. */
-function proofOf(value) {
+export function proofOf(value) {
   const code = value.trim();
   return /^[0-9]{6}$/.test(code) ? { totp_code: code } : { recovery_code: code };
 }
 
-function codeField(label, name = 'proof') {
+export function codeField(label, name = 'proof') {
   const input = h('input', { name, pattern: CODE_PATTERN, maxlength: '11', autocomplete: 'one-time-code', required: true });
   return { input, label: h('label', {}, label, input) };
 }

@@ -94,10 +94,11 @@ function peopleSentence(who, action, d) {
   }
 }
 
-function businessSentence(who, action, d, actor) {
+function businessSentence(who, action, d, actor, address) {
   switch (action) {
     case 'api_key.issued': return `${who} issued an API key.`;
     case 'api_key.revoked': return `${who} revoked an API key.`;
+    case 'signing_secret.revealed': return `${who} revealed the webhook signing secret${address ? ` from ${address}` : ''}.`;
     case 'signing_secret.rolled': return `${who} rolled the webhook signing secret${d.previous_expires_at ? `; the previous one signs until ${when(d.previous_expires_at)}` : ''}.`;
     case 'event.resent': return `${who} ${d.replay ? 'replayed' : 'resent'} an event (delivery series ${d.series}).`;
     case 'review.approved': return `${who} approved a review.`;
@@ -129,7 +130,7 @@ export function auditSentence(entry) {
   const d = entry.details || {};
   if (SETTINGS_ACTIONS[entry.action]) return { sentence: `${who} changed ${SETTINGS_ACTIONS[entry.action]}.`, lines: settingChanges(entry.action, d) };
   if (entry.action.startsWith('invitation.')) return { sentence: invitationSentence(who, entry.action, d), lines: [] };
-  const sentence = peopleSentence(who, entry.action, d) || businessSentence(who, entry.action, d, actor) || `${who}: ${words(entry.action)}.`;
+  const sentence = peopleSentence(who, entry.action, d) || businessSentence(who, entry.action, d, actor, entry.client_address) || `${who}: ${words(entry.action)}.`;
   return { sentence, lines: [] };
 }
 
