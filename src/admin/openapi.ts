@@ -68,13 +68,16 @@ export const TimelineEntry = registry.register(
   }),
 );
 const listErrors = { ...errors, 404: UNKNOWN_CURSOR };
+/** Records name their merchant and customer for the people reading them; the ids stay beside the names. */
+const merchantName = z.string().nullable().openapi({ description: "The merchant's name (merchant_id stays the id).", example: 'Acme Games' });
+const CustomerBrief = z.object({ id: z.string(), email: z.string().nullable(), first_name: z.string().nullable(), last_name: z.string().nullable() }).nullable().openapi({ description: 'The customer by name and email.' });
 const searchPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_RESULTS, DEFAULT_ADMIN_RESULTS);
 export const listPaged = (query: z.ZodObject) => adminPaged(query, MAX_ADMIN_LIST_LIMIT, DEFAULT_ADMIN_LIST_LIMIT);
 const reviewParams = pathId('cpilr_5Hq2kQ8sLm3Xa7Pc1Rt5VbNw');
 const merchantParams = pathId('mer_2bN8kQ8sLm3Xa7Pc1Rt5VbNw');
 
 operation({ method: 'post', path: '/admin/v1/merchants', id: 'adminCreateMerchant', tag, security, summary: 'Onboard a merchant (secrets shown once)', body: MerchantCreateBody, responses: { 201: ['The merchant with its credentials', OnboardedMerchant] }, errors });
-operation({ method: 'get', path: '/admin/v1/merchants', id: 'adminListMerchants', tag, security, summary: 'List merchants, newest first', description: ADMIN_PAGING, query: searchPaged(MerchantListQuery), responses: { 200: ['Merchants', page(Merchant)] }, errors: listErrors });
+operation({ method: 'get', path: '/admin/v1/merchants', id: 'adminListMerchants', tag, security, summary: 'List merchants, newest first; q finds them by a name or id fragment', description: ADMIN_PAGING, query: searchPaged(MerchantListQuery), responses: { 200: ['Merchants', page(Merchant)] }, errors: listErrors });
 operation({
   method: 'get', path: '/admin/v1/merchants/{id}', id: 'adminGetMerchant', tag, security, summary: 'A merchant and its settings, no secrets', params: merchantParams,
   responses: { 200: ['The merchant, with until when a rolled signing secret still signs', Merchant.extend({ previous_webhook_secret_expires_at: timestamp.nullable() })] }, errors,
@@ -100,9 +103,21 @@ operation({
   query: listPaged(z.object({
     status: z.enum(['pending', 'approved', 'declined']).optional(),
     merchant_id: z.string().optional(),
+    min_amount_cents: z.number().int().min(0).optional().openapi({ description: 'Only reviews of at least this amount, in cents.' }),
+    max_amount_cents: z.number().int().min(0).optional().openapi({ description: 'Only reviews of at most this amount, in cents.' }),
+    min_age_minutes: z.number().int().min(0).max(525_600).optional().openapi({ description: 'Only reviews that have waited at least this many minutes.' }),
     order: z.enum(['oldest', 'newest']).optional().openapi({ description: '`oldest` (default, the queue) or `newest` (recent decisions first).' }),
   })),
-  responses: { 200: ['Reviews', page(Review)] }, errors: listErrors,
+  responses: {
+    200: ['Reviews, each with its merchant\'s name, and how many reviews of each status the merchant, amount and age filters select', page(Review.extend({ merchant_name: merchantName })).extend({
+      counts: z.object({
+        pending: z.number().int().openapi({ description: 'Reviews awaiting a decision.' }),
+        approved: z.number().int().openapi({ description: 'Reviews approved.' }),
+        declined: z.number().int().openapi({ description: 'Reviews declined.' }),
+      }).openapi({ description: 'Reviews of each status under the same merchant_id, amount and age filters (the status filter aside).' }),
+    })],
+  },
+  errors: { ...listErrors, 422: 'Invalid query, or min_amount_cents above max_amount_cents.' },
 });
 for (const decision of ['approve', 'decline'] as const) {
   operation({
@@ -114,14 +129,14 @@ for (const decision of ['approve', 'decline'] as const) {
 operation({ method: 'post', path: '/admin/v1/customers/{id}/unrestrict', id: 'adminUnrestrictCustomer', tag, security, summary: "Lift a customer's restriction", params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] }, errors });
 operation({
   method: 'get', path: '/admin/v1/customers/restricted', id: 'adminListRestrictedCustomers', tag, security, summary: 'Restricted customers with the reason and evidence, newest customer first', description: ADMIN_PAGING, query: searchPaged(RestrictedCustomersQuery),
-  responses: { 200: ['Customers', page(StoredCustomer.extend({ merchant_id: z.string(), restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] }, errors: listErrors,
+  responses: { 200: ['Customers', page(StoredCustomer.extend({ merchant_id: z.string(), merchant_name: merchantName, restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] }, errors: listErrors,
 });
 operation({ method: 'post', path: '/admin/v1/charges/{id}/refund', id: 'adminRefundCharge', tag, security, summary: 'The dashboard refund (same rules and event as the public one)', description: "A charge that does not exist is 404, as on the merchant dashboard; the refund rules' refusals are the public refund's 422 bodies with a hint.", params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] }, errors });
-operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', tag, security, summary: 'Search charges by id, checkout, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Charges', page(ChargeResponse.extend({ merchant_id: z.string() }))] }, errors: listErrors });
-operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Checkouts', page(StoredCheckout.extend({ merchant_id: z.string() }))] }, errors: listErrors });
+operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', tag, security, summary: 'Search charges by id, checkout, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Charges', page(ChargeResponse.extend({ merchant_id: z.string(), merchant_name: merchantName }))] }, errors: listErrors });
+operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Checkouts', page(StoredCheckout.extend({ merchant_id: z.string(), merchant_name: merchantName, customer: CustomerBrief }))] }, errors: listErrors });
 operation({
   method: 'get', path: '/admin/v1/checkouts/{id}', id: 'adminGetCheckout', tag, security, summary: 'A checkout with charges, review, block evidence and its Temporal Web UI link', params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'),
-  responses: { 200: ['The checkout', CheckoutDetail.extend({ merchant_id: z.string(), blocked_evidence: evidence, ...workflowLink })] }, errors,
+  responses: { 200: ['The checkout', CheckoutDetail.extend({ merchant_id: z.string(), merchant_name: merchantName, customer: CustomerBrief, blocked_evidence: evidence, ...workflowLink })] }, errors,
 });
 operation({
   method: 'get', path: '/admin/v1/checkouts/{id}/timeline', id: 'adminCheckoutTimeline', tag, security,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import '../http/openapi-registry';
 import { ALWAYS_ON_EVENT_TYPES, OPTIONAL_EVENT_TYPES } from '../domain/event-types';
 
 /**
@@ -36,7 +37,11 @@ export const AdminSearchQuery = z.object({
 export type AdminSearchQuery = z.infer<typeof AdminSearchQuery>;
 
 export const RestrictedCustomersQuery = z.object({ merchant_id: id.optional(), limit, starting_after: startingAfter });
-export const MerchantListQuery = z.object({ limit, starting_after: startingAfter });
+export const MerchantListQuery = z.object({
+  q: z.string().trim().min(1).max(200).optional().openapi({ description: "Part of the merchant's name or id (case-insensitive).", example: 'acme' }),
+  limit,
+  starting_after: startingAfter,
+});
 
 export const EventReplayBody = z
   .object({

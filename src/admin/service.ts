@@ -4,7 +4,7 @@ import { AdminNotFoundError } from '../http/errors';
 import { presentMerchant } from '../merchants/service';
 import { adminPage, type AdminPageQuery } from '../readback/list-page';
 import { presentCheckoutDetail, presentStoredCheckout, presentStoredCustomer } from '../readback/service';
-import { findCheckoutUnscoped, findCustomersUnscoped, findPaymentMethodsUnscoped, timelineRowsUnscoped, type AdminCheckoutRow, type AdminCustomerRow, type AdminSearch } from '../storage/admin-reads';
+import { findCheckoutUnscoped, findCustomersUnscoped, findMerchantNamesUnscoped, findPaymentMethodsUnscoped, timelineRowsUnscoped, type AdminCheckoutRow, type AdminCustomerRow, type AdminSearch } from '../storage/admin-reads';
 import type { Db } from '../storage/db';
 import { pageChargeSearchUnscoped, pageCheckoutSearchUnscoped, pageMerchantsUnscoped, pageRestrictedCustomersUnscoped } from '../storage/pages';
 import type { ReviewRow } from '../storage/reviews';
@@ -28,12 +28,24 @@ export function parseSearch(query: AdminSearchQuery): AdminSearch {
   return search;
 }
 
+/** Each row's merchant by name beside its id (operators read names; the id stays to copy). */
+export async function withMerchantNames<Row extends { merchant_id: string }>(db: Db, rows: Row[]): Promise<Array<Row & { merchant_name: string | null }>> {
+  const names = await findMerchantNamesUnscoped(db, rows.map((row) => row.merchant_id));
+  return rows.map((row) => ({ ...row, merchant_name: names.get(row.merchant_id) ?? null }));
+}
+
+/** A customer as a person reads them beside a record: the name and email, with the id. */
+const customerBrief = (c: Pick<AdminCustomerRow, 'id' | 'email' | 'first_name' | 'last_name'> | undefined) => (c ? { id: c.id, email: c.email, first_name: c.first_name, last_name: c.last_name } : null);
+
 export function searchCheckouts(db: Db, query: AdminSearchQuery) {
-  return adminPage((page) => pageCheckoutSearchUnscoped(db, parseSearch(query), page), query, (rows) => rows.map((row) => ({ ...presentStoredCheckout(row), merchant_id: row.merchant_id })));
+  return adminPage((page) => pageCheckoutSearchUnscoped(db, parseSearch(query), page), query, async (rows) => {
+    const customers = new Map((await findCustomersUnscoped(db, rows.map((row) => row.customer_id))).map((c) => [c.id, c]));
+    return withMerchantNames(db, rows.map((row) => ({ ...presentStoredCheckout(row), merchant_id: row.merchant_id, customer: customerBrief(customers.get(row.customer_id)) })));
+  });
 }
 
 export function searchCharges(db: Db, query: AdminSearchQuery) {
-  return adminPage((page) => pageChargeSearchUnscoped(db, parseSearch(query), page), query, (rows) => Promise.all(rows.map(async (c) => ({ ...(await presentLoaded(db, c)), merchant_id: c.merchant_id }))));
+  return adminPage((page) => pageChargeSearchUnscoped(db, parseSearch(query), page), query, async (rows) => withMerchantNames(db, await Promise.all(rows.map(async (c) => ({ ...(await presentLoaded(db, c)), merchant_id: c.merchant_id })))));
 }
 
 /** `merchantId`: only that merchant's (the merchant dashboard); another merchant's is reported like a missing one. */
@@ -71,10 +83,12 @@ export async function getAdminCheckout(deps: Pick<AppDeps, 'db' | 'config'>, id:
   };
 }
 
-/** The operator's checkout: getAdminCheckout, with the workflow Temporal has for it. */
+/** The operator's checkout: getAdminCheckout, with the workflow Temporal has for it, and its merchant and customer by name. */
 export async function getOperatorCheckout(deps: AppDeps, id: string) {
   const checkout = await getAdminCheckout(deps, id);
-  return { ...checkout, ...(await checkoutWorkflowLink(deps, checkout.id)) };
+  const [named] = await withMerchantNames(deps.db, [checkout]);
+  const [customer] = await findCustomersUnscoped(deps.db, [checkout.customer_id]);
+  return { ...named!, customer: customerBrief(customer), ...(await checkoutWorkflowLink(deps, checkout.id)) };
 }
 
 /** The operator's timeline: getTimeline, with the workflow Temporal has for the checkout. */
@@ -89,14 +103,14 @@ export async function getTimeline(deps: Pick<AppDeps, 'db' | 'config'>, id: stri
   return { checkout_id: checkout.id, workflow_url: workflowUrl(deps.config.temporalUiUrl, checkout.id), entries: buildTimeline({ checkout, ...rows }) };
 }
 
-/** Every merchant, newest first, for the operator. */
-export function listMerchants(db: Db, query: AdminPageQuery) {
-  return adminPage((page) => pageMerchantsUnscoped(db, page), query, (rows) => rows.map(presentMerchant));
+/** Every merchant, newest first, for the operator; `q` finds them by a fragment of the name or the id. */
+export function listMerchants(db: Db, query: AdminPageQuery & { q?: string }) {
+  return adminPage((page) => pageMerchantsUnscoped(db, page, { q: query.q }), query, (rows) => rows.map(presentMerchant));
 }
 
 export function listRestrictedCustomers(db: Db, query: AdminPageQuery & { merchant_id?: string }) {
   return adminPage((page) => pageRestrictedCustomersUnscoped(db, { merchant_id: query.merchant_id }, page), query, (rows) =>
-    rows.map((c) => ({ ...presentCustomerWithRestriction(c), merchant_id: c.merchant_id })),
+    withMerchantNames(db, rows.map((c) => ({ ...presentCustomerWithRestriction(c), merchant_id: c.merchant_id }))),
   );
 }
 

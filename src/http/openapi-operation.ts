@@ -42,6 +42,7 @@ export const TAGS = {
 export const pathId = (example: string) => z.object({ id: z.string().openapi({ description: 'The identifier in the path.', example }) });
 export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 export const html = { content: { 'text/html': { schema: z.string() } } };
+export const csv = { content: { 'text/csv': { schema: z.string() } } };
 
 /** A page of a cursor-paged list: `{results, has_more, next_starting_after}`. */
 export const page = (item: z.ZodType) =>
@@ -79,13 +80,15 @@ export function operation(op: {
   responses: Responses;
   errors?: Record<number, string>;
   htmlResponse?: boolean;
+  /** The 2xx answers without a schema are a CSV file (text/csv), not HTML. */
+  csvResponse?: boolean;
   /** Takes the Idempotency-Key header (src/http/idempotency.ts). */
   idempotent?: boolean;
 }): void {
   if (op.idempotent) IDEMPOTENT_OPERATIONS.add(op.id);
   const responses: RouteConfig['responses'] = {};
   for (const [status, [description, schema]] of Object.entries(op.responses)) {
-    responses[Number(status)] = schema ? { description, ...json(schema) } : op.htmlResponse ? { description, ...html } : { description };
+    responses[Number(status)] = schema ? { description, ...json(schema) } : op.htmlResponse ? { description, ...html } : op.csvResponse ? { description, ...csv } : { description };
   }
   registry.registerPath({
     method: op.method,

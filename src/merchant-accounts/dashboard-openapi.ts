@@ -6,7 +6,9 @@ import { ChargeCustomer } from '../customers/schemas';
 import { MerchantSessionAuth, operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
 import { CheckoutDetail, EventListQuery, LoggedEvent, PageQuery, StoredCheckout, StoredCustomer } from '../readback/schemas';
-import { HOME_FAILED_DELIVERIES } from './home';
+import { HOME_CHART_DAYS, HOME_FAILED_DELIVERIES, HOME_PERIODS } from './home';
+import { PAYMENT_CSV_COLUMNS } from './payment-list';
+import { Payment, PaymentFilterQuery, PaymentListQuery } from './payment-schemas';
 import { AuthenticatorProofBody, CustomerSearchQuery, EnabledEventsBody, PaymentSearchQuery, EnabledEventsCatalog, ReviewQueueQuery, WebhookSettings, WebhookUrlBody } from '../identity';
 
 const tag = TAGS.merchantDashboard;
@@ -20,7 +22,7 @@ const developers = {
 };
 const Volume = z.object({ count: z.number().int(), amount_cents: z.number().int() });
 operation({
-  method: 'get', path: '/merchant/v1/home', id: 'merchantHome', tag, security, summary: "Today's (UTC) succeeded volume and the latest failed webhook deliveries",
+  method: 'get', path: '/merchant/v1/home', id: 'merchantHome', tag, security, summary: "Gross, refunds and net for today and the last 7 and 30 days, the volume chart, open reviews and the latest failed webhook deliveries",
   description: `Deposits and withdrawals apart: the charges created today (UTC) that are succeeded, counted and summed in cents. failed_deliveries: the ${HOME_FAILED_DELIVERIES} newest events whose delivery failed (every attempt of its series refused), each with its last attempt.`,
   responses: {
     200: ['The home page', z.object({
@@ -28,9 +30,27 @@ operation({
       currency: z.string().openapi({ example: 'USD' }),
       deposits: Volume.openapi({ description: "Today's succeeded deposits (credit charges): how many, and their sum in cents." }),
       withdrawals: Volume.openapi({ description: "Today's succeeded withdrawals (debit charges): how many, and their sum in cents." }),
+      periods: z.array(z.object({
+        period: z.enum(HOME_PERIODS.map((p) => p.period) as [string, ...string[]]).openapi({ description: 'Which period: today, or the last 7 or 30 days.' }),
+        from: z.string().openapi({ description: 'The first day of the period (UTC), YYYY-MM-DD; it ends today.' }),
+        gross_cents: z.number().int().openapi({ description: 'Deposits taken (succeeded credit charges, refunded ones included) created in the period.' }),
+        refunds_cents: z.number().int().openapi({ description: 'Refunds that went through in the period.' }),
+        net_cents: z.number().int().openapi({ description: 'gross_cents minus refunds_cents.' }),
+        payments: z.number().int().openapi({ description: 'How many deposits gross_cents sums.' }), refunds: z.number().int().openapi({ description: 'How many refunds refunds_cents sums.' }),
+      })).openapi({ description: `${HOME_PERIODS.map((p) => p.period).join(', ')}: whole UTC days ending today.` }),
+      chart: z.object({
+        days: z.array(z.string()).openapi({ description: 'The UTC days, YYYY-MM-DD, oldest first.' }),
+        gross_cents: z.array(z.number().int()).openapi({ description: "Each day's deposits taken, in cents." }),
+        refunds_cents: z.array(z.number().int()).openapi({ description: "Each day's refunds, in cents." }),
+      })
+        .openapi({ description: `The last ${HOME_CHART_DAYS} UTC days, today the last: gross and refunds of each, by index.` }),
+      open_reviews: z.object({ count: z.number().int(), amount_cents: z.number().int(), oldest_at: timestamp.nullable().openapi({ description: 'When the oldest open review was opened; null without one.' }) }).openapi({ description: 'Withdrawals awaiting a decision: how many, their sum, and when the oldest was opened.' }),
       failed_deliveries: z.array(z.object({
         event_id: z.string(), type: z.string(), checkout_id: z.string().nullable(), created_at: timestamp, attempts: z.number().int(),
-        last_attempt: z.object({ at: timestamp, http_status: z.number().int().nullable(), error: z.string().nullable() }).nullable().openapi({ description: 'The last delivery attempt: when, the HTTP status (null without an answer) and the error.' }),
+        last_attempt: z.object({
+          at: timestamp, http_status: z.number().int().nullable(), error: z.string().nullable(),
+          response_excerpt: z.string().nullable().openapi({ description: "The start of the receiver's answer." }), url: z.string().nullable(),
+        }).nullable().openapi({ description: "The last delivery attempt: when, the HTTP status (null without an answer), the error, the receiver's answer and the URL." }),
       })).openapi({ description: `The ${HOME_FAILED_DELIVERIES} newest events whose delivery failed, newest first.` }),
     })],
   },
@@ -112,6 +132,18 @@ operation({
   params: pathId('cus_9Jd2kQ8sLm3Xa7Pc1Rt5VbNw'),
   responses: { 200: ['The customer', z.object({ id: z.string(), restricted: z.boolean(), restriction_reason: z.string().nullable() })] },
   errors: { 401: developers[401], 403: 'Beyond the role: only owners and reviewers lift restrictions.', 404: 'No such customer in this account.', 422: 'The customer is not restricted.' },
+});
+
+const badFilter = 'Invalid query: an unknown status or type, a malformed day or amount, or a range that ends before it starts.';
+operation({
+  method: 'get', path: '/merchant/v1/payments', id: 'merchantListPayments', tag, security, summary: "The account's payments, newest first: one per checkout, with its status, customer, method and line items",
+  description: 'A checkout is one payment whatever its charges (a failed attempt then a paid one, a subscription\'s renewals). The status is read from the refunds first, then the charges, then the checkout.',
+  query: PaymentListQuery, responses: { 200: ['A page of payments', page(Payment)] }, errors: { ...reading, 404: 'starting_after is not a checkout of this account.', 422: badFilter },
+});
+operation({
+  method: 'get', path: '/merchant/v1/payments.csv', id: 'merchantExportPayments', tag, security, summary: 'Every payment the filters select, as a CSV file (the same filters as the list)',
+  description: `A header row, then one row per payment, newest first: ${PAYMENT_CSV_COLUMNS.join(', ')}. Amounts in units of the currency (25.00); a cell that a spreadsheet would read as a formula is escaped.`,
+  query: PaymentFilterQuery, responses: { 200: ['The CSV file (Content-Disposition: attachment)'] }, csvResponse: true, errors: { ...reading, 422: badFilter },
 });
 
 const checkoutParams = pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb');

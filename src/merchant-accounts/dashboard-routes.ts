@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pipeline } from 'node:stream';
 import type { AppDeps } from '../app-deps';
 import { assertNoRefundBody, refundCharge } from '../charges/refund';
 import { throttledAddress } from '../http/admin-token-throttle';
@@ -15,6 +16,8 @@ import { enabledEvents, eventLogPage, getWebhook, listMerchantKeys, merchantEven
 import { customersPage } from './customers';
 import { chargesPage, checkoutsPage, merchantCheckout, merchantTimeline } from './payments';
 import { merchantHome } from './home';
+import { paymentsCsv, paymentsPage } from './payment-list';
+import { PaymentFilterQuery, PaymentListQuery } from './payment-schemas';
 import { reviewQueuePage } from './reviews';
 
 /** A person acts on their own merchant's records only: the session decides the scope. */
@@ -110,6 +113,18 @@ export function merchantDashboardRoutes(deps: AppDeps, accounts: Pick<MerchantAc
     parseEmptyBody(req.body);
     const signedIn = merchantSessionOf(req);
     res.json(await unrestrictCustomer(deps, sessionActor(signedIn), String(req.params.id), ownMerchant(signedIn)));
+  });
+
+  route(router, 'get', '/payments', merchant(session, 'read'), async (req, res) => {
+    res.json(await paymentsPage(deps, merchantSessionOf(req).merchant.id, parseOrThrow(PaymentListQuery, withoutBlankParameters(req.query), 'Query')));
+  });
+  route(router, 'get', '/payments.csv', merchant(session, 'read'), (req, res) => {
+    const file = paymentsCsv(deps, merchantSessionOf(req).merchant.id, parseOrThrow(PaymentFilterQuery, withoutBlankParameters(req.query), 'Query'));
+    res.set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="payments-${new Date().toISOString().slice(0, 10)}.csv"`, 'Cache-Control': 'no-store' });
+    // Once the file has started, a failed read can only cut it short: logged, the answer ended.
+    pipeline(file, res, (error) => {
+      if (error) deps.logger.error({ err: error }, 'the payments export failed');
+    });
   });
 
   route(router, 'get', '/checkouts', merchant(session, 'read'), async (req, res) => {

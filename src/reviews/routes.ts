@@ -11,6 +11,10 @@ import { decideReview, listReviewsForOperator } from './service';
 const ReviewListQuery = z.object({
   status: z.enum(['pending', 'approved', 'declined']).optional(),
   merchant_id: z.string().min(1).optional(),
+  min_amount_cents: z.coerce.number().int().min(0).optional(),
+  max_amount_cents: z.coerce.number().int().min(0).optional(),
+  /** Only reviews that have waited at least this long (opened this many minutes ago or earlier). */
+  min_age_minutes: z.coerce.number().int().min(0).max(525_600).optional(),
   limit: adminListLimit,
   starting_after: startingAfter,
   /** `oldest` (the queue's order) or `newest` (recent decisions first: a limit keeps the latest, not the first ever made). */

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { AppDeps } from '../app-deps';
-import { reviewDetails } from '../admin/service';
+import { reviewDetails, withMerchantNames } from '../admin/service';
 import { adminPage, type AdminPageQuery } from '../readback/list-page';
 import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
 import { actorEmail, ADMIN_TOKEN_NAME, inScope, type DashboardActor, type MerchantScope } from '../identity/context';
-import { pageReviewsUnscoped } from '../storage/pages';
+import { countReviewsUnscoped, pageReviewsUnscoped, type ReviewFilter } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { presentReview } from './present';
 import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
@@ -16,15 +16,34 @@ import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUp
 export interface ReviewListQuery extends AdminPageQuery {
   status?: ReviewRow['status'];
   merchant_id?: string;
+  min_amount_cents?: number;
+  max_amount_cents?: number;
+  min_age_minutes?: number;
   order: 'oldest' | 'newest';
 }
 
-/** A page of the operator's review queue across merchants, each review with what a reviewer needs beside it. */
-export function listReviewsForOperator(db: Db, query: ReviewListQuery) {
-  return adminPage((page) => pageReviewsUnscoped(db, { merchant_id: query.merchant_id, status: query.status }, query.order === 'oldest', page), query, async (rows) => {
-    const details = await reviewDetails(db, rows);
-    return rows.map((row, i) => ({ ...presentReview(row), ...details[i]! }));
-  });
+/**
+ * A page of the operator's review queue across merchants, each review with what a reviewer needs
+ * beside it (the merchant by name), and how many reviews of each status the same filters select.
+ */
+export async function listReviewsForOperator(db: Db, query: ReviewListQuery) {
+  if (query.min_amount_cents !== undefined && query.max_amount_cents !== undefined && query.min_amount_cents > query.max_amount_cents) {
+    throw new ValidationError('Query is invalid: min_amount_cents is more than max_amount_cents.', 'Pass min_amount_cents at most max_amount_cents (both in cents).');
+  }
+  const filter: ReviewFilter = {
+    merchant_id: query.merchant_id,
+    minAmountCents: query.min_amount_cents,
+    maxAmountCents: query.max_amount_cents,
+    createdBefore: query.min_age_minutes !== undefined ? new Date(Date.now() - query.min_age_minutes * 60_000) : undefined,
+  };
+  const [page, counts] = await Promise.all([
+    adminPage((request) => pageReviewsUnscoped(db, { ...filter, status: query.status }, query.order === 'oldest', request), query, async (rows) => {
+      const details = await reviewDetails(db, rows);
+      return withMerchantNames(db, rows.map((row, i) => ({ ...presentReview(row), ...details[i]! })));
+    }),
+    countReviewsUnscoped(db, filter),
+  ]);
+  return { ...page, counts };
 }
 
 /**

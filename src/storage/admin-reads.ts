@@ -53,6 +53,12 @@ export function narrowCharges(db: Db, query: Knex.QueryBuilder, s: AdminSearch):
   if (s.email) query.whereIn('customer_id', emailMatches(db, s.email));
 }
 
+/** Merchants' names by id, for pages that name the merchant beside a record. */
+export async function findMerchantNamesUnscoped(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const rows: Array<{ id: string; name: string }> = ids.length ? await db('merchants').select('id', 'name').whereIn('id', [...new Set(ids)]) : [];
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 export async function findCustomersUnscoped(db: Db, ids: string[]): Promise<CustomerRow[]> {
   return ids.length ? db<CustomerRow>('customers').whereIn('id', [...new Set(ids)]) : [];
 }

@@ -153,9 +153,14 @@ export const pageChargeSearch = (db: Db, merchantId: string, search: AdminSearch
 // by merchant, hence the names; never used on a merchant's request path. A `merchant_id` filter,
 // when given, is part of the scope, so a cursor naming another merchant's row is unknown there.
 
-/** Every merchant, newest first, with the defaults of settings added after each was onboarded. */
-export async function pageMerchantsUnscoped(db: Db, page: PageRequest): Promise<Page<MerchantRow>> {
-  const { rows, hasMore } = await pageOf<MerchantRow>(db, 'merchants', {}, page);
+/** Every merchant, newest first, with the defaults of settings added after each was onboarded; `q` narrows to a name or id fragment. */
+export async function pageMerchantsUnscoped(db: Db, page: PageRequest, filter: { q?: string } = {}): Promise<Page<MerchantRow>> {
+  const { rows, hasMore } = await pageOf<MerchantRow>(db, 'merchants', {}, page, { kind: 'created' }, (query) => {
+    if (filter.q) {
+      const fragment = containing(filter.q);
+      query.where((inner) => inner.whereILike('name', fragment).orWhereILike('id', fragment));
+    }
+  });
   return { rows: rows.map((row) => ({ ...row, settings: withDefaultSettings(row.settings, row.environment) })), hasMore };
 }
 
@@ -178,10 +183,36 @@ export const pageRestrictedCustomersUnscoped = (db: Db, filters: { merchant_id?:
  * Reviews: the queue oldest first, or decisions newest first. The status is a filter, not the
  * cursor's scope: a reviewer who decides the last review of a page still reads the next page.
  */
-export const pageReviewsUnscoped = (db: Db, filters: { merchant_id?: string; status?: string }, oldestFirst: boolean, page: PageRequest) =>
+export const pageReviewsUnscoped = (db: Db, filters: ReviewFilter & { status?: string }, oldestFirst: boolean, page: PageRequest) =>
   pageOf<ReviewRow>(db, 'reviews', definedOnly({ merchant_id: filters.merchant_id }), page, { kind: 'created', oldestFirst }, (query) => {
     if (filters.status) query.where({ status: filters.status });
+    narrowReviews(query, filters);
   });
+
+/** What narrows the operator's review queue besides the merchant and the status: the amount, and how long a review has waited. */
+export interface ReviewFilter {
+  merchant_id?: string;
+  minAmountCents?: number;
+  maxAmountCents?: number;
+  /** Only reviews opened before this (waiting at least so long). */
+  createdBefore?: Date;
+}
+
+function narrowReviews(query: Knex.QueryBuilder, filters: ReviewFilter): void {
+  if (filters.minAmountCents !== undefined) query.where('amount_cents', '>=', filters.minAmountCents);
+  if (filters.maxAmountCents !== undefined) query.where('amount_cents', '<=', filters.maxAmountCents);
+  if (filters.createdBefore) query.where('created_at', '<', filters.createdBefore);
+}
+
+/** How many reviews of each status the filter selects (the queue's tabs). */
+export async function countReviewsUnscoped(db: Db, filters: ReviewFilter): Promise<Record<'pending' | 'approved' | 'declined', number>> {
+  const query = db('reviews').where(definedOnly({ merchant_id: filters.merchant_id }));
+  narrowReviews(query, filters);
+  const rows: Array<{ status: string; count: string | number }> = await query.groupBy('status').select('status').count({ count: '*' });
+  const counts = { pending: 0, approved: 0, declined: 0 };
+  for (const row of rows) if (row.status in counts) counts[row.status as keyof typeof counts] = Number(row.count);
+  return counts;
+}
 
 /** The event log, newest first (commit sequence). */
 export const pageEventsUnscoped = (db: Db, filters: { merchant_id?: string; type?: string; checkout_id?: string; charge_id?: string }, page: PageRequest) =>

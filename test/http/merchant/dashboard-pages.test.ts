@@ -1,6 +1,6 @@
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
-import { attempt, CARD, createCheckout, getCharge, openShop, waitFor, type Shop } from '../../support/fixtures';
+import { attempt, CARD, createCheckout, getCharge, openShop, pausedForReview, waitFor, type Shop } from '../../support/fixtures';
 import { WebhookReceiver } from '../../support/receiver';
 import { ALL_ROLES, asMember, describeGuards, member, type SignedIn } from '../../support/merchant-accounts';
 
@@ -48,6 +48,16 @@ describe('the merchant dashboard pages', () => {
     expect([res.status, res.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
     expectPageHeaders(res);
     expect(await res.text()).toContain('/merchant/assets/app.js');
+  });
+
+  it("serves the home page's chart library (uPlot) from its package, behind the session like every asset", async () => {
+    for (const file of ['uPlot.esm.js', 'uPlot.min.css']) {
+      const res = await get(`/assets/vendor/uplot/${file}`, people.viewer);
+      expect([file, res.status, res.headers.get('content-type')]).toEqual([file, 200, expect.stringMatching(file.endsWith('.js') ? /javascript/ : /text\/css/)]);
+      expectPageHeaders(res);
+      expect((await get(`/assets/vendor/uplot/${file}`)).status).toBe(401);
+    }
+    expect((await get('/assets/vendor/uplot/missing.js', people.viewer)).status).toBe(404);
   });
 
   it('redirects every page to /merchant/login (303) without a session, and serves the sign-in page to anyone', async () => {
@@ -98,6 +108,9 @@ describe('GET /merchant/v1/home', () => {
     expect(empty.body).toEqual({
       day: new Date().toISOString().slice(0, 10), currency: 'USD',
       deposits: { count: 0, amount_cents: 0 }, withdrawals: { count: 0, amount_cents: 0 }, failed_deliveries: [],
+      periods: ['today', 'last_7_days', 'last_30_days'].map((period) => ({ period, from: expect.any(String), gross_cents: 0, refunds_cents: 0, net_cents: 0, payments: 0, refunds: 0 })),
+      chart: { days: expect.any(Array), gross_cents: Array(30).fill(0), refunds_cents: Array(30).fill(0) },
+      open_reviews: { count: 0, amount_cents: 0, oldest_at: null },
     });
 
     await succeeded(own, 'deposit', 1000);
@@ -114,6 +127,32 @@ describe('GET /merchant/v1/home', () => {
     const home = await asMember(service, viewer, 'GET', '/home');
     expect([home.status, home.body.deposits, home.body.withdrawals]).toEqual([200, { count: 2, amount_cents: 3550 }, { count: 1, amount_cents: 700 }]);
   });
+
+  it('sums gross, refunds and net for today and the last 7 and 30 days (taken and refunded today: $25, $25, $0), charts each day and counts open reviews', async () => {
+    const own = await openShop(service, { review: { enabled: true, min_amount_cents: 500 } });
+    const owner = await member(service, own.merchant.id, 'owner');
+    const refunded = await succeeded(own, 'deposit', 2500);
+    expect((await asMember(service, owner, 'POST', `/charges/${refunded}/refund`)).status).toBe(200);
+    const today = await asMember(service, owner, 'GET', '/home');
+    expect(today.body.periods[0]).toEqual({ period: 'today', from: new Date().toISOString().slice(0, 10), gross_cents: 2500, refunds_cents: 2500, net_cents: 0, payments: 1, refunds: 1 });
+
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
+    const threeDays = await succeeded(own, 'deposit', 1000);
+    await service.deps.db('charges').where({ id: threeDays }).update({ created_at: daysAgo(3) });
+    const tenDays = await succeeded(own, 'deposit', 4000);
+    await service.deps.db('charges').where({ id: tenDays }).update({ created_at: daysAgo(10) });
+    const longAgo = await succeeded(own, 'deposit', 8000);
+    await service.deps.db('charges').where({ id: longAgo }).update({ created_at: daysAgo(31) });
+    const review = await pausedForReview(service, own);
+
+    const home = await asMember(service, owner, 'GET', '/home');
+    expect(home.body.periods.map((p: { period: string; gross_cents: number; refunds_cents: number; net_cents: number }) => [p.period, p.gross_cents, p.refunds_cents, p.net_cents])).toEqual([
+      ['today', 2500, 2500, 0], ['last_7_days', 3500, 2500, 1000], ['last_30_days', 7500, 2500, 5000],
+    ]);
+    const { days, gross_cents: gross, refunds_cents: refunds } = home.body.chart;
+    expect([days.length, days[29], days[26], gross[29], refunds[29], gross[26], gross[19]]).toEqual([30, new Date().toISOString().slice(0, 10), daysAgo(3).toISOString().slice(0, 10), 2500, 2500, 1000, 4000]);
+    expect(home.body.open_reviews).toEqual({ count: 1, amount_cents: 1500, oldest_at: (await service.deps.db('reviews').where({ id: review }).first()).created_at.toISOString() });
+  }, 120_000);
 
   it('lists the events whose delivery failed, newest first, with the last attempt; not delivered ones or another merchant\'s', async () => {
     const down = await new WebhookReceiver().start();
@@ -138,7 +177,7 @@ describe('GET /merchant/v1/home', () => {
       expect(home.body.failed_deliveries.map((d: { event_id: string }) => d.event_id)).not.toContain(theirs.id);
       expect(home.body.failed_deliveries[0]).toEqual({
         event_id: second.id, type: 'checkout.succeeded', checkout_id: second.checkout_id, created_at: new Date(second.created_at).toISOString(),
-        attempts: second.delivery_attempts, last_attempt: { at: expect.any(String), http_status: 503, error: 'HTTP 503' },
+        attempts: second.delivery_attempts, last_attempt: { at: expect.any(String), http_status: 503, error: 'HTTP 503', response_excerpt: expect.any(String), url: down.url },
       });
       expect(second.delivery_attempts).toBeGreaterThan(1);
       expect(home.body.deposits).toEqual({ count: 2, amount_cents: 2400 });

@@ -29,6 +29,8 @@ export function money(cents, currency = 'USD') {
   if (!formats.has(currency)) formats.set(currency, new Intl.NumberFormat('en-US', { style: 'currency', currency }));
   return formats.get(currency).format(cents / 100);
 }
+/** Dollars as a person types them ("12.50") as the API's integer cents ("1250"); '' (or anything not a number) stays ''. */
+export const centsOf = (dollars) => (dollars === null || dollars === undefined || dollars === '' || Number.isNaN(Number(dollars)) ? '' : String(Math.round(Number(dollars) * 100)));
 // One date format on every page, whatever the browser's locale: "Nov 28, 2026, 9:05 AM".
 const dateFormat = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 export const when = (iso) => (iso ? dateFormat.format(new Date(iso)) : '—');

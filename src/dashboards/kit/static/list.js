@@ -10,9 +10,10 @@ const withCursor = (path, after) => (after ? `${path}${path.includes('?') ? '&' 
 /**
  * A list read one page at a time with Previous and Next, saying whether more follow. `path` is the
  * list's path with its filters (and limit); `render(results, reload)` draws a page's rows; `empty`
- * is shown for an empty first page. Answers {el, reload}: reload reads the page on screen again.
+ * is shown for an empty first page; `onPage(data)`, if given, sees each answer whole (fields beside
+ * the rows, such as counts). Answers {el, reload}: reload reads the page on screen again.
  */
-export function pagedList(path, render, empty) {
+export function pagedList(path, render, empty, onPage = () => {}) {
   const rows = h('div', {});
   const status = h('span', { class: 'muted', role: 'status' });
   const previous = h('button', { type: 'button', class: 'secondary small', disabled: true }, '← Previous');
@@ -25,6 +26,7 @@ export function pagedList(path, render, empty) {
   const load = async () => {
     const data = await run(() => api.get(withCursor(path, cursors[cursors.length - 1])));
     if (!data) return;
+    onPage(data);
     nextCursor = data.has_more ? data.next_starting_after : null;
     const page = cursors.length;
     clear(rows, data.results.length ? render(data.results, load) : page === 1 ? empty : h('p', { class: 'muted' }, 'Nothing on this page any more.'));

@@ -3,12 +3,14 @@
 import { facts, h, json, money, when } from './dom.js';
 import { attemptOutcome, duration, recordIds, timelineSentence } from './sentences.js';
 
+/** A payment method as people read it: "visa ending 4242". The API's charges carry `card`; a review's method carries `details.card`. */
 export function paymentMethodText(pm) {
   if (!pm) return '—';
-  const card = pm.details && pm.details.card;
-  if (card) return `${pm.payment_type}: ${card.brand || 'card'} ending ${card.last4 || card.last_four || '?'}`;
-  const bank = pm.details && pm.details.bank_account;
-  if (bank) return `${pm.payment_type}: account ending ${bank.last4 || bank.last_four || '?'}`;
+  const instrument = (key) => pm[key] || (pm.details && pm.details[key]);
+  const card = instrument('card');
+  if (card) return `${card.brand || 'card'} ending ${card.last4 || card.last_four || '?'}`;
+  const bank = instrument('bank_account');
+  if (bank) return `bank account ending ${bank.last4 || bank.last_four || '?'}`;
   return pm.payment_type;
 }
 
@@ -21,8 +23,8 @@ export function evidenceView(evidence) {
     h('h4', {}, 'Evidence'),
     facts([
       ['Rule', evidence.rule ? `review withdrawals of at least ${money(evidence.rule.min_amount_cents)}` : '—'],
-      ['KYC', kyc ? `${kyc.verified ? 'verified' : 'NOT verified'} by ${kyc.provider} (${kyc.first_name} ${kyc.last_name}, ${kyc.state} ${kyc.country}) · ${kyc.id}` : 'no KYC record'],
-      ['Geo check', geo ? `${geo.passed ? 'passed' : 'FAILED'}: ${[geo.municipality, geo.region, geo.country].filter(Boolean).join(', ')} at ${when(geo.checked_at)} · ${geo.id}` : 'no geo check'],
+      ['KYC', kyc ? [`${kyc.verified ? 'verified' : 'NOT verified'} by ${kyc.provider} (${kyc.first_name} ${kyc.last_name}, ${kyc.state} ${kyc.country}) · `, h('code', { class: 'id' }, kyc.id)] : 'no KYC record'],
+      ['Geo check', geo ? [`${geo.passed ? 'passed' : 'FAILED'}: ${[geo.municipality, geo.region, geo.country].filter(Boolean).join(', ')} at ${when(geo.checked_at)} · `, h('code', { class: 'id' }, geo.id)] : 'no geo check'],
     ]),
   );
 }

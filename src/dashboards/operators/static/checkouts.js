@@ -2,23 +2,25 @@ import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
 import { clear, facts, h, json, money, when } from './dom.js';
 import { pagedList } from './list.js';
-import { timelineEntry } from './records.js';
+import { customerName, paymentMethodText, timelineEntry } from './records.js';
+import { idLine, merchantLink, withId } from './names.js';
 
-const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, id);
+const checkoutLink = (id) => h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(id)}` }, h('code', { class: 'id' }, id));
 
 function chargeRow(charge, onRefunded) {
   const refund = async () => {
-    if (!(await confirmAction(`Refund ${money(charge.amount_cents)} of charge ${charge.id} in full?`, 'Refund'))) return;
+    if (!(await confirmAction(`Refund ${money(charge.amount_cents)} to ${customerName(charge.customer)} in full (charge ${charge.id})?`, 'Refund'))) return;
     if (await run(() => api.post(`/charges/${encodeURIComponent(charge.id)}/refund`), 'Charge refunded.')) await onRefunded();
   };
   const refundable = charge.status === 'succeeded' && charge.transaction_type === 'credit';
   return h('li', { class: 'card compact', 'data-charge': charge.id },
     h('div', { class: 'row spread' }, h('strong', {}, money(charge.amount_cents), ` ${charge.transaction_type}`), h('span', { class: `badge ${charge.status}` }, charge.status)),
     facts([
-      ['Charge', charge.id],
+      charge.merchant_id && ['Merchant', merchantLink(charge.merchant_id, charge.merchant_name)],
+      ['Customer', withId(`${customerName(charge.customer)}${charge.customer.email ? ` <${charge.customer.email}>` : ''}`, charge.customer.id)],
+      ['Method', paymentMethodText(charge.payment_method)],
       ['Checkout', charge.checkout_id ? checkoutLink(charge.checkout_id) : '—'],
-      ['Customer', `${charge.customer.first_name || ''} ${charge.customer.last_name || ''} <${charge.customer.email || ''}>`],
-      ['Method', charge.payment_method.payment_type],
+      ['Charge', h('code', { class: 'id' }, charge.id)],
       charge.failure_code && ['Failure', `${charge.failure_code}: ${charge.failure_message || ''}`],
       ['Created', when(charge.created_at)],
     ]),
@@ -41,13 +43,13 @@ async function showCheckout(root, id) {
   if (!checkout || !timeline) return;
   clear(root,
     h('p', {}, h('a', { href: '/dashboard/checkouts' }, '← Search')),
-    h('h2', {}, 'Checkout ', h('code', {}, checkout.id)),
+    h('h2', {}, 'Checkout ', h('code', { class: 'id' }, checkout.id)),
     workflowLink(timeline.workflow),
     facts([
       ['State', h('span', { class: `badge ${checkout.state}` }, checkout.state)],
       ['Type / flow', `${checkout.type} / ${checkout.flow}`],
-      ['Merchant', h('a', { href: `/dashboard/merchants?id=${encodeURIComponent(checkout.merchant_id)}` }, checkout.merchant_id)],
-      ['Customer', checkout.customer_id],
+      ['Merchant', merchantLink(checkout.merchant_id, checkout.merchant_name)],
+      ['Customer', checkout.customer ? withId(`${customerName(checkout.customer)}${checkout.customer.email ? ` <${checkout.customer.email}>` : ''}`, checkout.customer_id) : checkout.customer_id],
       ['Amount', money(checkout.fixed_amount_cents ?? checkout.line_items_total_amount_cents ?? checkout.balance_amount_cents)],
       checkout.blocked_reason && ['Blocked', checkout.blocked_reason],
       ['Created', when(checkout.created_at)],
@@ -78,13 +80,17 @@ export async function checkoutsPage(root, params) {
   const checkouts = pagedList(`/checkouts${query}`, (rows) =>
     h('ul', { class: 'plain list' }, rows.map((c) =>
       h('li', { class: 'card compact', 'data-checkout': c.id },
-        h('div', { class: 'row spread' }, checkoutLink(c.id), h('span', { class: `badge ${c.state}` }, c.state)),
-        h('p', { class: 'muted' }, `${c.type} · ${c.flow} · ${money(c.fixed_amount_cents ?? c.line_items_total_amount_cents ?? c.balance_amount_cents)} · ${c.customer_id} · ${when(c.created_at)}`),
+        h('div', { class: 'row spread' },
+          h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(c.id)}` }, `${money(c.fixed_amount_cents ?? c.line_items_total_amount_cents ?? c.balance_amount_cents)} ${c.type}`),
+          h('span', { class: `badge ${c.state}` }, c.state)),
+        h('p', {}, h('span', { class: 'customer-name' }, c.customer ? customerName(c.customer) : c.customer_id), ' at ', h('span', { class: 'merchant-name' }, c.merchant_name || c.merchant_id)),
+        h('p', { class: 'muted' }, `${c.flow} · ${when(c.created_at)} · `, idLine([c.id, c.customer_id, c.merchant_id])),
       ))),
     h('p', { class: 'muted' }, 'No checkouts found.'));
   const charges = pagedList(`/charges${query}`, (rows, reload) => h('ul', { class: 'plain list' }, rows.map((c) => chargeRow(c, reload))), h('p', { class: 'muted' }, 'No charges found.'));
   clear(results,
-    h('h3', {}, q ? `Checkouts matching “${q}”` : 'Latest checkouts'),
+    // What was typed is shown as typed (often an id), breakable anywhere on a phone.
+    h('h3', {}, q ? ['Checkouts matching ', h('code', { class: 'id' }, q)] : 'Latest checkouts'),
     h('div', { 'data-list': 'checkouts' }, checkouts.el),
     h('h3', {}, q ? 'Charges matching' : 'Latest charges'),
     h('div', { 'data-list': 'charges' }, charges.el),

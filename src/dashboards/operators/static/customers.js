@@ -1,17 +1,19 @@
 import { api } from './api.js';
 import { confirmAction, run } from './ui.js';
-import { clear, facts, h, json, when } from './dom.js';
+import { clear, facts, h, when } from './dom.js';
 import { pagedList } from './list.js';
+import { customerName, evidenceView } from './records.js';
+import { merchantLink } from './names.js';
 
 function customerCard(c, reload) {
   const lift = async () => {
-    if (!(await confirmAction(`Lift the restriction (${c.restriction_reason}) on ${c.first_name || ''} ${c.last_name || ''}?`, 'Unrestrict'))) return;
+    if (!(await confirmAction(`Lift the restriction (${c.restriction_reason}) on ${customerName(c)} (${c.merchant_name || c.merchant_id})?`, 'Unrestrict'))) return;
     if (await run(() => api.post(`/customers/${encodeURIComponent(c.id)}/unrestrict`), 'Restriction lifted.')) await reload();
   };
   return h('li', { class: 'card compact', 'data-customer': c.id },
-    h('div', { class: 'row spread' }, h('strong', {}, `${c.first_name || ''} ${c.last_name || ''}`.trim() || c.email || c.id), h('span', { class: 'badge restricted' }, c.restriction_reason)),
-    facts([['Customer', c.id], ['Email', c.email], ['Merchant', c.merchant_id], ['Restricted', when(c.restricted_at)]]),
-    c.restriction_evidence && h('details', {}, h('summary', {}, 'Evidence'), json(c.restriction_evidence)),
+    h('div', { class: 'row spread' }, h('strong', { class: 'customer-name' }, customerName(c)), h('span', { class: 'badge restricted' }, c.restriction_reason)),
+    facts([['Merchant', merchantLink(c.merchant_id, c.merchant_name)], ['Email', c.email], ['Restricted', when(c.restricted_at)], ['Customer id', h('code', { class: 'id' }, c.id)]]),
+    c.restriction_evidence && evidenceView(c.restriction_evidence),
     h('button', { class: 'primary small', onclick: lift }, 'Unrestrict'),
   );
 }

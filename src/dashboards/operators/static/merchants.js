@@ -1,6 +1,6 @@
-import { api } from './api.js';
+import { api, query } from './api.js';
 import { confirmAction, run, toast } from './ui.js';
-import { clear, facts, h, when } from './dom.js';
+import { centsOf, clear, facts, h, when } from './dom.js';
 import { pagedList } from './list.js';
 
 const checkbox = (name, value, checked, label = value, describedBy = null) =>
@@ -46,9 +46,10 @@ function settingsForm(merchant, catalog, onSaved) {
     ),
     h('fieldset', {}, h('legend', {}, 'Review'),
       checkbox('review_enabled', 'on', s.review.enabled, 'Pause withdrawals for review'),
-      h('label', {}, 'From amount (cents)', h('input', { name: 'review_min', type: 'number', min: 1, value: s.review.min_amount_cents })),
+      h('label', {}, 'From amount ($)', h('input', { name: 'review_min', type: 'number', min: '0.01', step: '0.01', inputmode: 'decimal', value: (s.review.min_amount_cents / 100).toFixed(2) })),
     ),
-    h('label', {}, 'Checkout expiry (seconds)', h('input', { name: 'checkout_expiry_seconds', type: 'number', min: 1, max: 86400, value: s.checkout_expiry_seconds })),
+    // The API keeps seconds; a person thinks of an expiry in minutes (a value that is not whole minutes shows its fraction).
+    h('label', {}, 'Checkout expiry (minutes)', h('input', { name: 'checkout_expiry_minutes', type: 'number', min: 1 / 60, max: 1440, step: 'any', value: String(Math.round((s.checkout_expiry_seconds / 60) * 1000) / 1000) })),
     h('button', { type: 'submit', class: 'primary' }, 'Save settings'),
   );
   form.addEventListener('submit', async (event) => {
@@ -59,8 +60,8 @@ function settingsForm(merchant, catalog, onSaved) {
       enabled_events: data.getAll('enabled_events'),
       checkout_flows: data.getAll('checkout_flows'),
       payment_methods: Object.fromEntries(catalog.checkout_types.map((t) => [t, data.getAll(`payment_methods.${t}`)])),
-      review: { enabled: data.get('review_enabled') === 'on', min_amount_cents: Number(data.get('review_min')) },
-      checkout_expiry_seconds: Number(data.get('checkout_expiry_seconds')),
+      review: { enabled: data.get('review_enabled') === 'on', min_amount_cents: Number(centsOf(data.get('review_min'))) },
+      checkout_expiry_seconds: Math.round(Number(data.get('checkout_expiry_minutes')) * 60),
     };
     const saved = await run(() => api.patch(`/merchants/${encodeURIComponent(merchant.id)}/settings`, patch), 'Settings saved.');
     if (saved) onSaved();
@@ -139,10 +140,14 @@ export async function merchantsPage(root, params) {
   const catalog = await run(() => api.get('/settings_catalog'));
   if (!catalog) return;
   const selectedId = params.get('id');
-  const list = pagedList('/merchants?limit=50', (rows) =>
+  const q = params.get('q') || '';
+  const list = pagedList(`/merchants${query({ q, limit: 50 })}`, (rows) =>
     h('ul', { class: 'plain merchants' }, rows.map((m) =>
-      h('li', {}, h('a', { href: `/dashboard/merchants?id=${encodeURIComponent(m.id)}`, 'aria-current': m.id === selectedId ? 'page' : null }, m.name), h('small', { class: 'muted' }, ` ${m.environment}`)))),
-    h('p', { class: 'muted' }, 'No merchants yet.'));
+      h('li', {}, h('a', { href: `/dashboard/merchants${query({ q, id: m.id })}`, 'aria-current': m.id === selectedId ? 'page' : null }, m.name), h('small', { class: 'muted' }, ` ${m.environment}`)))),
+    h('p', { class: 'muted' }, q ? `No merchant's name or id contains “${q}”.` : 'No merchants yet.'));
+  const search = h('form', { class: 'search row', method: 'get', action: '/dashboard/merchants' },
+    h('input', { name: 'q', value: q, type: 'search', placeholder: 'Name or id', 'aria-label': 'Search merchants' }),
+    h('button', { class: 'primary', type: 'submit' }, 'Search'));
   const detail = h('div', { class: 'detail' });
   const show = async (id, credentials) => {
     const merchant = await run(() => api.get(`/merchants/${encodeURIComponent(id)}`));
@@ -150,7 +155,7 @@ export async function merchantsPage(root, params) {
     clear(detail,
       h('h2', {}, merchant.name),
       credentials && secretsBox(credentials),
-      facts([['Id', merchant.id], ['Environment', merchant.environment], ['Created', when(merchant.created_at)]]),
+      facts([['Id', h('code', { class: 'id' }, merchant.id)], ['Environment', merchant.environment], ['Created', when(merchant.created_at)]]),
       settingsForm(merchant, catalog, () => show(id)),
       await keysCard(id),
       inviteForm(id),
@@ -160,6 +165,7 @@ export async function merchantsPage(root, params) {
     h('h2', {}, 'Merchants'),
     h('div', { class: 'split' },
       h('div', {},
+        search,
         list.el,
         createForm((created) => {
           history.replaceState(null, '', `/dashboard/merchants?id=${encodeURIComponent(created.id)}`);
