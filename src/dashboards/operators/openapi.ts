@@ -10,6 +10,7 @@ operation({ method: 'get', path: '/dashboard', id: 'dashboardHome', tag: TAGS.da
 operation({
   method: 'get', path: '/dashboard/{page}', id: 'dashboardPage', tag: TAGS.dashboard, security: session, summary: 'A dashboard page; redirects to the sign-in page without a session',
   params: z.object({ page: z.enum(DASHBOARD_PAGES).openapi({ description: 'The page.' }) }), responses: { 200: ['HTML'], 303: ['To /dashboard/login'] }, htmlResponse: true,
+  errors: { 404: 'Not a page of the dashboard (a browser gets a page saying so).' },
 });
 operation({
   method: 'get', path: '/checkout/{id}', id: 'walletPage', tag: TAGS.wallet, summary: "The hosted checkout page (the checkout's url)",
