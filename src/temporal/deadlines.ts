@@ -12,10 +12,12 @@ export const TEMPORAL_REACH_MS = 6_000;
 
 /**
  * How long a request waits for the outcome of work Temporal accepted: longer than the reach, since
- * a withdrawal's hold waits up to 10 s for the merchant's answer. Past it the request is answered
- * 503; the work goes on, and the same request sent again (same Idempotency-Key) answers its outcome.
+ * a withdrawal's hold waits up to 10 s for the merchant's answer and a worker that crashed mid-charge
+ * is replaced and finishes the charge (its workflow task times out first). Past it the request is
+ * answered 503; the work goes on, and the same request sent again (same Idempotency-Key) answers
+ * its outcome.
  */
-export const TEMPORAL_OUTCOME_MS = 30_000;
+export const TEMPORAL_OUTCOME_MS = 60_000;
 
 /** A Temporal client (or its workflow client): what sets the gRPC deadline of the calls made inside `fn`. */
 export interface Reachable {
