@@ -110,12 +110,14 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
     // sent again under the same update id (a refused update is not kept).
     // The attempt reaches its workflow within the reach, or is answered 503 and refused by the
     // workflow if it arrives later (acceptBy): a 503 never becomes a charge behind the customer's back.
-    result = await withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () =>
-      sendOnceCaughtUp(
-        () => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents, acceptBy: reachUntil() }),
-        (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
-      ),
-    );
+    const send = () =>
+      withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () =>
+        sendOnceCaughtUp(
+          () => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents, acceptBy: reachUntil() }),
+          (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
+        ),
+      );
+    result = await send().catch((error: unknown) => finishBegunAttempt(deps, attemptId, error, send));
   } catch (error) {
     // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
     // After a transient failure (503) the update may still run, so its method stays.
@@ -160,6 +162,34 @@ async function sendAttempt(deps: AppDeps, checkout: CheckoutRow, input: AttemptI
     }
   };
   return outcomeWithinReach(workflow, { complete, accept: () => handle().startUpdate(submitAttemptUpdate, { ...update, waitForStage: WorkflowUpdateStage.ACCEPTED }) });
+}
+
+/**
+ * How often, and for how long, an attempt that began in time is sent again while its lost workflow
+ * task is retried: past the workflow task's timeout (10 s) and a worker's restart.
+ */
+const BEGUN_RESEND = { pauseMs: 500, forMs: 20_000 } as const;
+
+/**
+ * An attempt that could not be answered within the reach but whose charge is written began in time
+ * (its workflow task ran the charge, then was lost: a worker that crashed). Its workflow refuses the
+ * lost update when it comes back, its acceptBy passed, so the attempt is sent again under the same
+ * update id, each time with a new reach, until it is answered or BEGUN_RESEND.forMs has passed: work
+ * that began is finished (the charge by its attempt key, once), work that never began is refused.
+ * Any other failure, or an attempt with no charge, is thrown as it came.
+ */
+async function finishBegunAttempt(deps: AppDeps, attemptId: string, error: unknown, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+  const gaveUp = (e: unknown) => e instanceof ServiceUnavailableError || failureType(e) === FAILURE_TYPES.requestAnswered;
+  if (!gaveUp(error) || !(await findChargeByAttemptKeyUnscoped(deps.db, attemptId))) throw error;
+  const until = Date.now() + BEGUN_RESEND.forMs;
+  for (;;) {
+    try {
+      return await send();
+    } catch (again) {
+      if (!gaveUp(again) || Date.now() >= until) throw again;
+      await new Promise((resolve) => setTimeout(resolve, BEGUN_RESEND.pauseMs));
+    }
+  }
 }
 
 const presentAttemptReview = (review: ReviewRow) => ({ id: review.id, status: review.status, amount_cents: review.amount_cents, created_at: review.created_at.toISOString() });
