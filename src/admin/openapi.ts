@@ -144,12 +144,14 @@ operation({
   description: 'Creation, charges and each status change, the hold handshake with the merchant\'s answer and latency, review and decision, geo checks, the block, refunds and every webhook attempt (status, latency, response excerpt).',
   params: pathId('chk_4f8Jk2hQ9sLm3Xa7Pc1Rt5Vb'), responses: { 200: ['The timeline', z.object({ checkout_id: z.string(), ...workflowLink, entries: z.array(TimelineEntry) })] }, errors,
 });
+/** An event as the operator's log shows it: its merchant by name beside the id. */
+const OperatorLoggedEvent = LoggedEvent.extend({ merchant_name: z.string().nullable().openapi({ description: "The event's merchant by name (null if it has none).", example: 'Acme Games' }) }).openapi('OperatorLoggedEvent');
 operation({
   method: 'get', path: '/admin/v1/events', id: 'adminListEvents', tag, security, summary: 'The event log, newest first, with delivery attempts', description: ADMIN_PAGING,
   query: listPaged(z.object({ merchant_id: z.string().optional(), type: z.enum(EVENT_TYPES).optional(), checkout_id: z.string().optional(), charge_id: z.string().optional() })),
-  responses: { 200: ['Events', page(LoggedEvent)] }, errors: listErrors,
+  responses: { 200: ['Events', page(OperatorLoggedEvent)] }, errors: listErrors,
 });
-operation({ method: 'get', path: '/admin/v1/events/{id}', id: 'adminGetEvent', tag, security, summary: 'One event with its delivery attempts', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The event', LoggedEvent] }, errors });
+operation({ method: 'get', path: '/admin/v1/events/{id}', id: 'adminGetEvent', tag, security, summary: 'One event with its delivery attempts', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 200: ['The event', OperatorLoggedEvent] }, errors });
 operation({ method: 'post', path: '/admin/v1/events/{id}/resend', id: 'adminResendEvent', tag, security, summary: 'Deliver a recorded event again as a new delivery series (same event_id, fresh signature); a delivered event stays delivered', params: pathId('ev_7Hq2kQ8sLm3Xa7Pc1Rt5VbNw'), responses: { 202: ['Queued', z.object({ id: z.string(), resent: z.literal(true), series: z.number().int().openapi({ description: 'The new delivery series (2 and up).' }) })] }, errors });
 operation({
   method: 'post', path: '/admin/v1/events/replay', id: 'adminReplayEvents', tag, security, summary: 'Replay delivered-or-failed events by filter; dry_run only counts',

@@ -5,6 +5,7 @@ import { adminPage, type AdminPageQuery } from '../readback/list-page';
 import { findEventUnscoped, listAttempts, listDeliverySeries, type EventRow } from '../storage/events';
 import { pageEventsUnscoped } from '../storage/pages';
 import { findMerchant } from '../storage/merchants';
+import { findMerchantNamesUnscoped } from '../storage/admin-reads';
 import { redeliverEvent } from './dispatch';
 import { presentEvent } from './present';
 import { recordAudit } from '../identity/audit';
@@ -17,14 +18,20 @@ export async function presentEventLog(db: Db, events: EventRow[]) {
   return events.map((e) => presentEvent(e, attempts, series));
 }
 
+/** The operator's event log: each event with its merchant by name beside its id (operators read names). */
+async function presentOperatorEventLog(db: Db, events: EventRow[]) {
+  const [presented, names] = await Promise.all([presentEventLog(db, events), findMerchantNamesUnscoped(db, events.map((e) => e.merchant_id))]);
+  return presented.map((event, i) => ({ ...event, merchant_name: names.get(events[i]!.merchant_id) ?? null }));
+}
+
 /** A page of the operator's event log across merchants, newest first, each event with its delivery attempts. */
 export function listEventLogForOperator(db: Db, query: AdminPageQuery & Parameters<typeof pageEventsUnscoped>[1]) {
-  return adminPage((page) => pageEventsUnscoped(db, query, page), query, (rows) => presentEventLog(db, rows));
+  return adminPage((page) => pageEventsUnscoped(db, query, page), query, (rows) => presentOperatorEventLog(db, rows));
 }
 
 /** One event for the operator (any merchant's), with its delivery attempts. */
 export async function getEventForOperator(db: Db, id: string) {
-  return (await presentEventLog(db, [await eventForOperator(db, id)]))[0]!;
+  return (await presentOperatorEventLog(db, [await eventForOperator(db, id)]))[0]!;
 }
 
 /**

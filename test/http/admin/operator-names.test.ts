@@ -26,6 +26,18 @@ describe('operators read names, not ids', () => {
     yak = await namedShop(`Yak 100%_Sports ${tag}`);
   });
 
+  it('names the merchant of each event in the event log, and of one event', async () => {
+    const checkout = await createCheckout(service, zebra, { type: 'deposit', fixed_amount_cents: 700 });
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(201);
+    const events = await waitFor(async () => {
+      const res = await admin('GET', `/events?merchant_id=${zebra.merchant.id}`);
+      return res.body.results?.length > 0 && res.body.results;
+    });
+    expect(events.map((e: { merchant_name: string }) => e.merchant_name)).toEqual(events.map(() => `Zebra Games ${tag}`));
+    const one = await admin('GET', `/events/${events[0].id}`);
+    expect([one.status, one.body.merchant_name, one.body.merchant_id]).toEqual([200, `Zebra Games ${tag}`, zebra.merchant.id]);
+  });
+
   it('finds merchants by a fragment of the name or id (q), case-insensitive, wildcards taken literally', async () => {
     const byName = await admin('GET', `/merchants?q=${encodeURIComponent(`zebra games ${tag}`.toUpperCase())}`);
     expect([byName.status, byName.body.results.map((m: { id: string }) => m.id)]).toEqual([200, [zebra.merchant.id]]);

@@ -11,8 +11,8 @@ function eventCard(event, reload) {
   };
   return h('li', { class: 'card compact', 'data-event': event.id },
     h('div', { class: 'row spread' }, h('strong', {}, event.type), h('span', { class: `badge ${event.delivery_status}` }, event.delivery_status.replace(/_/g, ' '))),
-    // The event answers ids only (no merchant name): they are shown as ids, to copy into a filter.
-    h('p', { class: 'muted' }, when(event.created_at), ' · event ', h('code', { class: 'id' }, event.id), ' · merchant ', h('code', { class: 'id' }, event.merchant_id)),
+    // The merchant by name; the ids stay beside it, to copy into a filter.
+    h('p', { class: 'muted' }, when(event.created_at), ' · ', event.merchant_name || 'merchant', ' ', h('code', { class: 'id' }, event.merchant_id), ' · event ', h('code', { class: 'id' }, event.id)),
     event.checkout_id && h('p', {}, h('a', { href: `/dashboard/checkouts?id=${encodeURIComponent(event.checkout_id)}` }, 'Open its checkout'), ' ', h('code', { class: 'id muted' }, event.checkout_id)),
     event.attempts.length ? h('ol', { class: 'attempts' }, event.attempts.map(attemptLine)) : h('p', { class: 'muted' }, event.enabled ? 'No delivery attempts yet.' : 'Not enabled for this merchant: recorded, never sent.'),
     event.enabled && event.channel === 'outbox' && h('button', { class: 'secondary small', onclick: resend }, 'Resend'),
