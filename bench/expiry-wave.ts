@@ -4,6 +4,8 @@
  *   BENCH_SCRIPT=bench/expiry-wave.ts npm run bench                 (BENCH_TEMPORAL=cluster too)
  *   WAVE_CHECKOUTS=5000  WAVE_CONCURRENCY=10  WAVE_EXPIRY_SECONDS=90  WAVE_LIVE_CONNECTIONS=4
  *   WAVE_LEAD_SECONDS=10  WAVE_TAIL_SECONDS=10  BENCH_WARMUP=3  BENCH_OUTPUT=bench/results/expiry-wave.md
+ *   WAVE_NEIGHBOURS=0   CPU-bound neighbour processes (each a busy loop at normal priority) running
+ *                       from before the live loop to its end, to measure the wave on a shared machine
  *
  * Merchant A (the wave) gets WAVE_CHECKOUTS checkouts as fast as the API takes them, each expiring
  * WAVE_EXPIRY_SECONDS after its creation (the admin settings API's checkout_expiry_seconds), and
@@ -15,6 +17,7 @@
  * An attempt counts before the wave if it ended before the first wave deadline, during it if it
  * overlapped the window from that deadline to the last expiry recorded, and after it otherwise.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +42,7 @@ const EXPIRY_S = setting('WAVE_EXPIRY_SECONDS', 90, 1, 86_400);
 const LIVE = setting('WAVE_LIVE_CONNECTIONS', 4, 1, 1000);
 const LEAD_S = setting('WAVE_LEAD_SECONDS', 10, 0);
 const TAIL_S = setting('WAVE_TAIL_SECONDS', 10, 0);
+const NEIGHBOURS = setting('WAVE_NEIGHBOURS', 0, 0, 64);
 const WARMUP_S = setting('BENCH_WARMUP', 3, 0);
 const OUTPUT = path.resolve(__dirname, '..', process.env.BENCH_OUTPUT || 'bench/results/expiry-wave.md');
 /** The issue's bound for any live attempt during a wave. */
@@ -132,6 +136,7 @@ async function main(): Promise<void> {
     if (!expiredWebhooks.has(webhook.eventId)) expiredWebhooks.set(webhook.eventId, webhook);
   });
   let liveDone = false;
+  const neighbours: ChildProcess[] = [];
   const env = await startEnvironment({ duration: 0, warmup: WARMUP_S, connections: [LIVE], rounds: 1, steadyRounds: 1 }, log, (s) => (stop = s), { floors: false });
   try {
     const machine = await describeMachine(env.db, loadAverage);
@@ -143,6 +148,8 @@ async function main(): Promise<void> {
     const waveCustomer = await newCustomer(env, env.merchant.api_key, 'a');
     const liveCustomer = await newCustomer(env, liveMerchant.api_key, 'b');
 
+    for (let i = 0; i < NEIGHBOURS; i++) neighbours.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    if (NEIGHBOURS) log(`${NEIGHBOURS} CPU-bound neighbour process${NEIGHBOURS === 1 ? '' : 'es'} running`);
     const attempts: Attempt[] = [];
     let liveFailures = 0;
     const liveLoop = runClosedLoop(
@@ -195,6 +202,7 @@ async function main(): Promise<void> {
     await sleep(state.lastExpiry + TAIL_S * 1000 - Date.now());
     liveDone = true;
     await liveLoop;
+    for (const neighbour of neighbours) neighbour.kill('SIGKILL');
     // The background work left once every expiry is recorded: the expiry workflows still to run (each finds its checkout expired).
     const running = `WorkflowType='checkoutExpiryWorkflow' AND ExecutionStatus='Running' AND MerchantId='${env.merchant.id}'`;
     while ((await env.temporal.workflow.count(running)).count > 0 && Date.now() < state.lastDeadline + EXPIRY_WAIT_MS) await sleep(1_000);
@@ -233,6 +241,7 @@ async function main(): Promise<void> {
       `**Temporal:** ${env.temporalDescription}${clusterArgs}.`,
       `**Wave:** merchant A, ${created} checkouts created in ${((creationEnd - creationStart) / 1000).toFixed(1)} s by ${CONCURRENCY} concurrent creators (${creationFailures} failed), each expiring ${EXPIRY_S} s after its creation, none paid, \`checkout.expired\` enabled; deadlines spread over ${sText(state.lastDeadline - state.firstDeadline)}.`,
       `**Workers:** ${env.workerPids.length} worker process${env.workerPids.length === 1 ? '' : 'es'} on one task queue${env.workerPids.length === 1 ? '' : ' (BENCH_WORKERS)'}; task-queue priority and fairness ${process.env.BENCH_PRIORITIES === '0' ? '**off** (BENCH_PRIORITIES=0)' : 'on'}${temporalKindFromEnv().kind === 'address' ? ' as the server is configured' : ''}.`,
+      `**Neighbours:** ${NEIGHBOURS ? `${NEIGHBOURS} CPU-bound process${NEIGHBOURS === 1 ? '' : 'es'} (a busy loop each, normal priority) from the live loop's start to its end (WAVE_NEIGHBOURS)` : 'none started by the benchmark'}.`,
       `**Live payments:** merchant B, ${LIVE} customer${LIVE === 1 ? '' : 's'} in a closed loop, each attempt (\`POST /wallet/v1/checkouts/{id}/attempts\`, card 4242) on a fresh checkout created outside the timing; ${WARMUP_S} s of warm-up not counted, the wave created ${LEAD_S} s into the measured loop, which ran until ${TAIL_S} s after the last expiry.`,
       '',
       '| Live attempts | Window | n | p50 ms | p99 ms | max ms | over 2 s | failed |',
@@ -258,6 +267,7 @@ async function main(): Promise<void> {
     log(`wrote ${path.relative(path.resolve(__dirname, '..'), OUTPUT)}`);
   } finally {
     liveDone = true;
+    for (const neighbour of neighbours) neighbour.kill('SIGKILL');
     await receiver.close();
     await stop!();
   }
