@@ -28,8 +28,9 @@ if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
 fi
 
 # Mailpit catches the merchant dashboard's mails (invitations, password resets) unless SMTP_URL
-# names a real server; its inbox is a web page. Nobody waits for it: it builds at a lower priority
-# and starts when built, and until then mails wait in the outbox (docs/merchant-accounts.md).
+# names a real server; its inbox is a web page. Nobody waits for it: on a fresh machine it builds
+# after the Temporal CLI, at a lower priority, and starts when built; until then mails wait in the
+# outbox (docs/merchant-accounts.md).
 if [ -z "${SMTP_URL:-}" ]; then
   MAILPIT_SMTP_PORT="${MAILPIT_SMTP_PORT:-1025}" MAILPIT_UI_PORT="${MAILPIT_UI_PORT:-8025}"
   export SMTP_URL="smtp://127.0.0.1:$MAILPIT_SMTP_PORT"
@@ -37,6 +38,7 @@ if [ -z "${SMTP_URL:-}" ]; then
     log "using the SMTP server already listening on 127.0.0.1:$MAILPIT_SMTP_PORT"
   else
     (
+      if [ -n "$START_TEMPORAL" ]; then until [ -s "$TOOL_PATHS_DIR/temporal" ]; do sleep 1; done; fi
       MAILPIT_BIN="$(GO_BUILD_NICE=10 find_or_build_mailpit)" || exit 1
       log "starting Mailpit (SMTP :$MAILPIT_SMTP_PORT, inbox http://localhost:$MAILPIT_UI_PORT)"
       exec "$MAILPIT_BIN" --smtp "127.0.0.1:$MAILPIT_SMTP_PORT" --listen "127.0.0.1:$MAILPIT_UI_PORT" \
