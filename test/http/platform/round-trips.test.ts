@@ -38,6 +38,13 @@ describe('database round trips of the customer routes, credential cached', () =>
     expect([missing.result.status, missing.result.body.error, missing.queries.length]).toEqual([422, "Customer not found.", 2]);
   });
 
+  it("catches up before a read-back route under the same path (GET /api/v1/customers/{id}) trusts the key the customer router's guard left to a statement", async () => {
+    const merchant = await cachedMerchant();
+    const id = (await api(merchant, 'POST', '', uniqueCustomer())).body.id as string;
+    const read = await queriesDuring(() => api(merchant, 'GET', `/${id}`));
+    expect([read.result.status, read.queries.map((q) => q.sql)[0], read.queries.length]).toEqual([200, 'SELECT 1', 2]);
+  });
+
   it('refuses a key revoked behind the cache on its very next call, and writes nothing', async () => {
     const merchant = await cachedMerchant();
     await revokeBehindTheCache(service, merchant.id);
