@@ -1,12 +1,14 @@
 import { startService, type Service } from '../../support/harness';
 import { request } from '../../support/http';
-import { walletView, type CreatedCheckout, type Shop } from '../../support/fixtures';
-import { cachedMerchant, queriesDuring, revokeBehindTheCache } from '../../support/round-trips';
+import { attempt, CARD, recordedEvents, waitFor, walletView, type CreatedCheckout, type Shop } from '../../support/fixtures';
+import { allOverlap, cachedMerchant, inSeries, queriesDuring, revokeBehindTheCache } from '../../support/round-trips';
 
 /**
  * The database round trips of the payment routes, counted as round-trips.test.ts counts the
  * customer routes': every query this process sends, with a recently used (cached) credential and
- * no Idempotency-Key. The worker runs in this process without its sweepers.
+ * no Idempotency-Key. The worker runs in this process without its sweepers, so an attempt's
+ * statements are counted too, the worker's (its activities') apart from the API's. "In series":
+ * queries sent together (Promise.all) count once.
  */
 let service: Service;
 beforeAll(async () => {
@@ -52,5 +54,49 @@ describe('POST /api/v1/checkouts (preset amount)', () => {
     await changeBehindTheCache(shop.merchant.id, { checkout_flows: ['deposit'] });
     const res = await createCheckout(shop);
     expect([res.status, res.body.error]).toEqual([422, 'Unsupported parameter combination: the preset_deposit flow is not enabled for this account.']);
+  });
+});
+
+describe('GET /wallet/v1/checkouts/{id}', () => {
+  it("makes one round trip in series: the checkout's lookup (with its merchant's version) beside the view's three reads", async () => {
+    const { checkout } = await shopWithCheckout();
+    const read = await queriesDuring(() => walletView(service, checkout));
+    expect([read.result.status, read.queries.length, inSeries(read.queries), allOverlap(read.queries)]).toEqual([200, 4, 1, true]);
+  });
+
+  it("reads each charge's customer and method in a second round trip", async () => {
+    const { checkout } = await shopWithCheckout();
+    expect((await attempt(service, checkout, { payment_method: CARD() })).status).toBe(201);
+    const read = await queriesDuring(() => walletView(service, checkout));
+    expect([read.result.status, read.result.body.charges.length, read.queries.length, inSeries(read.queries)]).toEqual([200, 1, 6, 2]);
+  });
+});
+
+describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
+  it("makes three round trips in series in the API (lookup, admission, the method's INSERT; the customer read beside the admission) and thirteen statements in the worker", async () => {
+    const { checkout } = await shopWithCheckout();
+    const paid = await queriesDuring(
+      () => attempt(service, checkout, { payment_method: CARD() }),
+      async () => {
+        await waitFor(async () => (await recordedEvents(service, checkout.id)).length > 0, 10_000, 'the charge recorded');
+        await new Promise((resolve) => setTimeout(resolve, 500)); // anything the worker still does for it
+      },
+    );
+    expect([paid.result.status, paid.queries.length, inSeries(paid.queries)]).toEqual([201, 4, 3]);
+    expect(paid.queries.map((q) => q.sql.slice(0, 60))).toEqual([
+      expect.stringContaining('merchant_version'),
+      expect.stringContaining('from "customers"'),
+      expect.stringContaining('WITH logged AS'),
+      expect.stringContaining('insert into "payment_methods"'),
+    ]);
+    // The plan's four reads go together; then the charge's INSERT, the processor's call, and the move's transaction.
+    expect([paid.worker.length, inSeries(paid.worker), allOverlap(paid.worker.slice(0, 4))]).toEqual([13, 10, true]);
+  });
+
+  it("applies the merchant's settings changed behind the cache on the very next attempt", async () => {
+    const { shop, checkout } = await shopWithCheckout();
+    await changeBehindTheCache(shop.merchant.id, { payment_methods: { deposit: ['bank_account'], withdrawal: ['bank_account'] } });
+    const res = await attempt(service, checkout, { payment_method: CARD() });
+    expect([res.status, res.body.error]).toEqual([422, 'Payment method credit_card is not offered for this checkout.']);
   });
 });
