@@ -10,6 +10,7 @@ import { submitAttempt } from './attempts';
 import { checkoutOf, readViewOnArrival, requireCheckoutSecret } from './auth';
 import { loadWalletView, presentWalletCheckout } from './read';
 import { merchantOfCheckout } from './service';
+import { customerNotFound } from '../customers/service';
 import { access, route } from '../identity';
 
 /**
@@ -55,6 +56,7 @@ export function walletRoutes(deps: AppDeps): Router {
     assertDevicePingsEnabled(merchant);
     const body = parseOrThrow(CoordinatesBody, req.body);
     const result = await recordDevicePing(deps, merchant, found.checkout.customer_id, body, req.ip ?? null);
+    if (!result) throw customerNotFound(found.checkout.customer_id);
     res.status(201).json(presentDevicePing(result));
   });
 

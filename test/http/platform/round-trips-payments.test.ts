@@ -1,5 +1,5 @@
 import { startService, type Service } from '../../support/harness';
-import { request } from '../../support/http';
+import { request, uniqueCustomer, type MerchantCredentials } from '../../support/http';
 import { attempt, CARD, recordedEvents, waitFor, walletView, type CreatedCheckout, type Shop } from '../../support/fixtures';
 import { allOverlap, cachedMerchant, inSeries, queriesDuring, revokeBehindTheCache } from '../../support/round-trips';
 
@@ -16,8 +16,12 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => service?.stop());
 
+const NYC = { latitude: 40.7128, longitude: -74.006 };
 const createCheckout = (shop: Shop) =>
   request<CreatedCheckout>(service.baseUrl, 'POST', '/api/v1/checkouts', { token: shop.merchant.api_key, body: { customer_id: shop.customerId, type: 'deposit', fixed_amount_cents: 700 } });
+const ping = (merchant: MerchantCredentials, customerId: string) =>
+  request(service.baseUrl, 'POST', '/api/v1/device_pings', { token: merchant.client_secret, body: { ...NYC, customer_id: customerId } });
+const newCustomer = async (shop: Shop): Promise<string> => (await request(service.baseUrl, 'POST', '/api/v1/customers', { token: shop.merchant.api_key, body: uniqueCustomer() })).body.id;
 const checkoutsOf = async (merchantId: string) => Number((await service.deps.db('checkouts').where({ merchant_id: merchantId }).count({ n: '*' }))[0]!.n);
 
 /** Changes a setting directly in the database: no announcement reaches the cache. */
@@ -98,5 +102,35 @@ describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
     await changeBehindTheCache(shop.merchant.id, { payment_methods: { deposit: ['bank_account'], withdrawal: ['bank_account'] } });
     const res = await attempt(service, checkout, { payment_method: CARD() });
     expect([res.status, res.body.error]).toEqual([422, 'Payment method credit_card is not offered for this checkout.']);
+  });
+});
+
+describe('POST /api/v1/device_pings', () => {
+  it('makes one round trip for a recent geo check, five in series for a fresh one (the lock and the evaluation in a transaction)', async () => {
+    const { shop } = await shopWithCheckout();
+    const customerId = await newCustomer(shop);
+    // The client secret, cached (again after the first ping, which may outlast the cache's TTL loading the geo data).
+    for (let i = 0; i < 2; i++) expect((await ping(shop.merchant, shop.customerId)).status).toBe(201);
+    const fresh = await queriesDuring(() => ping(shop.merchant, customerId));
+    expect(fresh.queries.map((q) => q.sql.trim().split(/\s/)[0])).toEqual(['WITH', 'BEGIN;', 'SELECT', 'WITH', 'COMMIT;']);
+    expect([fresh.result.status, fresh.result.body.geo_check.cached, inSeries(fresh.queries)]).toEqual([201, false, 5]);
+    const recent = await queriesDuring(() => ping(shop.merchant, customerId));
+    expect([recent.result.status, recent.result.body.geo_check.cached, recent.queries.map((q) => q.sql.trim().split(/\s/)[0])]).toEqual([201, true, ['WITH']]);
+  });
+
+  it('refuses a client secret revoked behind the cache on its very next call, and records no ping', async () => {
+    const { shop } = await shopWithCheckout();
+    expect((await ping(shop.merchant, shop.customerId)).status).toBe(201);
+    await revokeBehindTheCache(service, shop.merchant.id);
+    const res = await ping(shop.merchant, shop.customerId);
+    expect([res.status, res.body.error]).toEqual([422, 'Client secret not found.']);
+    expect(await service.deps.db('device_pings').where({ customer_id: shop.customerId })).toHaveLength(1);
+  });
+
+  it('applies settings changed behind the cache on the very next call', async () => {
+    const { shop } = await shopWithCheckout();
+    expect((await ping(shop.merchant, shop.customerId)).status).toBe(201);
+    await changeBehindTheCache(shop.merchant.id, { device_pings_enabled: false });
+    expect((await ping(shop.merchant, shop.customerId)).status).toBe(404);
   });
 });

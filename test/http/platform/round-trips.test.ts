@@ -6,7 +6,8 @@ import { cachedMerchant as cached, queriesDuring, revokeBehindTheCache } from '.
  * A merchant request whose credential is cached makes one database round trip: its own statement,
  * which also checks the credential. Every query this process sends to PostgreSQL is counted (the
  * pool's and the credential listener's alike), so a check that came back as a round trip of its
- * own would show. The API runs in this process, alone, without a worker.
+ * own would show. The API runs in this process, alone, without a worker. The payment routes'
+ * counts are in round-trips-payments.test.ts.
  */
 let service: Service;
 beforeAll(async () => {
