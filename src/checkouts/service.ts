@@ -8,6 +8,7 @@ import type { Db } from '../storage/db';
 import type { MerchantRow } from '../storage/merchants';
 import { findCheckout, type CheckoutRow, type StoredLineItem } from '../storage/checkouts';
 import { CheckoutWriteOutcomeUnknown, insertCheckoutForCustomer, writeMayHaveCommitted } from '../storage/checkout-inserts';
+import type { CredentialGuard } from '../storage/api-keys';
 import { findOrInsertDedupProduct, findProducts, insertProduct, type ProductRow } from '../storage/products';
 import { abandonCheckoutWorkflow, deadlineWorkflowId, startCheckoutWorkflow } from '../temporal/checkouts';
 import { acceptPaymentOptions, detectFlow, flowNotEnabled, isRefusal, lineItemKind, lineItemsTotal } from './flows';
@@ -42,6 +43,12 @@ type InlineProduct = Extract<LineItemInput, { name: string }>;
 /** A line whose product is known (a reference) or still to be created or reused (inline). */
 type PlannedLine = { product: ProductRow; quantity: number } | { inline: InlineProduct; quantity: number };
 
+/** A checkout's creation as the request gives it: the id its Idempotency-Key derives, and the check of its API key (checkedInStatement). */
+export interface CheckoutRequest {
+  id?: string;
+  credential?: CredentialGuard;
+}
+
 /**
  * Validates the body and resolves referenced products first, then starts the workflow, then
  * records products and checkout in one transaction. A crash between the two leaves a workflow
@@ -49,13 +56,14 @@ type PlannedLine = { product: ProductRow; quantity: number } | { inline: InlineP
  * checkout nothing would ever expire) cannot happen. A write that failed ends the workflow; one
  * whose answer was lost is read back first, and answered as created when it committed.
  *
- * The customer is checked by the checkout's INSERT itself (insertCheckoutForCustomer), not by a
- * lookup before the start: one round trip to PostgreSQL instead of two for every checkout. A
- * customer that is missing or another merchant's is thus refused after the workflow started,
- * which is then ended like any other unrecorded checkout's (terminated, reason "checkout was not
- * recorded", never having run a task: it starts delayed).
+ * The customer and the API key (`given.credential`) are checked by the checkout's INSERT itself
+ * (insertCheckoutForCustomer), not by lookups before the start: one round trip to PostgreSQL for
+ * every checkout. A customer that is missing or another merchant's, or a key revoked since the
+ * cache read it, is thus refused after the workflow started, which is then ended like any other
+ * unrecorded checkout's (terminated, reason "checkout was not recorded", never having run a task:
+ * it starts delayed). Undefined: nothing was written, for either reason (checkedInStatement tells them apart).
  */
-export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, body: CheckoutCreateBody, given: { id?: string } = {}): Promise<CreatedCheckout> {
+export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, body: CheckoutCreateBody, given: CheckoutRequest = {}): Promise<CreatedCheckout | undefined> {
   const flow = allowedFlow(merchant, body);
   const options = acceptPaymentOptions(body.payment_options, body.type, merchant.settings.payment_methods[body.type]);
   if (isRefusal(options)) throw new UnsupportedError(options.error, options.hint);
@@ -94,6 +102,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
   const secretHash = hashSecret(clientSecret);
   const insert = async (db: Db, lineItems: StoredLineItem[]) => {
     const checkout = await insertCheckoutForCustomer(db, {
+      credential: given.credential,
       id,
       merchant_id: merchant.id,
       customer_id: body.customer_id,
@@ -112,9 +121,8 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
       max_attempts: merchant.settings.max_attempts_per_checkout,
       expires_at: expiresAt,
     });
-    // Another merchant's customer is reported exactly like a missing one (a transaction with line
-    // items then rolls back, products included).
-    if (!checkout) throw new NotFoundError('Customer not found.', `No customer ${body.customer_id} exists for this business.`);
+    // A transaction with line items rolls back, products included.
+    if (!checkout) throw new CheckoutNotWritten();
     return checkout;
   };
   try {
@@ -127,11 +135,15 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
     // A write whose outcome is unknown may have made the checkout: its workflow stays (a workflow
     // without a row ends at the deadline, finding nothing to expire), and a retry with the same
     // Idempotency-Key answers the checkout if it exists. Any other failure wrote nothing, and its
-    // workflow was started for a checkout never recorded (the customer's refusal included).
+    // workflow was started for a checkout never recorded (the refusals of the INSERT included).
     if (!(error instanceof CheckoutWriteOutcomeUnknown)) await abandonCheckoutWorkflow(deps.temporal, id);
+    if (error instanceof CheckoutNotWritten) return undefined;
     throw error;
   }
 }
+
+/** The checkout's INSERT refused it: its customer is not the merchant's, or its credential check failed. */
+class CheckoutNotWritten extends Error {}
 
 /**
  * A transaction whose answer (its COMMIT's, say) was lost may have committed: the checkout is read
@@ -139,7 +151,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
  * unreadable, its outcome is unknown (CheckoutWriteOutcomeUnknown).
  */
 async function readBackCommit(db: Db, merchantId: string, id: string, secretHash: Buffer, error: unknown): Promise<CheckoutRow> {
-  if (!writeMayHaveCommitted(error)) throw error;
+  if (error instanceof CheckoutNotWritten || !writeMayHaveCommitted(error)) throw error;
   let stored: CheckoutRow | undefined;
   try {
     stored = await findCheckout(db, merchantId, id);

@@ -1,7 +1,8 @@
 import cors from 'cors';
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { merchantOf } from '../http/auth';
+import { checkedInStatement, merchantOf } from '../http/auth';
+import { customerNotFound } from '../customers/service';
 import { idempotent } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { DevicePingBody, LatestGeoCheckQuery } from './schemas';
@@ -29,13 +30,21 @@ export function devicePingRoutes(deps: AppDeps): Router {
   const router = Router();
 
   route(router, 'options', '/', publicRoute('the browser\'s CORS preflight'), browserCors);
-  // CORS runs before authentication so a browser can read the 422 too.
-  route(router, 'post', '/', access({ kind: 'client_secret' }, browserCors, ...merchantCredential(db, 'client_secret').guards), idempotent(deps), async (req, res) => {
-    const merchant = merchantOf(req);
-    // A disabled account learns that first, whatever it sent.
-    assertDevicePingsEnabled(merchant);
-    const body = parseOrThrow(DevicePingBody, req.body);
-    const result = await recordDevicePing(deps, merchant, body.customer_id, body, req.ip ?? null);
+  // CORS runs before authentication so a browser can read the 422 too. The ping's first statement
+  // also checks the credential (checkedInStatement): one database round trip for a recent check.
+  const clientSecret = merchantCredential(db, 'client_secret', undefined, 'statement');
+  route(router, 'post', '/', access({ kind: 'client_secret' }, browserCors, ...clientSecret.guards), idempotent(deps), async (req, res) => {
+    let customerId = '';
+    // Inside the check, so a refusal stands only for a credential proven valid.
+    const result = await checkedInStatement(db, req, (merchant, stillActive) => {
+      // A disabled account learns that first, whatever it sent.
+      assertDevicePingsEnabled(merchant);
+      const body = parseOrThrow(DevicePingBody, req.body);
+      customerId = body.customer_id;
+      return recordDevicePing(deps, merchant, body.customer_id, body, req.ip ?? null, stillActive);
+    });
+    // Another merchant's customer is reported exactly like a missing one.
+    if (!result) throw customerNotFound(customerId);
     res.status(201).json(presentDevicePing(result));
   });
 

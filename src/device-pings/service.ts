@@ -1,11 +1,12 @@
+import type { Knex } from 'knex';
 import type { AppDeps } from '../app-deps';
 import { newId } from '../domain/ids';
 import { reverseGeocode, type GeoPlace } from '../geo';
 import { FeatureDisabledError, NotFoundError } from '../http/errors';
 import { findCustomer } from '../storage/customers';
 import type { Db } from '../storage/db';
-import { insertDevicePing } from '../storage/device-pings';
-import { insertGeoCheck, latestGeoCheck, lockCustomerGeoChecks, recentGeoCheck, type GeoCheckRow } from '../storage/geo-checks';
+import { insertCustomerPing } from '../storage/device-pings';
+import { latestGeoCheck, lockCustomerGeoChecks, type GeoCheckRow } from '../storage/geo-checks';
 import type { MerchantRow } from '../storage/merchants';
 import type { CoordinatesBody } from './schemas';
 
@@ -34,11 +35,14 @@ export interface DevicePingResult {
  * Records one device ping for a customer of the merchant and answers its geo check: the
  * customer's check under 30 minutes old when there is one (the new coordinates are recorded
  * but not evaluated, as the contract says), else a fresh evaluation, or none when the point is
- * in no country. Used by the public endpoint and by the hosted wallet alike.
+ * in no country. Used by the public endpoint and by the hosted wallet alike. Undefined when the
+ * customer is missing or another merchant's, or `when` (a credential's check) failed: nothing was
+ * written.
  *
- * The reuse holds for pings that arrive together too: the evaluation runs under a per-customer
- * lock and looks for a recent check again once it holds it, so one of them evaluates and the
- * others are answered with that check, cached. A ping that finds a recent check takes no lock.
+ * A ping that finds a recent check is one statement: the customer, `when`, the check and the
+ * ping's INSERT. The reuse holds for pings that arrive together too: the evaluation runs under a
+ * per-customer lock and looks for a recent check again once it holds it, so one of them evaluates
+ * and the others are answered with that check, cached.
  */
 export async function recordDevicePing(
   deps: Pick<AppDeps, 'db' | 'logger'>,
@@ -46,52 +50,33 @@ export async function recordDevicePing(
   customerId: string,
   coordinates: CoordinatesBody,
   ipAddress: string | null,
-): Promise<DevicePingResult> {
+  when?: Knex.Raw,
+): Promise<DevicePingResult | undefined> {
   assertDevicePingsEnabled(merchant);
   const { db } = deps;
-  // The customer and their recent check are read side by side: one round trip in series, not two
-  // (the check is scoped by merchant and customer, so a missing customer has none).
-  const [customer, recent] = await Promise.all([findCustomer(db, merchant.id, customerId), recentGeoCheck(db, merchant.id, customerId)]);
-  // Another merchant's customer is reported exactly like a missing one.
-  if (!customer) throw new NotFoundError('Customer not found.', `No customer ${customerId} exists for this business.`);
-  const ping = {
-    merchant_id: merchant.id,
-    customer_id: customer.id,
-    latitude: coordinates.latitude,
-    longitude: coordinates.longitude,
-    ip_address: ipAddress,
-  };
-
-  /** Records the ping as answered with a recent check, not evaluated. */
-  const reuse = async (conn: Db, recent: GeoCheckRow): Promise<DevicePingResult> => {
-    const row = await insertDevicePing(conn, { id: newId('devicePing'), ...ping, geo_check_id: recent.id, geo_check_cached: true });
-    return { id: row.id, geoCheck: recent, cached: true };
-  };
-
-  if (recent) return reuse(db, recent);
+  const ping = () => ({ id: newId('devicePing'), merchant_id: merchant.id, customer_id: customerId, latitude: coordinates.latitude, longitude: coordinates.longitude, ip_address: ipAddress });
+  const reused = await insertCustomerPing(db, ping(), { when });
+  if (!reused) return undefined;
+  if (reused.pingId) return { id: reused.pingId, geoCheck: reused.geoCheck, cached: true };
 
   // Offline and CPU-only (microseconds once loaded), so it runs before the transaction opens.
   const place = reverseGeocode(coordinates.latitude, coordinates.longitude);
-  const result = await db.transaction(async (trx): Promise<DevicePingResult> => {
-    await lockCustomerGeoChecks(trx, customer.id);
-    const evaluatedMeanwhile = await recentGeoCheck(trx, merchant.id, customer.id);
-    if (evaluatedMeanwhile) return reuse(trx, evaluatedMeanwhile);
-    const geoCheck = place
-      ? await insertGeoCheck(trx, {
-          id: newId('geoCheck'),
-          merchant_id: merchant.id,
-          customer_id: customer.id,
-          passed: geoCheckPasses(place, merchant.settings.supported_regions),
-          municipality: place.municipality,
-          region: place.region,
-          country: place.country,
-          latitude: coordinates.latitude,
-          longitude: coordinates.longitude,
-        })
-      : null;
-    const row = await insertDevicePing(trx, { id: newId('devicePing'), ...ping, geo_check_id: geoCheck?.id ?? null, geo_check_cached: false });
-    return { id: row.id, geoCheck, cached: false };
+  const evaluation = place && {
+    id: newId('geoCheck'),
+    passed: geoCheckPasses(place, merchant.settings.supported_regions),
+    municipality: place.municipality,
+    region: place.region,
+    country: place.country,
+    latitude: coordinates.latitude,
+    longitude: coordinates.longitude,
+  };
+  const recorded = await db.transaction(async (trx) => {
+    await lockCustomerGeoChecks(trx, customerId);
+    // A check evaluated meanwhile (by a ping that held the lock) answers this one, cached.
+    return insertCustomerPing(trx, ping(), { evaluation });
   });
+  if (!recorded?.pingId) throw new Error(`customer ${customerId} went away while a ping was recorded`);
+  const result = { id: recorded.pingId, geoCheck: recorded.geoCheck, cached: recorded.cached };
   // Identifiers and the verdict only: coordinates are personal data and stay out of the logs.
   if (!result.cached) deps.logger.debug({ device_ping_id: result.id, geo_check_id: result.geoCheck?.id ?? null, passed: result.geoCheck?.passed ?? null }, 'geo check evaluated');
   return result;

@@ -7,6 +7,7 @@ import type { Db } from '../storage/db';
 import type { AdminTokenThrottle } from './admin-token-throttle';
 import { credentialCacheFor, type Authenticated } from './credential-cache';
 import { heldBackBodyError } from './json-body';
+import { IDEMPOTENCY_HEADER } from './idempotency';
 import { AdminAuthenticationError, AuthenticationError, ServiceUnavailableError } from './errors';
 
 declare module 'express-serve-static-core' {
@@ -17,6 +18,8 @@ declare module 'express-serve-static-core' {
     merchantCredential?: CredentialKind;
     /** Set by requireMerchant with `proof: 'statement'`: the route checks the credential in its own statement (checkedInStatement). */
     credentialCheck?: CredentialCheck;
+    /** Whether the credential was proven as of the request already (the cache's catch-up, or read from the database), or is left to the route's statement. */
+    credentialProven?: boolean;
   }
 }
 
@@ -50,7 +53,8 @@ const MAX_CREDENTIAL_READS = 3;
  * or revoked is the same 422 with the contract's message, so a caller learns nothing more.
  * `proof: 'statement'` is for a route whose work is one statement that can check the credential
  * itself (checkedInStatement): a cached credential is then trusted without the cache's catch-up
- * round trip, because the statement proves it.
+ * round trip, because the statement proves it. A request with an Idempotency-Key is caught up
+ * all the same: its stored answer is replayed before the route's statement would run.
  */
 export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[kind].message, proof: 'catch-up' | 'statement' = 'catch-up'): RequestHandler {
   const rule = RULES[kind];
@@ -66,10 +70,12 @@ export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[ki
         if (!found || !hashesEqual(found.storedHash, presented)) return undefined;
         return { merchant: found.merchant, version: found.version };
       };
-      const found = await cache.get(presented, load, proof);
+      const proofNow = proof === 'statement' && req.header(IDEMPOTENCY_HEADER) === undefined ? 'statement' : 'catch-up';
+      const found = await cache.get(presented, load, proofNow);
       if (!found) throw new AuthenticationError(message);
       req.merchant = found.merchant;
       req.merchantCredential = kind;
+      req.credentialProven = proofNow === 'catch-up';
       if (proof === 'statement') {
         const reload = () => (cache.invalidate(found.merchant.id), cache.get(presented, load));
         req.credentialCheck = { guard: { column: rule.column, hash: presented, merchantId: found.merchant.id, version: found.version! }, message, reload };
@@ -89,7 +95,11 @@ export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[ki
  * only those answers pay). A credential revoked meanwhile is the 422 of requireMerchant; a merchant
  * changed meanwhile (its settings) runs `work` again on the merchant as it is now.
  */
-export async function checkedInStatement<T>(db: Db, req: Request, work: (merchant: MerchantRow, stillActive: Knex.Raw) => Promise<T | undefined>): Promise<T | undefined> {
+export async function checkedInStatement<T>(
+  db: Db,
+  req: Request,
+  work: (merchant: MerchantRow, stillActive: Knex.Raw, guard: CredentialGuard) => Promise<T | undefined>,
+): Promise<T | undefined> {
   const check = req.credentialCheck;
   if (!check) throw new Error("checkedInStatement needs requireMerchant(…, 'statement') on its route");
   let merchant = merchantOf(req);
@@ -97,7 +107,7 @@ export async function checkedInStatement<T>(db: Db, req: Request, work: (merchan
   for (let read = 1; ; read++) {
     let failure: { error: unknown } | undefined;
     try {
-      const result = await work(merchant, credentialStillActive(db, guard));
+      const result = await work(merchant, credentialStillActive(db, guard), guard);
       if (result !== undefined) return result;
     } catch (error) {
       failure = { error };

@@ -7,7 +7,7 @@ export const CREDENTIAL_TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 const RECONNECT_MS = 1_000;
 
-/** What a credential authenticates: its merchant, and for a credential hash the merchant row's version. */
+/** What a credential authenticates: its merchant, and the merchant row's version as it was read. */
 export interface Authenticated {
   merchant: MerchantRow;
   version?: string;
@@ -57,30 +57,38 @@ export class CredentialCache {
   }
 
   /**
-   * A merchant by id, for the wallet (whose credential, a checkout's client secret, is checked
-   * against the checkout row itself): cached and forgotten exactly like a credential's merchant.
-   * `caughtUp`: a catch-up the caller sent when its request arrived (catchUp), so it ran beside
-   * the request's first statement instead of after it.
+   * A merchant by id at the version of its row that the caller's own statement read (the wallet's
+   * checkout lookup reads it beside the checkout: the wallet's credential is the checkout's client
+   * secret, checked against that row). The cached merchant answers only when it is that version;
+   * otherwise `load` reads it (cached like a credential's merchant). No catch-up is needed: the
+   * version is the merchant as of the caller's statement, every change committed before it included.
    */
-  async getMerchant(merchantId: string, load: () => Promise<MerchantRow | undefined>, caughtUp?: Promise<boolean>): Promise<MerchantRow | undefined> {
+  async merchantAt(merchantId: string, version: string, load: () => Promise<Authenticated | undefined>): Promise<MerchantRow | undefined> {
+    this.start();
     // ':' never occurs in a base64 hash key
-    const found = await this.lookup(`merchant:${merchantId}`, async () => ((merchant) => merchant && { merchant })(await load()), caughtUp ?? 'catch-up');
-    return found?.merchant;
+    const key = `merchant:${merchantId}`;
+    const hit = this.unexpired(key);
+    if (hit && hit.version === version) return hit.merchant;
+    return (await this.loadAndKeep(key, load))?.merchant;
   }
 
-  /** A catch-up sent now, for a cached entry looked up later in the same request (getMerchant). */
-  catchUp(): Promise<boolean> {
+  private async lookup(key: string, load: () => Promise<Authenticated | undefined>, proof: 'catch-up' | 'statement'): Promise<Authenticated | undefined> {
     this.start();
-    return this.caughtUp();
-  }
-
-  private async lookup(key: string, load: () => Promise<Authenticated | undefined>, proof: 'catch-up' | 'statement' | Promise<boolean>): Promise<Authenticated | undefined> {
-    this.start();
-    if (this.entries.has(key) && (proof === 'statement' || (await (proof === 'catch-up' ? this.caughtUp() : proof)))) {
-      const hit = this.entries.get(key);
-      if (hit && hit.expiresAt > this.now()) return hit.value;
-      if (hit) this.entries.delete(key);
+    if (this.entries.has(key) && (proof === 'statement' || (await this.caughtUp()))) {
+      const hit = this.unexpired(key);
+      if (hit) return hit;
     }
+    return this.loadAndKeep(key, load);
+  }
+
+  private unexpired(key: string): Authenticated | undefined {
+    const hit = this.entries.get(key);
+    if (hit && hit.expiresAt > this.now()) return hit.value;
+    if (hit) this.entries.delete(key);
+    return undefined;
+  }
+
+  private async loadAndKeep(key: string, load: () => Promise<Authenticated | undefined>): Promise<Authenticated | undefined> {
     const epoch = this.epoch;
     const value = await load();
     if (value && this.listening && epoch === this.epoch) {

@@ -65,11 +65,14 @@ export const publicRoute = (reason: string): Access => access({ kind: 'public', 
 /**
  * A merchant credential of the kind. A router may authenticate every request first (so an unknown
  * path is refused like a known one); the route's own check then passes a request already
- * authenticated with this kind, and authenticates one that is not, so a route never depends on it.
+ * authenticated with this kind and proven as this route needs, and authenticates one that is not,
+ * so a route never depends on it: a route of another router whose proof is the cache's catch-up
+ * does not take a credential left to a statement proof (requireMerchant) that never ran.
  */
 export function merchantCredential(db: Parameters<typeof requireMerchant>[0], kind: CredentialKind, message?: string, proof?: 'catch-up' | 'statement'): Access {
   const authenticate = requireMerchant(db, kind, message, proof);
-  return access({ kind }, (req, res, next) => (req.merchant && req.merchantCredential === kind ? next() : authenticate(req, res, next)));
+  const done = (req: Request) => req.merchant && req.merchantCredential === kind && (req.credentialProven || proof === 'statement');
+  return access({ kind }, (req, res, next) => (done(req) ? next() : authenticate(req, res, next)));
 }
 
 /** The merchant dashboard's session (any role: a person's own account). */

@@ -1,7 +1,14 @@
 import { KnexTimeoutError, type Knex } from 'knex';
 import pg from 'pg';
 import { queryPrepared, type Db } from './db';
+import { credentialStillActiveSql, type CredentialGuard } from './api-keys';
 import type { CheckoutRow, NewCheckout } from './checkouts';
+
+/**
+ * A checkout to write, and the check of the API key it is created with (credentialStillActive),
+ * made by the INSERT itself; without one it is written for its customer alone.
+ */
+export type CheckoutToWrite = NewCheckout & { credential?: CredentialGuard };
 
 /** The columns a new checkout is written with, each with the type of its array in the statement. */
 const COLUMNS = [
@@ -27,36 +34,40 @@ const COLUMNS = [
 // pg sends a JS array as a Postgres array literal, not JSON, so jsonb values are serialised here.
 const JSON_COLUMNS: ReadonlySet<keyof NewCheckout> = new Set(['line_items', 'subscription', 'payment_options'] as const);
 
-/** The statement's bindings: one array per column. */
-function columnArrays(rows: readonly NewCheckout[]): Knex.RawBinding[] {
+/** The statement's bindings: one array per column, then the credential checks' (null for a row without one). */
+function columnArrays(rows: readonly CheckoutToWrite[]): Knex.RawBinding[] {
   const arrays = COLUMNS.map(([column]) =>
     rows.map((row) => {
       const value = row[column];
       return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
     }),
   );
-  return arrays as unknown as Knex.RawBinding[];
+  if (rows.some((row) => row.credential && row.credential.column !== 'api_key_hash')) throw new Error('a checkout is created with the API key, whose check the INSERT makes');
+  const guards = [rows.map((row) => row.credential?.hash ?? null), rows.map((row) => row.credential?.version ?? null)];
+  return [...arrays, ...guards] as unknown as Knex.RawBinding[];
 }
 
 /**
  * Any number of checkouts in one statement: an array per column, unnested into rows, and each row
  * written only if its customer_id names a customer of its merchant_id (the join), so a missing or
- * another merchant's customer is checked in the same round trip. Such a row is not written and not
- * returned; the others are. The text is the same for any number of rows, so each pooled connection
- * prepares it once.
+ * another merchant's customer is checked in the same round trip, and only if its API key is still
+ * active and its merchant row unchanged (the row's credential check, when it has one), so a cached
+ * key needs no round trip of its own. Such a row is not written and not returned; the others are.
+ * The text is the same for any number of rows, so each pooled connection prepares it once.
  */
 const INSERT_ROWS = `INSERT INTO checkouts (${COLUMNS.map(([column]) => column).join(', ')})
 SELECT ${COLUMNS.map(([column]) => (column === 'customer_id' ? 'customers.id' : `v.${column}`)).join(', ')}
-  FROM unnest(${COLUMNS.map(([, type]) => `?::${type}[]`).join(', ')}) AS v(${COLUMNS.map(([column]) => column).join(', ')})
-  JOIN customers ON customers.id = v.customer_id AND customers.merchant_id = v.merchant_id`;
+  FROM unnest(${COLUMNS.map(([, type]) => `?::${type}[]`).join(', ')}, ?::bytea[], ?::xid[]) AS v(${COLUMNS.map(([column]) => column).join(', ')}, key_hash, merchant_version)
+  JOIN customers ON customers.id = v.customer_id AND customers.merchant_id = v.merchant_id
+ WHERE v.key_hash IS NULL OR ${credentialStillActiveSql('api_key_hash', { hash: 'v.key_hash', merchantId: 'v.merchant_id', version: 'v.merchant_version' })}`;
 const INSERT_SQL = `${INSERT_ROWS}\nRETURNING *`;
 
 /**
- * Inserts the checkouts in state `open`, each only if its customer is one of its merchant's, in one
- * statement (all or nothing: an error writes none). Answers, in the order given, each checkout as
- * written, or undefined where its customer was refused.
+ * Inserts the checkouts in state `open`, each only if its customer is one of its merchant's and its
+ * credential check holds, in one statement (all or nothing: an error writes none). Answers, in the
+ * order given, each checkout as written, or undefined where its customer or its check was refused.
  */
-export async function insertCheckoutsForCustomers(db: Db, rows: readonly NewCheckout[]): Promise<Array<CheckoutRow | undefined>> {
+export async function insertCheckoutsForCustomers(db: Db, rows: readonly CheckoutToWrite[]): Promise<Array<CheckoutRow | undefined>> {
   const written = await queryPrepared<CheckoutRow>(db, db.raw(INSERT_SQL, columnArrays(rows)));
   const byId = new Map(written.map((row) => [row.id, row]));
   return rows.map((row) => byId.get(row.id));
@@ -95,7 +106,7 @@ export function writeMayHaveCommitted(error: unknown): boolean {
  * checkout's (never ours to answer); each of ours is answered as written, or undefined where its
  * customer was refused. Throws CheckoutWriteOutcomeUnknown when the database cannot be reached.
  */
-export async function readBackCheckouts(db: Db, rows: readonly NewCheckout[], lost: unknown): Promise<Array<CheckoutRow | undefined>> {
+export async function readBackCheckouts(db: Db, rows: readonly CheckoutToWrite[], lost: unknown): Promise<Array<CheckoutRow | undefined>> {
   try {
     await db.raw(INSERT_MISSING_SQL, columnArrays(rows));
     const found = await db<CheckoutRow>('checkouts').whereIn('id', rows.map((row) => row.id));
@@ -122,7 +133,7 @@ const STATEMENTS: CheckoutStatements = { insert: insertCheckoutsForCustomers, re
 const MAX_BATCH = 100;
 
 interface Waiting {
-  row: NewCheckout;
+  row: CheckoutToWrite;
   resolve: (row: CheckoutRow | undefined) => void;
   reject: (error: unknown) => void;
 }
@@ -144,7 +155,7 @@ export class CheckoutInsertBatcher {
     private readonly statements: CheckoutStatements = STATEMENTS,
   ) {}
 
-  insert(row: NewCheckout): Promise<CheckoutRow | undefined> {
+  insert(row: CheckoutToWrite): Promise<CheckoutRow | undefined> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ row, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -183,12 +194,12 @@ export class CheckoutInsertBatcher {
 const batchers = new WeakMap<Db, CheckoutInsertBatcher>();
 
 /**
- * Inserts the checkout in state `open` if `row.customer_id` names a customer of `row.merchant_id`,
- * answering undefined (having written nothing) for a customer that is missing or another
- * merchant's. On a pool it goes through the pool's batcher (one per pool, that is per process and
+ * Inserts the checkout in state `open` if `row.customer_id` names a customer of `row.merchant_id`
+ * and `row.credential`'s check holds, answering undefined (having written nothing) for a customer
+ * that is missing or another merchant's, or a check that failed. On a pool it goes through the pool's batcher (one per pool, that is per process and
  * database); inside a transaction (a checkout with line items) it runs there, alone.
  */
-export async function insertCheckoutForCustomer(db: Db, row: NewCheckout): Promise<CheckoutRow | undefined> {
+export async function insertCheckoutForCustomer(db: Db, row: CheckoutToWrite): Promise<CheckoutRow | undefined> {
   if (db.isTransaction) return (await insertCheckoutsForCustomers(db, [row]))[0];
   let batcher = batchers.get(db);
   if (!batcher) batchers.set(db, (batcher = new CheckoutInsertBatcher(db)));

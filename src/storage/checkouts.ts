@@ -73,6 +73,18 @@ export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<Chec
 }
 
 /**
+ * By id alone, as findCheckoutByIdUnscoped, with the version of its merchant's row (xmin) read in
+ * the same statement: the wallet then takes the merchant from the credential cache when the cache
+ * holds that version (CredentialCache.merchantAt), without a round trip of its own.
+ */
+export async function findCheckoutWithMerchantVersionUnscoped(db: Db, id: string): Promise<{ checkout: CheckoutRow; merchantVersion: string } | undefined> {
+  const row = await db('checkouts as c').join('merchants as m', 'm.id', 'c.merchant_id').where('c.id', id).first('c.*', db.raw('m.xmin::text as merchant_version'));
+  if (!row) return undefined;
+  const { merchant_version: merchantVersion, ...checkout } = row as CheckoutRow & { merchant_version: string };
+  return { checkout, merchantVersion };
+}
+
+/**
  * Compare-and-set of the checkout state: moves to `to` only from one of `from`, in one
  * statement, so two racing writers (expiry timer and a succeeding charge) cannot both win.
  * Answers the updated row, or undefined when the checkout is missing or in another state.

@@ -16,11 +16,6 @@ export interface GeoCheckRow {
   checked_at: Date;
 }
 
-export async function insertGeoCheck(db: Db, row: Omit<GeoCheckRow, 'checked_at'>): Promise<GeoCheckRow> {
-  const [inserted] = await db<GeoCheckRow>('geo_checks').insert(row).returning('*');
-  return inserted as GeoCheckRow;
-}
-
 /** The customer's most recent geo check, whatever its age (latest_geo_check and the checkout gate read it). */
 export async function latestGeoCheck(db: Db, merchantId: string, customerId: string): Promise<GeoCheckRow | undefined> {
   return db<GeoCheckRow>('geo_checks')
@@ -35,18 +30,6 @@ export async function latestGeoCheck(db: Db, merchantId: string, customerId: str
  */
 export async function lockCustomerGeoChecks(trx: Db, customerId: string): Promise<void> {
   await trx.raw(`SELECT pg_advisory_xact_lock(hashtext('geo_checks'), hashtext(?))`, [customerId]);
-}
-
-/**
- * The latest geo check if it is younger than maxAgeMs, judged by the database clock: the
- * same clock that stamped checked_at, so app-server clock skew cannot stretch the window.
- */
-export async function recentGeoCheck(db: Db, merchantId: string, customerId: string, maxAgeMs = GEO_CHECK_MAX_AGE_MS): Promise<GeoCheckRow | undefined> {
-  return db<GeoCheckRow>('geo_checks')
-    .where({ merchant_id: merchantId, customer_id: customerId })
-    .andWhere('checked_at', '>', db.raw(`now() - (? * interval '1 millisecond')`, [maxAgeMs]))
-    .orderBy('checked_at', 'desc')
-    .first();
 }
 
 /** For callers holding a row already (the checkout gate): is it inside the reuse window at `now`? */

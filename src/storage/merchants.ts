@@ -41,6 +41,14 @@ export async function findMerchant(db: Db, id: string, lock = false): Promise<Me
   return withDefaults(await (lock ? query.forUpdate() : query));
 }
 
+/** The merchant and its row's version (xmin: any change to the row gives it another), read together. */
+export async function findMerchantWithVersion(db: Db, id: string): Promise<{ merchant: MerchantRow; version: string } | undefined> {
+  const row = await db('merchants').where({ id }).first('*', db.raw('xmin::text as row_version'));
+  if (!row) return undefined;
+  const { row_version: version, ...merchant } = row as MerchantRow & { row_version: string };
+  return { merchant: withDefaults(merchant)!, version };
+}
+
 /** The names of merchants by id, for lists that span merchants (the operator's audit log). Not merchant-scoped: the operator reads every merchant. */
 export async function findMerchantNamesByIdsUnscoped(db: Db, ids: string[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids)];

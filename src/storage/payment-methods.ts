@@ -42,10 +42,17 @@ export async function findPaymentMethod(db: Db, merchantId: string, id: string):
   return db<PaymentMethodRow>('payment_methods').where({ merchant_id: merchantId, id }).first();
 }
 
-export async function listSavedPaymentMethods(db: Db, merchantId: string, customerId: string): Promise<PaymentMethodRow[]> {
-  return db<PaymentMethodRow>('payment_methods')
-    .where({ merchant_id: merchantId, customer_id: customerId, saved: true })
-    .orderBy('updated_at', 'desc');
+/**
+ * The saved methods of a checkout's customer (with the checkout's merchant), newest first, by the
+ * checkout's id alone: for the wallet, which reads them beside the checkout's lookup and uses them
+ * only once the checkout's client secret matched.
+ */
+export async function listSavedPaymentMethodsOfCheckoutUnscoped(db: Db, checkoutId: string): Promise<PaymentMethodRow[]> {
+  return db<PaymentMethodRow>('payment_methods as pm')
+    .join('checkouts as c', (on) => void on.on('c.merchant_id', 'pm.merchant_id').andOn('c.customer_id', 'pm.customer_id'))
+    .where({ 'c.id': checkoutId, 'pm.saved': true })
+    .orderBy('pm.updated_at', 'desc')
+    .select('pm.*');
 }
 
 /**

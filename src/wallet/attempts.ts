@@ -8,20 +8,20 @@ import { findCustomer } from '../storage/customers';
 import { REVIEW_SPENT_MESSAGE, reviewSpentHint } from '../checkouts/review-rule';
 import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
-import { credentialCacheFor } from '../http/credential-cache';
 import { logAttempt } from '../storage/attempt-log';
 import { outcomeWithinReach, sendOnceCaughtUp } from '../temporal/updates';
 import { reachUntil, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { checkoutWorkflowStart } from '../temporal/checkouts';
 import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
-import { findMerchant, type MerchantRow } from '../storage/merchants';
+import type { MerchantRow } from '../storage/merchants';
 import { findCheckoutReview, findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { deleteUnusedPaymentMethod, findPaymentMethod } from '../storage/payment-methods';
 import { FAILURE_TYPES, checkoutWorkflowId, failureType, submitAttemptUpdate, type AttemptInput, type AttemptResult } from '../../workflows/contract';
 import type { AttemptBody } from './attempt-schemas';
 import { attemptAmount, checkPaymentMethod, storePaymentMethod, type CheckedPaymentMethod } from './attempt-rules';
 import { assertWithdrawalDestination } from './withdrawal-destination';
+import { merchantOfCheckout, type SecretCheckout } from './service';
 
 const NEW_CHECKOUT = 'Ask the merchant for a new checkout.';
 
@@ -62,8 +62,6 @@ function admissionError(refusal: AdmissionRefusal, checkout: CheckoutRow): Valid
 export interface AttemptContext {
   keyedAttemptId: string | undefined;
   clientIp: string | null;
-  /** The credential cache's catch-up, sent when the request arrived (catchUpOnArrival). */
-  merchantCaughtUp?: Promise<boolean>;
 }
 
 /** An attempt's answer: the charge it made (201), or the review the withdrawal paused for (202). */
@@ -76,8 +74,9 @@ export type AttemptAnswer = { kind: 'charge'; charge: PresentedCharge & { next_a
  * and stored (no card number reaches Temporal) and the attempt handed to the checkout's workflow
  * as an update.
  */
-export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: AttemptBody, context: AttemptContext): Promise<AttemptAnswer> {
+export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: AttemptBody, context: AttemptContext): Promise<AttemptAnswer> {
   const { db } = deps;
+  const { checkout } = found;
   // The update id is the attempt id: a retry after a transient refusal reaches the same update.
   const { keyedAttemptId } = context;
   if (keyedAttemptId) {
@@ -89,8 +88,8 @@ export async function submitAttempt(deps: AppDeps, checkout: CheckoutRow, body: 
   // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
   const customerRead = findCustomer(db, checkout.merchant_id, checkout.customer_id);
   customerRead.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
-  const merchant = await credentialCacheFor(db).getMerchant(checkout.merchant_id, () => findMerchant(db, checkout.merchant_id), context.merchantCaughtUp);
-  if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
+  // From the credential cache when it holds the version the checkout's lookup read: no round trip.
+  const merchant = await merchantOfCheckout(db, found);
   const amountCents = attemptAmount(checkout, body.amount_cents);
   await assertReviewAvailable(deps, merchant, checkout, amountCents);
   const method = await checkPaymentMethod(deps, merchant, checkout, body);

@@ -4,12 +4,13 @@ import { presentLineItem } from '../checkouts/present';
 import { offeredPaymentMethods, visibleSavedMethods } from '../checkouts/flows';
 import { WALLET_METHODS, type PaymentMethodId } from '../domain/settings';
 import { savedCardExpired } from '../processors';
-import { listCheckoutCharges } from '../storage/charges';
+import { listCheckoutCharges, type ChargeRow } from '../storage/charges';
 import type { CheckoutRow, StoredLineItem } from '../storage/checkouts';
 import type { Db } from '../storage/db';
-import { findMerchant, type MerchantRow } from '../storage/merchants';
-import { listSavedPaymentMethods, type PaymentMethodRow } from '../storage/payment-methods';
+import type { MerchantRow } from '../storage/merchants';
+import { listSavedPaymentMethodsOfCheckoutUnscoped, type PaymentMethodRow } from '../storage/payment-methods';
 import { findCheckoutReview } from '../storage/reviews';
+import { merchantOfCheckout, type SecretCheckout } from './service';
 
 interface ReviewSummary {
   id: string;
@@ -28,14 +29,31 @@ interface WalletView {
   charges: PresentedCharge[];
 }
 
-export async function loadWalletView(db: Db, checkout: CheckoutRow): Promise<WalletView> {
-  const [merchant, savedMethods, review, chargeRows] = await Promise.all([
-    findMerchant(db, checkout.merchant_id),
-    listSavedPaymentMethods(db, checkout.merchant_id, checkout.customer_id),
-    checkoutReviewSummary(db, checkout.id),
-    listCheckoutCharges(db, checkout.id),
+/** What the view reads by the checkout's id alone (readWalletView). */
+export interface ViewReads {
+  savedMethods: PaymentMethodRow[];
+  review: ReviewSummary | null;
+  chargeRows: ChargeRow[];
+}
+
+/**
+ * The view's reads by the checkout's id alone, which need nothing the checkout's lookup answers:
+ * sent beside it (readViewOnArrival), and used only once the client secret matched.
+ */
+export async function readWalletView(db: Db, checkoutId: string): Promise<ViewReads> {
+  const [savedMethods, review, chargeRows] = await Promise.all([
+    listSavedPaymentMethodsOfCheckoutUnscoped(db, checkoutId),
+    checkoutReviewSummary(db, checkoutId),
+    listCheckoutCharges(db, checkoutId),
   ]);
-  if (!merchant) throw new Error(`checkout ${checkout.id} references a missing merchant`);
+  return { savedMethods, review, chargeRows };
+}
+
+/** The view of the checkout that authenticated the call, with the reads readViewOnArrival sent. */
+export async function loadWalletView(db: Db, found: SecretCheckout, reads: Promise<ViewReads> | undefined): Promise<WalletView> {
+  if (!reads) throw new Error('readViewOnArrival did not run for this route');
+  const { checkout } = found;
+  const [merchant, { savedMethods, review, chargeRows }] = await Promise.all([merchantOfCheckout(db, found), reads]);
   // A checkout has a handful of attempts at most, so one small lookup per charge is fine.
   const charges = await Promise.all(chargeRows.map((charge) => presentLoaded(db, charge)));
   return { checkout, merchant, savedMethods, review, charges };

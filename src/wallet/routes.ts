@@ -7,9 +7,10 @@ import { idempotent, idempotentAttemptId } from '../http/idempotency';
 import { parseOrThrow } from '../http/validate';
 import { AttemptBody } from './attempt-schemas';
 import { submitAttempt } from './attempts';
-import { catchUpOnArrival, checkoutOf, requireCheckoutSecret } from './auth';
+import { checkoutOf, readViewOnArrival, requireCheckoutSecret } from './auth';
 import { loadWalletView, presentWalletCheckout } from './read';
 import { merchantOfCheckout } from './service';
+import { customerNotFound } from '../customers/service';
 import { access, route } from '../identity';
 
 /**
@@ -31,17 +32,16 @@ export function walletRoutes(deps: AppDeps): Router {
   );
 
   // What the hosted page shows. Its Cache-Control: no-store is every API answer's (src/http/answer-headers.ts).
+  // The view's other reads are sent with the checkout's lookup, before the secret is checked.
   const checkoutSecret = access({ kind: 'checkout_secret' }, requireCheckoutSecret(db));
-  route(router, 'get', '/checkouts/:id', checkoutSecret, async (req, res) => {
-    res.json(presentWalletCheckout(await loadWalletView(db, checkoutOf(req))));
+  route(router, 'get', '/checkouts/:id', access({ kind: 'checkout_secret' }, readViewOnArrival(db), requireCheckoutSecret(db)), async (req, res) => {
+    res.json(presentWalletCheckout(await loadWalletView(db, checkoutOf(req), req.walletViewReads)));
   });
 
   // One payment attempt per call: the charge (201), or the review a withdrawal paused for (202).
-  // The credential cache's catch-up is sent as the request arrives, before the secret is checked.
-  route(router, 'post', '/checkouts/:id/attempts', access({ kind: 'checkout_secret' }, catchUpOnArrival(db), requireCheckoutSecret(db)), idempotent(deps), async (req, res) => {
-    const checkout = checkoutOf(req);
+  route(router, 'post', '/checkouts/:id/attempts', checkoutSecret, idempotent(deps), async (req, res) => {
     const body = parseOrThrow(AttemptBody, req.body);
-    const answer = await submitAttempt(deps, checkout, body, { keyedAttemptId: idempotentAttemptId(req), clientIp: req.ip ?? null, merchantCaughtUp: req.merchantCaughtUp });
+    const answer = await submitAttempt(deps, checkoutOf(req), body, { keyedAttemptId: idempotentAttemptId(req), clientIp: req.ip ?? null });
     if (answer.kind === 'review') res.status(202).json({ review: answer.review });
     else res.status(201).json({ charge: answer.charge });
   });
@@ -50,12 +50,13 @@ export function walletRoutes(deps: AppDeps): Router {
   // /api/v1/device_pings (30-minute reuse, 404 when disabled), the same answer; the checkout's
   // client_secret stands in for the merchant's.
   route(router, 'post', '/checkouts/:id/device_pings', checkoutSecret, idempotent(deps), async (req, res) => {
-    const checkout = checkoutOf(req);
-    const merchant = await merchantOfCheckout(db, checkout);
+    const found = checkoutOf(req);
+    const merchant = await merchantOfCheckout(db, found);
     // Same order as the public endpoint: a disabled account answers 404 whatever was sent.
     assertDevicePingsEnabled(merchant);
     const body = parseOrThrow(CoordinatesBody, req.body);
-    const result = await recordDevicePing(deps, merchant, checkout.customer_id, body, req.ip ?? null);
+    const result = await recordDevicePing(deps, merchant, found.checkout.customer_id, body, req.ip ?? null);
+    if (!result) throw customerNotFound(found.checkout.customer_id);
     res.status(201).json(presentDevicePing(result));
   });
 

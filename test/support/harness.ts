@@ -60,6 +60,11 @@ export interface ServiceOptions {
   /** Integration files that need no workflows can skip the worker. */
   worker?: boolean;
   /**
+   * The in-process worker's sweepers (outbox, expiry, reconciler, mail, heartbeat); default on.
+   * Off where a test counts this process's queries, which theirs would join.
+   */
+  sweeps?: boolean;
+  /**
    * API processes and worker processes (each with its outbox sweeper), as a deployment scales
    * out: the first of each runs in this process, the others are child processes of their real
    * entry points, and the APIs sit behind one round-robin address. Default: TEST_REPLICAS, else
@@ -181,7 +186,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       maxCachedWorkflows: options.maxCachedWorkflows ?? SERVICE_WORKFLOW_CACHE,
       tracing,
     });
-    running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: startWorkerSweeps(deps) };
+    running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: options.sweeps === false ? async () => undefined : startWorkerSweeps(deps) };
     await Promise.all(workerChildren.map((child) => child.start()));
   };
   const stopWorker = async () => {

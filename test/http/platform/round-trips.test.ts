@@ -1,14 +1,13 @@
-import pg from 'pg';
-import { credentialCacheFor } from '../../../src/http/credential-cache';
 import { startService, type Service } from '../../support/harness';
 import { onboard, request, uniqueCustomer, type MerchantCredentials } from '../../support/http';
-import { waitFor } from '../../support/fixtures';
+import { cachedMerchant as cached, queriesDuring, revokeBehindTheCache } from '../../support/round-trips';
 
 /**
  * A merchant request whose credential is cached makes one database round trip: its own statement,
  * which also checks the credential. Every query this process sends to PostgreSQL is counted (the
  * pool's and the credential listener's alike), so a check that came back as a round trip of its
- * own would show. The API runs in this process, alone, without a worker.
+ * own would show. The API runs in this process, alone, without a worker. The payment routes'
+ * counts are in round-trips-payments.test.ts.
  */
 let service: Service;
 beforeAll(async () => {
@@ -16,56 +15,40 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => service?.stop());
 
-/** The queries this process sends while `run` runs (pg.Client.query is where every one of them goes). */
-async function queriesDuring<T>(run: () => Promise<T>): Promise<{ result: T; queries: number }> {
-  const original = pg.Client.prototype.query;
-  let queries = 0;
-  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
-    queries++;
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    return { result: await run(), queries };
-  } finally {
-    pg.Client.prototype.query = original;
-  }
-}
-
 const api = (merchant: MerchantCredentials, method: string, path: string, body?: unknown) => request(service.baseUrl, method, `/api/v1/customers${path}`, { token: merchant.api_key, body });
-
-async function cachedMerchant(settings: Record<string, unknown> = {}): Promise<MerchantCredentials> {
-  const merchant = await onboard(service, { settings });
-  const cache = credentialCacheFor(service.deps.db);
-  await waitFor(async () => (await api(merchant, 'GET', '/search?email=warm@example.com'), cache.active), 10_000, 'the cache listening');
-  expect((await api(merchant, 'POST', '', uniqueCustomer())).status).toBe(201); // now cached
-  return merchant;
-}
+const cachedMerchant = async (settings: Record<string, unknown> = {}) => (await cached(service, settings)).merchant;
 
 describe('database round trips of the customer routes, credential cached', () => {
   it('makes one for a create, a search that finds and an update', async () => {
     const merchant = await cachedMerchant();
     const customer = uniqueCustomer();
     const created = await queriesDuring(() => api(merchant, 'POST', '', customer));
-    expect([created.result.status, created.queries]).toEqual([201, 1]);
+    expect([created.result.status, created.queries.length]).toEqual([201, 1]);
     const found = await queriesDuring(() => api(merchant, 'GET', `/search?email=${encodeURIComponent(customer.email)}`));
-    expect([found.result.status, found.result.body.results.length, found.queries]).toEqual([200, 1, 1]);
+    expect([found.result.status, found.result.body.results.length, found.queries.length]).toEqual([200, 1, 1]);
     const updated = await queriesDuring(() => api(merchant, 'PATCH', `/${created.result.body.id}`, { first_name: 'Grace' }));
-    expect([updated.result.status, updated.queries]).toEqual([200, 1]);
+    expect([updated.result.status, updated.queries.length]).toEqual([200, 1]);
   });
 
   it("answers a search that finds nothing and another merchant's customer after proving the credential (two)", async () => {
     const merchant = await cachedMerchant();
     const others = (await api(await onboard(service), 'POST', '', uniqueCustomer())).body.id as string;
     const none = await queriesDuring(() => api(merchant, 'GET', '/search?email=nobody@example.com'));
-    expect([none.result.status, none.result.body.results, none.queries]).toEqual([200, [], 2]);
+    expect([none.result.status, none.result.body.results, none.queries.length]).toEqual([200, [], 2]);
     const missing = await queriesDuring(() => api(merchant, 'PATCH', `/${others}`, { first_name: 'Grace' }));
-    expect([missing.result.status, missing.result.body.error, missing.queries]).toEqual([422, "Customer not found.", 2]);
+    expect([missing.result.status, missing.result.body.error, missing.queries.length]).toEqual([422, "Customer not found.", 2]);
+  });
+
+  it("catches up before a read-back route under the same path (GET /api/v1/customers/{id}) trusts the key the customer router's guard left to a statement", async () => {
+    const merchant = await cachedMerchant();
+    const id = (await api(merchant, 'POST', '', uniqueCustomer())).body.id as string;
+    const read = await queriesDuring(() => api(merchant, 'GET', `/${id}`));
+    expect([read.result.status, read.queries.map((q) => q.sql)[0], read.queries.length]).toEqual([200, 'SELECT 1', 2]);
   });
 
   it('refuses a key revoked behind the cache on its very next call, and writes nothing', async () => {
     const merchant = await cachedMerchant();
-    // No announcement: only the statement's own check can know.
-    await service.deps.db('api_keys').where({ merchant_id: merchant.id }).update({ revoked_at: service.deps.db.fn.now() });
+    await revokeBehindTheCache(service, merchant.id);
     const customer = uniqueCustomer();
     const res = await api(merchant, 'POST', '', customer);
     expect([res.status, res.body.error]).toEqual([422, 'API key not found.']);
