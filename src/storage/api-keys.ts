@@ -59,10 +59,15 @@ export interface CredentialGuard {
  * revocation and settings change committed before the statement began.
  */
 export function credentialStillActive(db: Db, guard: CredentialGuard): Knex.Raw {
-  return db.raw(
-    'EXISTS (SELECT 1 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.?? = ? AND k.revoked_at IS NULL AND m.id = ? AND m.xmin = ?::xid)',
-    [guard.column, guard.hash, guard.merchantId, guard.version],
-  );
+  return db.raw(credentialStillActiveSql(guard.column, { hash: '?', merchantId: '?', version: '?::xid' }), [guard.hash, guard.merchantId, guard.version]);
+}
+
+/**
+ * The same condition over SQL expressions for the hash, the merchant id and the version (an xid):
+ * bound values, or the columns of rows written in one statement, each with a guard of its own.
+ */
+export function credentialStillActiveSql(column: CredentialColumn, of: { hash: string; merchantId: string; version: string }): string {
+  return `EXISTS (SELECT 1 FROM api_keys k JOIN merchants m ON m.id = k.merchant_id WHERE k.${column} = ${of.hash} AND k.revoked_at IS NULL AND m.id = ${of.merchantId} AND m.xmin = ${of.version})`;
 }
 
 /** Whether the guard still holds, as a statement of its own (for answers that read or wrote nothing). */
