@@ -20,7 +20,7 @@ import { chargeAdminRoutes } from './charges/admin-routes';
 import { eventAdminRoutes } from './events/routes';
 import { reviewAdminRoutes } from './reviews/routes';
 import { sandboxAdminRoutes } from './sandbox/routes';
-import { processorEventRoutes } from './processor-events/routes';
+import { PROCESSOR_EVENTS_PATH, processorEventRoutes } from './processor-events/routes';
 import { subscriptionAdminRoutes } from './subscriptions/admin-routes';
 import { walletPageRoutes } from './wallet/page-routes';
 import { walletRoutes } from './wallet/routes';
@@ -32,7 +32,7 @@ import { requireAdminOrSession } from './identity/admin-guard';
 import { operatorAdminRoutes } from './identity/operator-routes';
 import { AdminTokenThrottle } from './http/admin-token-throttle';
 import { requireAdmin } from './http/auth';
-import { docsRoutes } from './docs/routes';
+import { DOCS_PATH, docsRoutes } from './docs/routes';
 import { createMerchantAccounts } from './identity';
 import { merchantAccountRoutes } from './identity/routes';
 import { merchantDashboardRoutes } from './merchant-accounts/dashboard-routes';
@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(noSniff);
   app.use(API_PREFIXES, noStore);
   // Before the JSON parser: a processor's signature covers the raw body.
-  app.use(processorEventRoutes(deps));
+  app.use(PROCESSOR_EVENTS_PATH, processorEventRoutes(deps));
   app.use(jsonBody({ limit: '100kb' }));
   app.use(rejectNulCharacters);
 
@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
   route(app, 'get', '/api/v1/openapi.json', publicRoute('the public OpenAPI document'), (_req, res) => {
     res.json(openApiDocument(deps.config.apiBaseUrl));
   });
-  app.use(docsRoutes());
+  app.use(DOCS_PATH, docsRoutes());
   app.use('/api/v1/customers', customerRoutes(deps));
   app.use('/api/v1/checkouts', checkoutRoutes(deps));
   app.use('/api/v1/charges', chargeRoutes(deps));

@@ -16,7 +16,7 @@ export function customerRoutes(deps: AppDeps): Router {
 
   route(router, 'post', '/', apiKey, idempotent(deps), async (req, res) => {
     // Inside the check, so a refusal of the body stands only for a credential proven valid.
-    const created = await checkedInStatement(db, req, (merchant, stillActive) => createCustomer(db, merchant, parseOrThrow(CustomerCreateBody, req.body), stillActive));
+    const created = await checkedInStatement(db, req, (merchant, _stillActive, guard) => createCustomer(db, merchant, parseOrThrow(CustomerCreateBody, req.body), guard));
     if (!created) throw new Error('a customer insert whose credential check held wrote no row');
     res.status(201).json(presentCustomer(created));
   });

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db } from '../storage/db';
 import { newId } from '../domain/ids';
+import type { CredentialGuard } from '../storage/api-keys';
 import type { MerchantRow } from '../storage/merchants';
-import { DuplicateCustomerError, findCustomer, insertCustomer, searchCustomers, updateCustomer, type CustomerRow } from '../storage/customers';
+import { DuplicateCustomerError, findCustomer, insertCustomer, searchCustomers, updateCustomer, type CreatedCustomer, type CustomerRow } from '../storage/customers';
 import { ConflictError, NotFoundError, ValidationError } from '../http/errors';
 import type { CustomerCreateBody, CustomerUpdateBody } from './schemas';
 
@@ -34,7 +35,7 @@ export function missingRequiredFields(mode: MerchantRow['settings']['customer_fi
  * Creates the customer. `when` is the credential's check (checkedInStatement), made by the same
  * INSERT: undefined means it failed and nothing was written.
  */
-export async function createCustomer(db: Db, merchant: MerchantRow, body: CustomerCreateBody, when: Knex.Raw): Promise<CustomerRow | undefined> {
+export async function createCustomer(db: Db, merchant: MerchantRow, body: CustomerCreateBody, when: CredentialGuard): Promise<CreatedCustomer | undefined> {
   const missing = missingRequiredFields(merchant.settings.customer_fields, body);
   if (missing) {
     throw new ValidationError(
@@ -93,7 +94,7 @@ function describeMode(mode: MerchantRow['settings']['customer_fields']): string 
   }[mode];
 }
 
-export function presentCustomer(row: CustomerRow) {
+export function presentCustomer(row: CreatedCustomer) {
   return {
     id: row.id,
     internal_id: row.internal_id,

@@ -18,7 +18,10 @@ const HEADERS: Record<string, string> = {
  */
 const SWAGGER_UI_FILES = new Set(['/swagger-ui.css', '/swagger-ui-bundle.js']);
 
-/** GET /docs: the OpenAPI document rendered by Swagger UI, whose assets ship in swagger-ui-dist. */
+/** Where the API reference is served: the router is mounted there, so no other request passes through it. */
+export const DOCS_PATH = '/docs';
+
+/** GET /docs: the OpenAPI document rendered by Swagger UI, whose assets ship in swagger-ui-dist (mounted at DOCS_PATH). */
 export function docsRoutes(): Router {
   const dir = findStaticDir(__dirname, 'src/docs', 'index.html');
   const router = Router();
@@ -27,13 +30,13 @@ export function docsRoutes(): Router {
   const docs = publicRoute('the API reference, rendered from the public OpenAPI document');
   serve(
     router,
-    '/docs/assets',
+    '/assets',
     docs,
     (req, _res, next) => next(SWAGGER_UI_FILES.has(req.path) ? undefined : 'router'),
     express.static(swaggerUi, { index: false, redirect: false, maxAge: '1h' }),
   );
-  serve(router, '/docs/static', docs, express.static(dir, { index: false, setHeaders: (res) => res.set(HEADERS) }));
-  route(router, 'get', '/docs', docs, (_req, res) => {
+  serve(router, '/static', docs, express.static(dir, { index: false, setHeaders: (res) => res.set(HEADERS) }));
+  route(router, 'get', '/', docs, (_req, res) => {
     res.set(HEADERS).sendFile(path.join(dir, 'index.html'));
   });
   return router;

@@ -89,8 +89,9 @@ export function requireMerchant(db: Db, kind: CredentialKind, message = RULES[ki
 
 /**
  * Runs a route's work on the merchant of a credential read with `proof: 'statement'`, perhaps
- * from the cache. `work` puts `stillActive` into its one statement and answers undefined when that
- * statement did nothing. An answer stands only once the credential is proven as of the request:
+ * from the cache. `work` puts `stillActive` into its one statement (or the same condition written
+ * from `guard` with credentialStillActiveSql, for a statement prepared once) and answers undefined
+ * when that statement did nothing. An answer stands only once the credential is proven as of the request:
  * a result, by the statement's own check; nothing or an error, by checking again (a round trip
  * only those answers pay). A credential revoked meanwhile is the 422 of requireMerchant; a merchant
  * changed meanwhile (its settings) runs `work` again on the merchant as it is now.

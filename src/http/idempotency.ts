@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Sealer } from '../crypto';
 import { ID_PREFIX } from '../domain/ids';
@@ -70,9 +70,14 @@ export const ADMIN_IDEMPOTENCY_SCOPE = (): string => 'admin';
  */
 export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>, options: { scope?: (req: Request) => string } = {}): RequestHandler {
   const digestKey = sealer.fingerprintKey();
-  return async (req, res, next) => {
+  // Without the header, the request passes on at once: no promise for the router to wait on.
+  return (req, res, next) => {
     const key = req.header(IDEMPOTENCY_HEADER);
     if (key === undefined) return next();
+    void withKey(req, res, next, key);
+  };
+
+  async function withKey(req: Request, res: Response, next: NextFunction, key: string): Promise<void> {
     try {
       if (!KEY_PATTERN.test(key)) {
         throw new ValidationError('Invalid Idempotency-Key header.', 'Use 1 to 255 printable ASCII characters without spaces, for example a UUID.');
@@ -102,7 +107,7 @@ export function idempotent({ db, sealer }: Pick<AppDeps, 'db' | 'sealer'>, optio
     } catch (error) {
       next(error);
     }
-  };
+  }
 }
 
 /**

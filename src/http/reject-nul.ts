@@ -4,7 +4,10 @@ import { ValidationError } from './errors';
 function containsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (depth > 32 || value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+  for (const key of Object.keys(value)) {
+    if (key.includes('\u0000') || containsNul((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 /**
@@ -14,7 +17,8 @@ function containsNul(value: unknown, depth = 0): boolean {
 export const rejectNulCharacters: RequestHandler = (req, _res, next) => {
   let path = req.path;
   try {
-    path = decodeURIComponent(req.path);
+    // Only a percent sign can decode to anything else.
+    if (path.includes('%')) path = decodeURIComponent(path);
   } catch {
     // Malformed percent-encoding is answered by the error handler when routing decodes it.
   }

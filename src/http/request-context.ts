@@ -1,7 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { LevelWithSilent } from 'pino';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger';
 
 /** A caller's own X-Request-Id is kept when it is short and plain; anything else gets ours. */
@@ -31,22 +29,42 @@ export function redactUrl(url: string | undefined): string | undefined {
   return url.replace(/([?&](?:client_secret|token|api_key|email|phone_number|q)=)[^&#]*/gi, '$1[redacted]');
 }
 
+type LoggedRequest = IncomingMessage & { id?: string; originalUrl?: string };
+
+/** A 503 is an answer (not ready), not a failure of ours. */
+function accessLevel(statusCode: number, error: Error | undefined): 'info' | 'warn' | 'error' {
+  return statusCode === 503 ? 'warn' : error || statusCode >= 500 ? 'error' : 'info';
+}
+
 /**
  * Every request gets a request id (answered in X-Request-Id, included in every error body) and
- * one structured access-log line through pino-http: method, redacted URL, status, duration.
- * Headers are not logged at all: they carry the API key, the admin token and client secrets.
+ * one structured access-log line when it ends: its id, method and redacted URL, the status and the
+ * duration in milliseconds ("request completed", "request aborted", or "request errored" with the
+ * error for a failure). Headers are not logged at all: they carry the API key, the admin token and
+ * client secrets. The line is built only when its level is logged.
  */
 export function accessLog(logger: Logger) {
-  return pinoHttp<IncomingMessage, ServerResponse, never>({
-    logger,
-    genReqId: requestIdFor,
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactUrl(req.url) }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    // A 503 is an answer (not ready), not a failure of ours.
-    customLogLevel: (_req, res, error): LevelWithSilent => (res.statusCode === 503 ? 'warn' : error || res.statusCode >= 500 ? 'error' : 'info'),
-  });
+  return (req: LoggedRequest, res: ServerResponse, next: () => void): void => {
+    const started = Date.now();
+    req.id ||= requestIdFor(req, res);
+    let ended = false;
+    const end = (error?: Error) => {
+      if (ended) return;
+      ended = true;
+      const level = accessLevel(res.statusCode, error);
+      if (!logger.isLevelEnabled(level)) return;
+      const line = { req: { id: req.id, method: req.method, url: redactUrl(req.originalUrl || req.url) }, res: { statusCode: res.headersSent ? res.statusCode : null } };
+      if (error || res.statusCode >= 500) {
+        logger[level]({ ...line, err: error ?? new Error(`failed with status code ${res.statusCode}`), responseTime: Date.now() - started }, 'request errored');
+      } else {
+        logger[level]({ ...line, responseTime: Date.now() - started }, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+      }
+    };
+    res.on('finish', end);
+    res.on('close', end);
+    res.on('error', end);
+    next();
+  };
 }
 
 export function requestIdOf(req: IncomingMessage): string | undefined {

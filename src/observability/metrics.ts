@@ -13,23 +13,32 @@ import { registerBusinessGauges } from './business-gauges';
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const ROUTE_TEMPLATE = Symbol('routeTemplate');
-type RoutedRequest = Request & { [ROUTE_TEMPLATE]?: string };
+const ROUTE = Symbol('route');
+type RoutedRequest = Request & { [ROUTE_TEMPLATE]?: string; [ROUTE]?: unknown };
+
+/** The request prototypes (one per Express app) whose `route` already records its template. */
+const recording = new WeakSet<object>();
 
 /**
- * The template of the route that handled the request, with its router's mount path. Express sets
+ * The template of the route that handles the request, with its router's mount path. Express sets
  * req.route when a route matches, while req.baseUrl is still the router's; by the time the
- * response finishes, baseUrl has been restored, so the template is captured at that moment.
+ * response finishes, baseUrl has been restored, so the template is captured at that moment, by a
+ * setter on the app's request prototype (every request of the app is made of it), defined once.
  */
-function rememberRouteTemplate(req: Request): void {
-  let route: unknown;
-  Object.defineProperty(req, 'route', {
+function recordRouteTemplates(req: Request): void {
+  const prototype = Object.getPrototypeOf(req) as object;
+  if (recording.has(prototype)) return;
+  recording.add(prototype);
+  Object.defineProperty(prototype, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => route,
-    set(value: { path?: unknown } | undefined) {
-      route = value;
+    get(this: RoutedRequest) {
+      return this[ROUTE];
+    },
+    set(this: RoutedRequest, value: { path?: unknown } | undefined) {
+      this[ROUTE] = value;
       if (value && typeof value.path === 'string') {
-        (req as RoutedRequest)[ROUTE_TEMPLATE] = value.path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${value.path}`;
+        this[ROUTE_TEMPLATE] = value.path === '/' && this.baseUrl ? this.baseUrl : `${this.baseUrl}${value.path}`;
       }
     },
   });
@@ -63,7 +72,7 @@ export function createApiMetrics(db: Db) {
   /** Records every request under its route template (never the raw path: ids would explode the series). */
   const middleware: RequestHandler = (req, res, next) => {
     const stop = duration.startTimer();
-    rememberRouteTemplate(req);
+    recordRouteTemplates(req);
     res.on('finish', () => {
       const route = (req as RoutedRequest)[ROUTE_TEMPLATE] ?? 'unmatched';
       stop({ method: req.method, route });

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Db } from './db';
-import { uniqueViolation } from './db';
+import { credentialStillActiveSql, type CredentialColumn, type CredentialGuard } from './api-keys';
+import { queryPrepared, uniqueViolation, type Db } from './db';
 
 export interface CustomerRow {
   id: string;
@@ -41,34 +41,47 @@ function asDuplicate(error: unknown): never {
 }
 
 /** Every column a create writes, with its type: INSERT … SELECT does not infer them from the table. */
-const INSERTED_COLUMNS = {
-  id: 'text',
-  merchant_id: 'text',
-  internal_id: 'text',
-  email: 'text',
-  first_name: 'text',
-  last_name: 'text',
-  phone_number: 'text',
-  date_of_birth: 'date',
-} as const;
+const INSERTED_COLUMNS = [
+  ['id', 'text'],
+  ['merchant_id', 'text'],
+  ['internal_id', 'text'],
+  ['email', 'text'],
+  ['first_name', 'text'],
+  ['last_name', 'text'],
+  ['phone_number', 'text'],
+  ['date_of_birth', 'date'],
+] as const;
 
 type InsertedCustomer = CustomerWritable & { id: string; merchant_id: string };
 
+const INSERTED_NAMES = INSERTED_COLUMNS.map(([name]) => name);
+
+/** The columns a create answers with: the customer as the API shows it (the rest are unset on a new one). */
+const CREATED_COLUMNS = ['id', 'internal_id', 'email', 'first_name', 'last_name', 'phone_number', 'date_of_birth', 'created_at'] as const;
+export type CreatedCustomer = Pick<CustomerRow, (typeof CREATED_COLUMNS)[number]>;
+
 /**
- * Inserts the customer; with `when`, only if that condition holds in the statement (a
- * credential's check: credentialStillActive), answering undefined when it does not.
+ * The create, written only while the credential's check holds (credentialStillActive), in
+ * PostgreSQL's form: one text per credential column, the same for every customer, so each pooled
+ * connection prepares it once.
  */
-export async function insertCustomer(db: Db, row: InsertedCustomer): Promise<CustomerRow>;
-export async function insertCustomer(db: Db, row: InsertedCustomer, when: Knex.Raw): Promise<CustomerRow | undefined>;
-export async function insertCustomer(db: Db, row: InsertedCustomer, when?: Knex.Raw): Promise<CustomerRow | undefined> {
+function insertCheckedSql(column: CredentialColumn): string {
+  const guard = INSERTED_COLUMNS.length;
+  return `INSERT INTO customers (${INSERTED_NAMES.join(', ')})
+SELECT ${INSERTED_COLUMNS.map(([, type], i) => `$${i + 1}::${type}`).join(', ')}
+ WHERE ${credentialStillActiveSql(column, { hash: `$${guard + 1}`, merchantId: `$${guard + 2}`, version: `$${guard + 3}::xid` })}
+RETURNING ${CREATED_COLUMNS.join(', ')}`;
+}
+const INSERT_CHECKED_SQL: Record<CredentialColumn, string> = { api_key_hash: insertCheckedSql('api_key_hash'), client_secret_hash: insertCheckedSql('client_secret_hash') };
+
+/**
+ * Inserts the customer, only if the credential's check `when` holds in the statement, answering
+ * undefined when it does not.
+ */
+export async function insertCustomer(db: Db, row: InsertedCustomer, when: CredentialGuard): Promise<CreatedCustomer | undefined> {
   try {
-    if (!when) return ((await db<CustomerRow>('customers').insert(row).returning('*')) as CustomerRow[])[0];
-    const columns = Object.entries(INSERTED_COLUMNS);
-    const { rows } = await db.raw<{ rows: CustomerRow[] }>(
-      `INSERT INTO customers (${columns.map(() => '??').join(', ')}) SELECT ${columns.map(([, type]) => `?::${type}`).join(', ')} WHERE ? RETURNING *`,
-      [...columns.map(([name]) => name), ...columns.map(([name]) => row[name as keyof InsertedCustomer]), when],
-    );
-    return rows[0];
+    const bindings = [...INSERTED_NAMES.map((name) => row[name]), when.hash, when.merchantId, when.version];
+    return (await queryPrepared<CreatedCustomer>(db, { sql: INSERT_CHECKED_SQL[when.column], bindings }))[0];
   } catch (error) {
     asDuplicate(error);
   }

@@ -22,47 +22,65 @@ export function createDb(databaseUrl: string, pool: { min?: number; max?: number
   });
 }
 
+/** Resolves once the database answers a query. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.raw('SELECT 1');
+}
+
 /** Statement names by SQL text; bounded, so a text that varied by input could not grow it (or pg's per-connection cache) for ever. */
 const preparedNames = new Map<string, string>();
 const MAX_PREPARED_TEXTS = 64;
 const CACHED_PLAN_CHANGED = '0A000';
 let preparedGeneration = 0;
 
-/**
- * Runs `query` (a query builder or a raw statement) as a named prepared statement: each pooled
- * connection has PostgreSQL parse and plan its text once, not on every call as knex's unnamed
- * statements are. For the hottest statements only (the checkouts' INSERT), where that planning is
- * a measurable share of PostgreSQL's work per request. The name is derived from the text, so a
- * query whose text differs (another set of columns) is another statement. Inside a transaction
- * (whose connection knex keeps to itself), and for texts past the bound, the query runs as knex
- * runs it. Answers the rows, as knex does for a query with `returning` (and for a raw statement,
- * its result's rows).
- */
-/** Resolves once the database answers a query. */
-export async function pingDatabase(db: Db): Promise<void> {
-  await db.raw('SELECT 1');
+/** A statement already in PostgreSQL's form: `$1`… placeholders in its text, and their values in order. */
+export interface NativeStatement {
+  sql: string;
+  bindings: readonly unknown[];
 }
 
-export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
-  if (db.isTransaction) return rowsOf<Row>(await query);
-  const { sql, bindings } = query.toSQL().toNative();
-  const name = preparedNames.get(sql) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(sql) : undefined);
-  if (name === undefined) return rowsOf<Row>(await query);
-  const connection = (await db.client.acquireConnection()) as pg.Client;
-  try {
-    const result = await connection.query<Row & pg.QueryResultRow>({ name, text: sql, values: bindings as unknown[] });
-    return result.rows;
-  } catch (error) {
-    if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
-  } finally {
-    await db.client.releaseConnection(connection);
-  }
+/**
+ * Runs `query` (a query builder, a raw statement, or a statement in PostgreSQL's form) as a named
+ * prepared statement: each pooled connection has PostgreSQL parse and plan its text once, not on
+ * every call as knex's unnamed statements are. For the hottest statements only (the checkouts' and
+ * the customers' INSERTs), where that planning is a measurable share of PostgreSQL's work per
+ * request. The name is derived from the text, so a query whose text differs (another set of
+ * columns) is another statement. Inside a transaction (whose connection knex keeps to itself), and
+ * for texts past the bound, the query runs as knex runs it (a statement in PostgreSQL's form,
+ * unnamed). Answers the rows, as knex does for a query with `returning` (and for a raw statement,
+ * its result's rows).
+ */
+export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw | NativeStatement): Promise<Row[]> {
+  const native = 'toSQL' in query ? undefined : query;
+  const built = query as Knex.QueryBuilder | Knex.Raw;
+  if (db.isTransaction && !native) return rowsOf<Row>(await built);
+  const { sql, bindings } = native ?? built.toSQL().toNative();
+  const name = db.isTransaction ? undefined : (preparedNames.get(sql) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(sql) : undefined));
+  if (name === undefined && !native) return rowsOf<Row>(await built);
+  const rows = await queryOnConnection<Row>(db, { name, text: sql, values: bindings as unknown[] });
+  if (rows) return rows;
   // "cached plan must not change result type": a migration changed the table since this connection
   // prepared the statement (`returning *` over a new column). Nothing ran: run it unprepared, and
   // prepare under new names from now on, since a stale statement stays stale.
   preparedGeneration += 1;
   preparedNames.clear();
-  return rowsOf<Row>(await query);
+  return native ? (await queryOnConnection<Row>(db, { text: sql, values: bindings as unknown[] }))! : rowsOf<Row>(await built);
+}
+
+/**
+ * Runs the query on a connection of the pool (inside a transaction, the transaction's); undefined
+ * when the named statement's cached plan no longer fits its table (nothing ran).
+ */
+async function queryOnConnection<Row>(db: Db, query: pg.QueryConfig): Promise<Row[] | undefined> {
+  const connection = (await db.client.acquireConnection()) as pg.Client;
+  try {
+    return (await connection.query<Row & pg.QueryResultRow>(query)).rows;
+  } catch (error) {
+    if (query.name === undefined || (error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
+    return undefined;
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
 }
 
 /** A query builder answers its rows; a raw query answers pg's result, whose rows they are. */

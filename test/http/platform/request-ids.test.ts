@@ -47,7 +47,7 @@ describe('request ids', () => {
   });
 });
 
-describe('access logs (pino-http)', () => {
+describe('access logs', () => {
   it('one structured line per request with the request id, status and duration, and no secret or searched personal data', async () => {
     const lines: Array<Record<string, any>> = [];
     const sink = new Writable({
