@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from './db';
-import { uniqueViolation } from './db';
+import { runPrepared, uniqueViolation } from './db';
 
 export interface CustomerRow {
   id: string;
@@ -76,8 +76,8 @@ export async function insertCustomer(db: Db, row: InsertedCustomer, when?: Knex.
 
 /** `lockShared`: the row is locked FOR SHARE until the caller's transaction ends (a restriction waits for it). */
 export async function findCustomer(db: Db, merchantId: string, id: string, lockShared = false): Promise<CustomerRow | undefined> {
-  const query = db<CustomerRow>('customers').where({ merchant_id: merchantId, id });
-  return (lockShared ? query.forShare() : query).first();
+  if (lockShared) return db<CustomerRow>('customers').where({ merchant_id: merchantId, id }).forShare().first();
+  return (await runPrepared<CustomerRow>(db, 'SELECT * FROM customers WHERE merchant_id = $1 AND id = $2', [merchantId, id]))[0];
 }
 
 export async function updateCustomer(

@@ -22,6 +22,11 @@ export function createDb(databaseUrl: string, pool: { min?: number; max?: number
   });
 }
 
+/** Resolves once the database answers a query. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.raw('SELECT 1');
+}
+
 /** Statement names by SQL text; bounded, so a text that varied by input could not grow it (or pg's per-connection cache) for ever. */
 const preparedNames = new Map<string, string>();
 const MAX_PREPARED_TEXTS = 64;
@@ -29,45 +34,47 @@ const CACHED_PLAN_CHANGED = '0A000';
 let preparedGeneration = 0;
 
 /**
- * Runs `query` (a query builder or a raw statement) as a named prepared statement: each pooled
- * connection has PostgreSQL parse and plan its text once, not on every call as knex's unnamed
- * statements are. For the hottest statements only (the checkouts' INSERT), where that planning is
- * a measurable share of PostgreSQL's work per request. The name is derived from the text, so a
- * query whose text differs (another set of columns) is another statement. Inside a transaction
- * (whose connection knex keeps to itself), and for texts past the bound, the query runs as knex
- * runs it. Answers the rows, as knex does for a query with `returning` (and for a raw statement,
- * its result's rows).
+ * Runs `query` (a query builder or a raw statement) as a named prepared statement (see
+ * runPrepared). Answers the rows, as knex does for a query with `returning` (and for a raw
+ * statement, its result's rows).
  */
-/** Resolves once the database answers a query. */
-export async function pingDatabase(db: Db): Promise<void> {
-  await db.raw('SELECT 1');
+export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
+  const { sql, bindings } = query.toSQL().toNative();
+  return runPrepared<Row>(db, sql, bindings as readonly unknown[]);
 }
 
-export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
-  if (db.isTransaction) return rowsOf<Row>(await query);
-  const { sql, bindings } = query.toSQL().toNative();
-  const name = preparedNames.get(sql) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(sql) : undefined);
-  if (name === undefined) return rowsOf<Row>(await query);
+/**
+ * Runs a statement (`text` with $1, $2, ... placeholders) as a named prepared statement: each
+ * pooled connection has PostgreSQL parse and plan its text once, not on every call as knex's
+ * unnamed statements are, and no query builder runs per call. For the statements of the hottest
+ * paths (a checkout's INSERT, a payment attempt's reads and writes), where that work is a
+ * measurable share of each request's CPU. The name is derived from the text, so a text that
+ * differs (another set of columns) is another statement; past the bound a text runs unnamed.
+ * Inside a transaction it runs on the transaction's connection. Listeners of the pool's `query`
+ * event see it as they see knex's own queries.
+ */
+export async function runPrepared<Row>(db: Db, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const name = preparedNames.get(text) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(text) : undefined);
+  // A transaction's client hands out the transaction's own connection, and releasing it is a no-op.
   const connection = (await db.client.acquireConnection()) as pg.Client;
   try {
-    const result = await connection.query<Row & pg.QueryResultRow>({ name, text: sql, values: bindings as unknown[] });
+    db.client.emit('query', { sql: text, bindings: values, method: 'raw' });
+    const result = await connection.query<Row & pg.QueryResultRow>(name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] });
     return result.rows;
   } catch (error) {
-    if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
+    if (name === undefined || (error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
+    // "cached plan must not change result type": a migration changed the table since this
+    // connection prepared the statement (`returning *` over a new column), and a stale statement
+    // stays stale, so every text is prepared under a new name from now on. Nothing ran: on the
+    // pool it runs again unprepared; in a transaction, which the error aborted, the caller retries.
+    preparedGeneration += 1;
+    preparedNames.clear();
+    if (db.isTransaction) throw error;
+    const result = await connection.query<Row & pg.QueryResultRow>({ text, values: values as unknown[] });
+    return result.rows;
   } finally {
     await db.client.releaseConnection(connection);
   }
-  // "cached plan must not change result type": a migration changed the table since this connection
-  // prepared the statement (`returning *` over a new column). Nothing ran: run it unprepared, and
-  // prepare under new names from now on, since a stale statement stays stale.
-  preparedGeneration += 1;
-  preparedNames.clear();
-  return rowsOf<Row>(await query);
-}
-
-/** A query builder answers its rows; a raw query answers pg's result, whose rows they are. */
-function rowsOf<Row>(answer: unknown): Row[] {
-  return Array.isArray(answer) ? (answer as Row[]) : ((answer as { rows: Row[] }).rows);
 }
 
 function nameFor(sql: string): string {
