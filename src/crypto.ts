@@ -16,9 +16,11 @@ export function hashesEqual(a: Buffer, b: Buffer): boolean {
  */
 export class Sealer {
   private readonly key: Buffer;
+  private readonly fingerprints: string;
 
   constructor(secret: string) {
     this.key = createHash('sha256').update(`sealer:${secret}`).digest();
+    this.fingerprints = createHash('sha256').update(`fingerprint:${this.key.toString('hex')}`).digest('hex');
   }
 
   seal(plain: string): string {
@@ -46,6 +48,6 @@ export class Sealer {
 
   /** A keyed digest for fingerprints: stable for the same input, useless without the key. */
   fingerprintKey(): string {
-    return createHash('sha256').update(`fingerprint:${this.key.toString('hex')}`).digest('hex');
+    return this.fingerprints;
   }
 }

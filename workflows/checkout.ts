@@ -58,10 +58,15 @@ export async function checkoutWorkflow(input: CheckoutWorkflowInput): Promise<{ 
   const checkout = newCheckout(input);
   handleMessages(checkout);
   while (checkout.state === 'open') {
-    const attempt = await nextAttemptOrDeadline(checkout);
+    // The next attempt or the deadline. The attempt becomes the running one in the same step, so
+    // it never looks not in flight. (The loop's steps await as little as they can: every promise a
+    // workflow makes costs the SDK a stack trace.)
+    const timer = expiryTimer(checkout);
+    await condition(() => checkout.queue.length > 0 || timer.fired);
+    const attempt = (checkout.current = checkout.queue.shift());
     if (attempt) {
       await onAttempt(checkout, attempt);
-      if (await mayContinueAsNew(checkout)) return continueAsNewCheckout(checkout);
+      if (continueAsNewSuggested(checkout) && (await betweenAttempts(checkout))) return continueAsNewCheckout(checkout);
     } else if (!(await onDeadline(checkout))) break;
   }
   // No attempt is left without an answer: one accepted while the checkout was closing is refused.
@@ -128,15 +133,7 @@ async function decideReview(review: Review, decision: ReviewDecision, decidedBy?
 }
 
 // ---------------------------------------------------------------------------------------------
-// The main loop's steps: the next attempt or the deadline, expiry, continue-as-new.
-
-/** Waits for the next attempt or the deadline; the attempt, now the running one, or undefined at the deadline. */
-async function nextAttemptOrDeadline(checkout: Checkout): Promise<Attempt | undefined> {
-  const timer = expiryTimer(checkout);
-  await condition(() => checkout.queue.length > 0 || timer.fired);
-  checkout.current = checkout.queue.shift(); // in one step, so the attempt never looks not in flight
-  return checkout.current;
-}
+// The main loop's steps: expiry, continue-as-new.
 
 /** Expiry: the deadline came with no attempt waiting. False when there is nothing to expire (never recorded, or no longer open). */
 async function onDeadline(checkout: Checkout): Promise<boolean> {
@@ -161,8 +158,10 @@ async function endExpiryWorkflow(checkout: Checkout): Promise<void> {
  * A run whose history Temporal finds long continues as new between attempts, so a checkout takes
  * attempts without limit (the contract's rule) and never meets the history limit.
  */
-async function mayContinueAsNew(checkout: Checkout): Promise<boolean> {
-  if (checkout.state !== 'open' || !workflowInfo().continueAsNewSuggested) return false;
+const continueAsNewSuggested = (checkout: Checkout): boolean => checkout.state === 'open' && workflowInfo().continueAsNewSuggested;
+
+/** Once continuing as new is suggested: whether the checkout is between attempts, as it must be to continue as new. */
+async function betweenAttempts(checkout: Checkout): Promise<boolean> {
   // The attempt's update has returned its answer; an attempt accepted meanwhile runs first (it
   // keeps a handler open until the loop runs it, so waiting for every handler alone would hang).
   await condition(() => checkout.queue.length > 0 || allHandlersFinished());
@@ -180,10 +179,32 @@ function continueAsNewCheckout(checkout: Checkout): Promise<never> {
 // ---------------------------------------------------------------------------------------------
 // One attempt: plan and charge, a review, the deposit's or withdrawal's path, settlement.
 
-/** Runs the attempt in its update's trace; a refusal is the attempt's answer, and the checkout takes the next one. */
-async function onAttempt(checkout: Checkout, attempt: Attempt): Promise<void> {
+/** Runs the attempt in its update's trace. */
+function onAttempt(checkout: Checkout, attempt: Attempt): Promise<void> {
+  return traceContext.with(attempt.trace, () => runAttempt(checkout, attempt));
+}
+
+/**
+ * Runs one attempt to its end; the wallet is answered as soon as the first outcome is known. A
+ * refusal is the attempt's answer, and the checkout takes the next one.
+ */
+async function runAttempt(checkout: Checkout, attempt: Attempt): Promise<void> {
   try {
-    await traceContext.with(attempt.trace, () => runAttempt(checkout, attempt));
+    const { plan, charge } = await beginAttempt(checkout, attempt);
+    if (plan.block) await blockCheckout(checkout, plan.block);
+    const approved = plan.needsReview ? await reviewAttempt(checkout, attempt) : undefined;
+    if (approved === false) return;
+    // The approval is spent by this charge: it authorizes exactly this attempt's amount and method.
+    const made = (attempt.charge = charge ?? (await db.createCharge({ ...chargeRequest(checkout, attempt), attemptKey: attempt.input.attemptId, reviewId: attempt.review?.id })));
+    // A deposit its own activity took past the processor and settlement (a card's) needs nothing more.
+    const depositGoesOn = made.status === 'created' || made.status === 'pending';
+    const final = checkout.input.type === 'withdrawal' ? await runWithdrawal(checkout, attempt, plan) : depositGoesOn ? await runDeposit(checkout, attempt, plan) : sawCharge(attempt, made);
+    // A charge moved on by someone else (voided, returned, refunded, even failed) after it
+    // succeeded has still completed the checkout, as the database recorded with the success.
+    if (final.status === 'succeeded' || final.checkoutCompleted === true) {
+      checkout.state = 'completed'; // recorded by the move itself, in the same commit as the charge
+      if (plan.autoRefund && final.status === 'succeeded') await sandboxAutoRefund(checkout, final.chargeId);
+    }
   } catch (error) {
     // Only non-retryable failures reach here (all other activity failures are retried); the
     // checkout stays open and the wallet hears why this attempt could not run. A refusal raised in
@@ -191,23 +212,6 @@ async function onAttempt(checkout: Checkout, attempt: Attempt): Promise<void> {
     attempt.refusal = ApplicationFailure.nonRetryable('the attempt could not be processed', failureType(error) ?? 'ATTEMPT_FAILED');
   } finally {
     checkout.current = undefined;
-  }
-}
-
-/** Runs one attempt to its end; the wallet is answered as soon as the first outcome is known. */
-async function runAttempt(checkout: Checkout, attempt: Attempt): Promise<void> {
-  const { plan, charge } = await beginAttempt(checkout, attempt);
-  if (plan.block) await blockCheckout(checkout, plan.block);
-  const approved = plan.needsReview ? await reviewAttempt(checkout, attempt) : undefined;
-  if (approved === false) return;
-  // The approval is spent by this charge: it authorizes exactly this attempt's amount and method.
-  attempt.charge = charge ?? (await db.createCharge({ ...chargeRequest(checkout, attempt), attemptKey: attempt.input.attemptId, reviewId: attempt.review?.id }));
-  const final = checkout.input.type === 'deposit' ? await runDeposit(checkout, attempt, plan) : await runWithdrawal(checkout, attempt, plan);
-  // A charge moved on by someone else (voided, returned, refunded, even failed) after it
-  // succeeded has still completed the checkout, as the database recorded with the success.
-  if (final.status === 'succeeded' || final.checkoutCompleted === true) {
-    checkout.state = 'completed'; // recorded by the move itself, in the same commit as the charge
-    if (plan.autoRefund && final.status === 'succeeded') await sandboxAutoRefund(checkout, final.chargeId);
   }
 }
 

@@ -176,7 +176,7 @@ async function start(
   const workers = [worker!, ...moreWorkers];
   const baseUrl = `http://127.0.0.1:${api.port}`;
   const floorMerchant = randomBytes(4).toString('hex');
-  const floor = options.floors === false ? undefined : await startFloorServer({ ...childEnv, FLOOR_MERCHANT_ID: `mer_floor${floorMerchant}` }, cleanups);
+  const floor = options.floors === false ? undefined : await startFloorServer({ ...childEnv, FLOOR_MERCHANT_ID: `mer_floor${floorMerchant}` }, cleanups, cpuProfileArgs('floor'));
   const floorUrl = floor?.url ?? '';
 
   const request: BenchEnvironment['request'] = async (method, urlPath, options = {}) => {
@@ -217,10 +217,11 @@ async function start(
 }
 
 /**
- * BENCH_CPU_PROFILE=worker (or api, or api,worker): V8 CPU profiles of those children, written to
- * BENCH_CPU_PROFILE_DIR (default /tmp/payments-bench-profiles) when they stop; open them in Chrome DevTools.
+ * BENCH_CPU_PROFILE=worker (or api, floor, or a list: api,worker,floor): V8 CPU profiles of those
+ * children, written to BENCH_CPU_PROFILE_DIR (default /tmp/payments-bench-profiles) when they stop;
+ * open them in Chrome DevTools.
  */
-function cpuProfileArgs(role: ServiceRole): string[] {
+function cpuProfileArgs(role: ServiceRole | 'floor'): string[] {
   const roles = (process.env.BENCH_CPU_PROFILE ?? '').split(',');
   if (!roles.includes(role)) return [];
   return ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR || '/tmp/payments-bench-profiles'}`];

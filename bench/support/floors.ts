@@ -103,13 +103,14 @@ export async function alternateWithFloor(
 }
 
 /** The floor server (bench/floors/server.ts), compiled and run by plain node like the API under test. */
-export async function startFloorServer(env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ url: string; pid: number }> {
+export async function startFloorServer(env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>, execArgv: string[] = []): Promise<{ url: string; pid: number }> {
   const server = path.resolve(__dirname, '../../dist/bench/floors/server.js');
   if (!existsSync(server)) throw new Error(`${server} is missing: run the benchmarks with npm run bench, which compiles first`);
   const child: ChildProcess = fork(server, [], {
     cwd: path.resolve(__dirname, '../..'),
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv,
   });
   cleanups.push(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

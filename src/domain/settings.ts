@@ -213,10 +213,26 @@ export function defaultSettings(environment: Environment = 'sandbox'): MerchantS
   return MerchantSettingsSchema.parse(defaults);
 }
 
+/** Each environment's defaults, validated once: every merchant row read fills its missing settings from them. */
+const sharedDefaults = new Map<Environment, MerchantSettings>();
+
 /** Stored settings with the defaults of any setting added after the merchant was onboarded. */
 export function withDefaultSettings(stored: Partial<MerchantSettings>, environment: Environment): MerchantSettings {
-  const defaults = defaultSettings(environment);
-  // An object setting stored before one of its fields existed reads that field's default.
-  const objects = Object.fromEntries(OBJECT_SETTING_NAMES.filter((name) => stored[name]).map((name) => [name, { ...defaults[name], ...stored[name] }]));
-  return { ...defaults, ...stored, ...objects };
+  let defaults = sharedDefaults.get(environment);
+  if (!defaults) sharedDefaults.set(environment, (defaults = defaultSettings(environment)));
+  // Stored values over the defaults (in the defaults' order), each default taken as a copy, so no
+  // caller ever holds the shared one. An object setting stored before one of its fields existed
+  // reads that field's default.
+  const merged: Record<string, unknown> = { ...defaults, ...stored };
+  for (const name of Object.keys(defaults) as Array<keyof MerchantSettings>) {
+    if (!Object.hasOwn(stored, name)) merged[name] = structuredClone(defaults[name]);
+  }
+  for (const name of OBJECT_SETTING_NAMES) {
+    const fields = stored[name];
+    if (!fields) continue;
+    const filled: Record<string, unknown> = { ...defaults[name], ...fields };
+    for (const field of Object.keys(defaults[name])) if (!Object.hasOwn(fields, field)) filled[field] = structuredClone((defaults[name] as Record<string, unknown>)[field]);
+    merged[name] = filled;
+  }
+  return merged as MerchantSettings;
 }

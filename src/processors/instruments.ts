@@ -13,6 +13,7 @@ import {
 } from './types';
 
 const CARD_NUMBER_LENGTH = { min: 12, max: 19 };
+const CARD_NUMBER = new RegExp(`^\\d{${CARD_NUMBER_LENGTH.min},${CARD_NUMBER_LENGTH.max}}$`);
 const ACCOUNT_NUMBER_LENGTH = { min: 4, max: 17 };
 const MAX_EXPIRY_YEARS_AHEAD = 50;
 const FINGERPRINT_HEX_LENGTH = 32;
@@ -74,8 +75,7 @@ export interface NormalizedCard {
 export function normalizeCard(card: CardInput, now: Date): NormalizedCard {
   // People type card numbers in groups; the groups carry no meaning.
   const digits = typeof card.number === 'string' ? card.number.replace(/[\s-]/g, '') : '';
-  const { min, max } = CARD_NUMBER_LENGTH;
-  if (!new RegExp(`^\\d{${min},${max}}$`).test(digits) || !luhnValid(digits)) {
+  if (!CARD_NUMBER.test(digits) || !luhnValid(digits)) {
     throw new InvalidPaymentMethod('invalid_number', 'The card number is not a valid card number.');
   }
   const brand = cardBrand(digits);

@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { runPrepared, type Db } from './db';
 import type { ChargeStatus } from '../domain/charge-states';
 
 export interface ChargeRow {
@@ -68,24 +68,24 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
  * is restricted.
  */
 export async function insertChargeWhileLive(db: Db, charge: NewCharge): Promise<{ charge: ChargeRow; inserted: boolean } | undefined> {
-  const columns = Object.keys(charge);
-  const list = columns.map((c) => `"${c}"`).join(', ');
-  const inserted = await db.raw(
-    `WITH unrestricted AS (
-       SELECT id FROM customers WHERE id = ? AND restriction_reason IS NULL FOR KEY SHARE),
-     live AS (
-       UPDATE checkouts SET attempt_slot_until = NULL
-        WHERE id = ? AND state = 'open' AND expires_at > now() AND EXISTS (SELECT 1 FROM unrestricted) RETURNING id)
-     INSERT INTO charges (${list}, status)
-     SELECT ${columns.map((c) => `r."${c}"`).join(', ')}, 'created' FROM live, jsonb_populate_record(NULL::charges, ?::jsonb) AS r
-     ON CONFLICT (attempt_key) DO NOTHING
-     RETURNING *`,
-    [charge.customer_id, charge.checkout_id, JSON.stringify(charge)],
-  );
-  const row = inserted.rows[0] as ChargeRow | undefined;
+  const [row] = await runPrepared<ChargeRow>(db, insertWhileLiveSql(Object.keys(charge)), [charge.customer_id, charge.checkout_id, JSON.stringify(charge)]);
   if (row) return { charge: row, inserted: true };
   const earlier = await findChargeByAttemptKeyUnscoped(db, charge.attempt_key);
   return earlier && { charge: earlier, inserted: false };
+}
+
+/** insertChargeWhileLive's statement for a charge with these columns (the same few sets every time). */
+function insertWhileLiveSql(columns: string[]): string {
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  return `WITH unrestricted AS (
+     SELECT id FROM customers WHERE id = $1 AND restriction_reason IS NULL FOR KEY SHARE),
+   live AS (
+     UPDATE checkouts SET attempt_slot_until = NULL
+      WHERE id = $2 AND state = 'open' AND expires_at > now() AND EXISTS (SELECT 1 FROM unrestricted) RETURNING id)
+   INSERT INTO charges (${list}, status)
+   SELECT ${columns.map((c) => `r."${c}"`).join(', ')}, 'created' FROM live, jsonb_populate_record(NULL::charges, $3::jsonb) AS r
+   ON CONFLICT (attempt_key) DO NOTHING
+   RETURNING *`;
 }
 
 export async function findChargeByAttemptKeyUnscoped(db: Db, attemptKey: string): Promise<ChargeRow | undefined> {
@@ -129,10 +129,16 @@ export type ChargeChanges = Partial<
  * undefined. `releasesHold` marks the hold released (hold_released_at) in the same write.
  */
 export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, to: ChargeStatus, changes: ChargeChanges, releasesHold = false): Promise<ChargeRow | undefined> {
-  const values: Record<string, unknown> = { ...changes, status: to, updated_at: db.fn.now(), ...(releasesHold ? { hold_released_at: db.fn.now() } : {}) };
-  if (changes.threeds !== undefined) values.threeds = changes.threeds === null ? null : JSON.stringify(changes.threeds);
-  const [row] = await db<ChargeRow>('charges').where({ id, status: from }).update(values).returning('*');
-  return row as ChargeRow | undefined;
+  const columns = (Object.keys(changes) as Array<keyof ChargeChanges>).filter((column) => changes[column] !== undefined);
+  const values = columns.map((column) => (column === 'threeds' && changes.threeds !== null ? JSON.stringify(changes.threeds) : changes[column]));
+  const [row] = await runPrepared<ChargeRow>(db, moveSql(columns, releasesHold), [id, from, to, ...values]);
+  return row;
+}
+
+/** moveChargeStatus's statement for these changed columns (the same few sets every time). */
+function moveSql(columns: string[], releasesHold: boolean): string {
+  const sets = [...columns.map((column, i) => `"${column}" = $${i + 4}`), 'status = $3', 'updated_at = now()', ...(releasesHold ? ['hold_released_at = now()'] : [])];
+  return `UPDATE charges SET ${sets.join(', ')} WHERE id = $1 AND status = $2 RETURNING *`;
 }
 
 /**
@@ -163,7 +169,7 @@ export async function markHoldAccepted(db: Db, id: string, releasesHold: boolean
 
 /** The charge locked for the rest of the transaction. */
 export async function lockChargeUnscoped(db: Db, id: string): Promise<ChargeRow | undefined> {
-  return db<ChargeRow>('charges').where({ id }).forUpdate().first();
+  return (await runPrepared<ChargeRow>(db, 'SELECT * FROM charges WHERE id = $1 FOR UPDATE', [id]))[0];
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { runPrepared, type Db } from './db';
 import type { AttemptLogEntry } from './attempt-log';
 import type { WebhookLineItem } from '../domain/event-catalog';
 import type { CheckoutFlow, CheckoutType, PaymentMethodId } from '../domain/settings';
@@ -69,7 +69,7 @@ export async function findCheckout(db: Db, merchantId: string, id: string): Prom
  * before using the row).
  */
 export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<CheckoutRow | undefined> {
-  return db<CheckoutRow>('checkouts').where({ id }).first();
+  return (await runPrepared<CheckoutRow>(db, 'SELECT * FROM checkouts WHERE id = $1', [id]))[0];
 }
 
 /**
@@ -127,8 +127,9 @@ export async function pauseCheckoutForReview(db: Db, id: string): Promise<Checko
 
 /** Charge statuses that mean an attempt is still under way: the checkout takes no new one. */
 const IN_PROGRESS_CHARGE_STATUSES = ['created', 'pending', 'held'];
-/** SQL, in a statement on `checkouts`: no charge of that checkout is in progress (binds IN_PROGRESS_CHARGE_STATUSES). */
-const NO_CHARGE_IN_PROGRESS = 'NOT EXISTS (SELECT 1 FROM charges WHERE charges.checkout_id = checkouts.id AND charges.status = ANY(?))';
+/** SQL, in a statement on `checkouts`: no charge of that checkout is in progress (`statuses` binds IN_PROGRESS_CHARGE_STATUSES). */
+const noChargeInProgress = (statuses = '?') => `NOT EXISTS (SELECT 1 FROM charges WHERE charges.checkout_id = checkouts.id AND charges.status = ANY(${statuses}))`;
+const NO_CHARGE_IN_PROGRESS = noChargeInProgress();
 
 /**
  * Of every merchant (the worker's sweep, never a request): expires, in one transaction, up to
@@ -165,6 +166,19 @@ export const ATTEMPT_SLOT_SECONDS = 60;
 
 export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attempt_in_flight';
 
+/** The admission's compare-and-set (see admitAttempt), its placeholders numbered from after the first `from`. */
+const admitSql = (from: number) => `UPDATE checkouts SET attempts_count = attempts_count + 1,
+        attempt_slot_until = now() + make_interval(secs => $${from + 1}), updated_at = now()
+  WHERE id = $${from + 2} AND state = 'open' AND expires_at > now()
+    AND (attempt_slot_until IS NULL OR attempt_slot_until < now())
+    AND (max_attempts IS NULL OR attempts_count < max_attempts)
+    AND ${noChargeInProgress(`$${from + 3}`)}
+  RETURNING id`;
+const ADMIT_SQL = admitSql(0);
+const LOG_AND_ADMIT_SQL = `WITH logged AS (
+  INSERT INTO attempt_log (merchant_id, checkout_id, customer_id, fingerprint, number_key, client_ip) VALUES ($1, $2, $3, $4, $5, $6))
+${admitSql(6)}`;
+
 /**
  * Admits one payment attempt with a single compare-and-set on the checkout row: it succeeds only
  * while the checkout is open and unexpired, no other admitted attempt holds it, none of its charges
@@ -175,18 +189,11 @@ export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attem
  * Answers null when admitted, otherwise why not.
  */
 export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | null = null): Promise<AdmissionRefusal | null> {
-  const logged = log ? 'WITH logged AS (INSERT INTO attempt_log (merchant_id, checkout_id, customer_id, fingerprint, number_key, client_ip) VALUES (?, ?, ?, ?, ?, ?)) ' : '';
-  const admitted = await db.raw(
-    `${logged}UPDATE checkouts SET attempts_count = attempts_count + 1,
-            attempt_slot_until = now() + make_interval(secs => ?), updated_at = now()
-      WHERE id = ? AND state = 'open' AND expires_at > now()
-        AND (attempt_slot_until IS NULL OR attempt_slot_until < now())
-        AND (max_attempts IS NULL OR attempts_count < max_attempts)
-        AND ${NO_CHARGE_IN_PROGRESS}
-      RETURNING id`,
-    [...(log ? [log.merchant_id, log.checkout_id, log.customer_id, log.fingerprint, log.number_key, log.client_ip] : []), ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES],
-  );
-  if (admitted.rows.length > 0) return null;
+  const admission = [ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES];
+  const admitted = log
+    ? await runPrepared(db, LOG_AND_ADMIT_SQL, [log.merchant_id, log.checkout_id, log.customer_id, log.fingerprint, log.number_key, log.client_ip, ...admission])
+    : await runPrepared(db, ADMIT_SQL, admission);
+  if (admitted.length > 0) return null;
   const row = await findCheckoutByIdUnscoped(db, id);
   if (!row || row.state !== 'open') return 'not_open';
   if (row.expires_at.getTime() <= Date.now()) return 'expired';

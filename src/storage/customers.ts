@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { credentialStillActiveSql, type CredentialColumn, type CredentialGuard } from './api-keys';
-import { queryPrepared, uniqueViolation, type Db } from './db';
+import { queryPrepared, runPrepared, uniqueViolation, type Db } from './db';
 
 export interface CustomerRow {
   id: string;
@@ -89,8 +89,8 @@ export async function insertCustomer(db: Db, row: InsertedCustomer, when: Creden
 
 /** `lockShared`: the row is locked FOR SHARE until the caller's transaction ends (a restriction waits for it). */
 export async function findCustomer(db: Db, merchantId: string, id: string, lockShared = false): Promise<CustomerRow | undefined> {
-  const query = db<CustomerRow>('customers').where({ merchant_id: merchantId, id });
-  return (lockShared ? query.forShare() : query).first();
+  if (lockShared) return db<CustomerRow>('customers').where({ merchant_id: merchantId, id }).forShare().first();
+  return (await runPrepared<CustomerRow>(db, 'SELECT * FROM customers WHERE merchant_id = $1 AND id = $2', [merchantId, id]))[0];
 }
 
 export async function updateCustomer(

@@ -41,51 +41,46 @@ export interface NativeStatement {
 
 /**
  * Runs `query` (a query builder, a raw statement, or a statement in PostgreSQL's form) as a named
- * prepared statement: each pooled connection has PostgreSQL parse and plan its text once, not on
- * every call as knex's unnamed statements are. For the hottest statements only (the checkouts' and
- * the customers' INSERTs), where that planning is a measurable share of PostgreSQL's work per
- * request. The name is derived from the text, so a query whose text differs (another set of
- * columns) is another statement. Inside a transaction (whose connection knex keeps to itself), and
- * for texts past the bound, the query runs as knex runs it (a statement in PostgreSQL's form,
- * unnamed). Answers the rows, as knex does for a query with `returning` (and for a raw statement,
- * its result's rows).
+ * prepared statement (see runPrepared). Answers the rows, as knex does for a query with
+ * `returning` (and for a raw statement, its result's rows).
  */
 export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex.Raw | NativeStatement): Promise<Row[]> {
-  const native = 'toSQL' in query ? undefined : query;
-  const built = query as Knex.QueryBuilder | Knex.Raw;
-  if (db.isTransaction && !native) return rowsOf<Row>(await built);
-  const { sql, bindings } = native ?? built.toSQL().toNative();
-  const name = db.isTransaction ? undefined : (preparedNames.get(sql) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(sql) : undefined));
-  if (name === undefined && !native) return rowsOf<Row>(await built);
-  const rows = await queryOnConnection<Row>(db, { name, text: sql, values: bindings as unknown[] });
-  if (rows) return rows;
-  // "cached plan must not change result type": a migration changed the table since this connection
-  // prepared the statement (`returning *` over a new column). Nothing ran: run it unprepared, and
-  // prepare under new names from now on, since a stale statement stays stale.
-  preparedGeneration += 1;
-  preparedNames.clear();
-  return native ? (await queryOnConnection<Row>(db, { text: sql, values: bindings as unknown[] }))! : rowsOf<Row>(await built);
+  const { sql, bindings } = 'toSQL' in query ? query.toSQL().toNative() : query;
+  return runPrepared<Row>(db, sql, bindings as readonly unknown[]);
 }
 
 /**
- * Runs the query on a connection of the pool (inside a transaction, the transaction's); undefined
- * when the named statement's cached plan no longer fits its table (nothing ran).
+ * Runs a statement (`text` with $1, $2, ... placeholders) as a named prepared statement: each
+ * pooled connection has PostgreSQL parse and plan its text once, not on every call as knex's
+ * unnamed statements are, and no query builder runs per call. For the statements of the hottest
+ * paths (a checkout's INSERT, a payment attempt's reads and writes), where that work is a
+ * measurable share of each request's CPU. The name is derived from the text, so a text that
+ * differs (another set of columns) is another statement; past the bound a text runs unnamed.
+ * Inside a transaction it runs on the transaction's connection. Listeners of the pool's `query`
+ * event see it as they see knex's own queries.
  */
-async function queryOnConnection<Row>(db: Db, query: pg.QueryConfig): Promise<Row[] | undefined> {
+export async function runPrepared<Row>(db: Db, text: string, values: readonly unknown[]): Promise<Row[]> {
+  const name = preparedNames.get(text) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(text) : undefined);
+  // A transaction's client hands out the transaction's own connection, and releasing it is a no-op.
   const connection = (await db.client.acquireConnection()) as pg.Client;
   try {
-    return (await connection.query<Row & pg.QueryResultRow>(query)).rows;
+    db.client.emit('query', { sql: text, bindings: values, method: 'raw' });
+    const result = await connection.query<Row & pg.QueryResultRow>(name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] });
+    return result.rows;
   } catch (error) {
-    if (query.name === undefined || (error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
-    return undefined;
+    if (name === undefined || (error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
+    // "cached plan must not change result type": a migration changed the table since this
+    // connection prepared the statement (`returning *` over a new column), and a stale statement
+    // stays stale, so every text is prepared under a new name from now on. Nothing ran: on the
+    // pool it runs again unprepared; in a transaction, which the error aborted, the caller retries.
+    preparedGeneration += 1;
+    preparedNames.clear();
+    if (db.isTransaction) throw error;
+    const result = await connection.query<Row & pg.QueryResultRow>({ text, values: values as unknown[] });
+    return result.rows;
   } finally {
     await db.client.releaseConnection(connection);
   }
-}
-
-/** A query builder answers its rows; a raw query answers pg's result, whose rows they are. */
-function rowsOf<Row>(answer: unknown): Row[] {
-  return Array.isArray(answer) ? (answer as Row[]) : ((answer as { rows: Row[] }).rows);
 }
 
 function nameFor(sql: string): string {

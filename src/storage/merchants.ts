@@ -1,5 +1,5 @@
 import { announceCredentialsChanged } from './credential-changes';
-import type { Db } from './db';
+import { runPrepared, type Db } from './db';
 import { withDefaultSettings, type MerchantSettings } from '../domain/settings';
 
 export interface MerchantRow {
@@ -37,8 +37,8 @@ export function withDefaults(row: MerchantRow | undefined): MerchantRow | undefi
 
 /** `lock`: FOR UPDATE, inside a transaction, for a read-modify-write of the merchant row. */
 export async function findMerchant(db: Db, id: string, lock = false): Promise<MerchantRow | undefined> {
-  const query = db<MerchantRow>('merchants').where({ id }).first();
-  return withDefaults(await (lock ? query.forUpdate() : query));
+  if (lock) return withDefaults(await db<MerchantRow>('merchants').where({ id }).first().forUpdate());
+  return withDefaults((await runPrepared<MerchantRow>(db, 'SELECT * FROM merchants WHERE id = $1', [id]))[0]);
 }
 
 /** The merchant and its row's version (xmin: any change to the row gives it another), read together. */

@@ -1,4 +1,4 @@
-import type { Db } from './db';
+import { runPrepared, type Db } from './db';
 import type { TokenizedMethod } from '../processors';
 
 export interface PaymentMethodRow {
@@ -16,11 +16,12 @@ export interface PaymentMethodRow {
   updated_at: Date;
 }
 
+const INSERT_SQL = `INSERT INTO payment_methods (id, merchant_id, customer_id, payment_type, details, fingerprint, number_key, processor_token, saved)
+  VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9) RETURNING *`;
+
 export async function insertPaymentMethod(db: Db, row: Omit<PaymentMethodRow, 'created_at' | 'updated_at'>): Promise<PaymentMethodRow> {
-  const [inserted] = await db<PaymentMethodRow>('payment_methods')
-    .insert({ ...row, details: JSON.stringify(row.details) as unknown as PaymentMethodRow['details'] })
-    .returning('*');
-  return inserted as PaymentMethodRow;
+  const values = [row.id, row.merchant_id, row.customer_id, row.payment_type, JSON.stringify(row.details), row.fingerprint, row.number_key, row.processor_token, row.saved];
+  return (await runPrepared<PaymentMethodRow>(db, INSERT_SQL, values))[0];
 }
 
 /**
@@ -39,7 +40,7 @@ export async function saveOrReusePaymentMethod(db: Db, row: Omit<PaymentMethodRo
 }
 
 export async function findPaymentMethod(db: Db, merchantId: string, id: string): Promise<PaymentMethodRow | undefined> {
-  return db<PaymentMethodRow>('payment_methods').where({ merchant_id: merchantId, id }).first();
+  return (await runPrepared<PaymentMethodRow>(db, 'SELECT * FROM payment_methods WHERE merchant_id = $1 AND id = $2', [merchantId, id]))[0];
 }
 
 /**

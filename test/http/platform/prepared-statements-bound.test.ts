@@ -3,7 +3,7 @@ import { createTestDatabase } from '../../support/test-database';
 
 /**
  * queryPrepared (src/storage/db.ts) names at most 64 statement texts per process; past that bound a
- * text runs as knex runs it. A file of its own, since it fills that process-wide bound: it answers
+ * text runs unnamed. A file of its own, since it fills that process-wide bound: it answers
  * the rows there too, for a raw statement (whose knex answer is pg's result) as for a builder.
  */
 let databaseUrl: string;
