@@ -28,6 +28,7 @@ import { percentile, runClosedLoop } from './support/samples';
 import { EXPERIMENT_ARGS, temporalKindFromEnv } from './support/temporal';
 import { startWebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver';
 import { expiriesRecordedBy } from './support/worker-metrics';
+import { CPU_GROUPS, cpuByGroup, cpuSince, type CpuGroup } from './support/proc-stat';
 
 function setting(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = process.env[name];
@@ -121,6 +122,22 @@ function summarize(attempts: Attempt[]): { n: number; p50: number; p99: number; 
 const msText = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '–');
 const sText = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '–');
 
+/** Where the machine's CPU went while the wave expired: seconds and cores by process group ("other" holds the neighbours). */
+function cpuTable(from: { at: number; cpu: Record<CpuGroup, number> } | null, to: { at: number; cpu: Record<CpuGroup, number> } | null): string[] {
+  if (!from || !to) return [];
+  const used = cpuSince(from.cpu, to.cpu);
+  const seconds = (to.at - from.at) / 1000;
+  const groups = CPU_GROUPS.filter((g) => g !== 'floor');
+  return [
+    `CPU over ${seconds.toFixed(0)} s of the wave, by process (cores used on average; "other" includes the neighbours):`,
+    '',
+    `| ${groups.join(' | ')} | all |`,
+    `|${groups.map(() => '---:').join('|')}|---:|`,
+    `| ${groups.map((g) => (used[g] / seconds).toFixed(2)).join(' | ')} | ${(groups.reduce((n, g) => n + used[g], 0) / seconds).toFixed(2)} |`,
+    '',
+  ];
+}
+
 async function main(): Promise<void> {
   const loadAverage = os.loadavg()[0] ?? 0;
   const startedAt = new Date();
@@ -190,9 +207,15 @@ async function main(): Promise<void> {
     if (created === 0) throw new Error('no checkout of the wave was created');
     let state = await waveState(env);
     if (state.firstDeadline < creationEnd) log('warning: the first checkouts expired while others were still being created (raise WAVE_EXPIRY_SECONDS)');
+    // CPU by process over the wave: from the first poll past the first deadline to the last that saw checkouts open.
+    let cpuFrom: { at: number; cpu: Record<CpuGroup, number> } | null = null;
+    let cpuTo: { at: number; cpu: Record<CpuGroup, number> } | null = null;
     while (state.open > 0 && Date.now() < state.lastDeadline + EXPIRY_WAIT_MS) {
       await sleep(2_000);
       state = await waveState(env);
+      const sample = { at: Date.now(), cpu: cpuByGroup(env.pids) };
+      if (!cpuFrom && sample.at > state.firstDeadline) cpuFrom = sample;
+      else if (cpuFrom) cpuTo = sample;
       const recent = summarize(attempts.filter((a) => a.ended > Date.now() - 10_000));
       if (Date.now() > state.firstDeadline) log(`${state.expired} of ${created} expired, ${expiredWebhooks.size} checkout.expired received; live attempts in the last 10 s: ${recent.n}, max ${msText(recent.max)} ms`);
     }
@@ -258,6 +281,7 @@ async function main(): Promise<void> {
       `| \`checkout.expired\` delivered | ${expiredWebhooks.size} of ${events} events (${deliveries} deliveries received) |`,
       `| \`checkout.expired\` received after the deadline p50 / p99 / max | ${sText(percentile(receivedLate, 50))} / ${sText(percentile(receivedLate, 99))} / ${sText(receivedLate.at(-1) ?? NaN)} |`,
       '',
+      ...cpuTable(cpuFrom, cpuTo),
       `An attempt counts before the wave if it ended before the first deadline, during it if it overlapped the first deadline to the last expiry recorded, after it if it started later. Failed: answered other than 201 with a succeeded charge${liveFailures ? `; besides, ${liveFailures} checkouts of merchant B could not be created` : ''}.`,
       '',
     ].join('\n');

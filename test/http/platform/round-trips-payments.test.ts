@@ -87,11 +87,12 @@ describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
       },
     );
     expect([paid.result.status, paid.queries.length, inSeries(paid.queries)]).toEqual([201, 4, 3]);
-    expect(paid.queries.map((q) => q.sql.slice(0, 60))).toEqual([
+    // Knex's texts quote names and prepared ones do not: compare without quotes, in one case.
+    expect(paid.queries.map((q) => q.sql.slice(0, 60).replaceAll('"', '').toLowerCase())).toEqual([
       expect.stringContaining('merchant_version'),
-      expect.stringContaining('from "customers"'),
-      expect.stringContaining('WITH logged AS'),
-      expect.stringContaining('insert into "payment_methods"'),
+      expect.stringContaining('from customers'),
+      expect.stringContaining('with logged as'),
+      expect.stringContaining('insert into payment_methods'),
     ]);
     // The plan's four reads go together; then the charge's INSERT, the processor's call, and the move's transaction.
     expect([paid.worker.length, inSeries(paid.worker), allOverlap(paid.worker.slice(0, 4))]).toEqual([13, 10, true]);
