@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { credentialStillActiveSql, type CredentialColumn, type CredentialGuard } from './api-keys';
+import { credentialStillActiveSql, type CredentialColumn, type CredentialGuard } from './credential-guard';
 import { queryPrepared, runPrepared, uniqueViolation, type Db } from './db';
 
 export interface CustomerRow {
