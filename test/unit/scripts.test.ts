@@ -33,14 +33,16 @@ function inScratch(script: string, scratch: string, env: Record<string, string> 
   });
 }
 
-/** A scratch directory with a fake `go` whose `install` takes `seconds`, counts itself, and leaves an executable in GOBIN. */
+/** A scratch directory with a fake `go` whose `install` takes `seconds`, records its arguments, and leaves an executable in GOBIN. */
 function scratchWithSlowGo(seconds: number): string {
   const scratch = mkdtempSync(path.join(tmpdir(), 'payments-scripts-'));
   mkdirSync(path.join(scratch, 'bin'));
   const go = `#!/usr/bin/env bash
-echo "$2" >> "${scratch}/go-installs"
+[ "$1" = install ] || exit 1
+pkg="\${@: -1}"
+echo "$pkg CGO_ENABLED=\${CGO_ENABLED:-} $*" >> "${scratch}/go-installs"
 sleep ${seconds}
-name="\${2%@*}"; name="\${name##*/}"; [ "$name" = temporal ] || [ "$name" = mailpit ] || [ "$name" = stripe-mock ] || exit 1
+name="\${pkg%@*}"; name="\${name##*/}"; [ "$name" = temporal ] || [ "$name" = mailpit ] || [ "$name" = stripe-mock ] || exit 1
 mkdir -p "$GOBIN" && printf '#!/bin/sh\\n' > "$GOBIN/$name" && chmod +x "$GOBIN/$name"
 `;
   writeFileSync(path.join(scratch, 'bin/go'), go, { mode: 0o755 });
@@ -57,7 +59,10 @@ describe('the Go tools of a fresh machine', () => {
     expect(run.stdout.trim().split(' ')).toEqual([`${scratch}/cache/temporal-1.5.1/temporal`, `${scratch}/cache/mailpit-1.33.1/mailpit`, `${scratch}/cache/stripe-mock-0.203.0/stripe-mock`]);
     // One after another they would take 12 s.
     expect(seconds).toBeLessThan(9);
-    expect(readFileSync(path.join(scratch, 'go-installs'), 'utf8').trim().split('\n')).toHaveLength(3);
+    const installs = readFileSync(path.join(scratch, 'go-installs'), 'utf8').trim().split('\n');
+    expect(installs).toHaveLength(3);
+    // Small, fast builds: no cgo, no debug information, no symbol table.
+    for (const line of installs) expect(line).toMatch(/ CGO_ENABLED=0 install -trimpath -ldflags=-s -w -gcflags=all=-dwarf=false \S+@v[\d.]+$/);
     // Built: a second run finds them without Go.
     expect(inScratch('start_tool_builds temporal; wait_for_tool temporal A; echo "$A"', scratch, { PATH: `/usr/bin:/bin` }).stdout.trim()).toBe(`${scratch}/cache/temporal-1.5.1/temporal`);
   });
