@@ -20,15 +20,13 @@ import { freePort } from '../test/support/free-port';
 import { startEnvironment } from './support/environment';
 import { statCpuSeconds, threadCpu } from './support/proc-stat';
 import { percentile } from './support/samples';
-import { temporalKindFromEnv } from './support/temporal';
+import { DELAYED_START, temporalKindFromEnv } from './support/temporal';
 
 const N = Number(process.env.OPEN_CHECKOUTS ?? 10_000);
 const CONCURRENCY = Number(process.env.OPEN_CONCURRENCY ?? 10);
 const LEAD_S = Number(process.env.OPEN_LEAD_SECONDS ?? 300);
 const WINDOW_S = Number(process.env.OPEN_WINDOW_SECONDS ?? 60);
 const BATCH = 100;
-/** As the worker reads CHECKOUT_WORKFLOW_DELAYED_START (src/config.ts): true unless false or 0. */
-const DELAYED_START = !['false', '0'].includes(process.env.CHECKOUT_WORKFLOW_DELAYED_START ?? 'true');
 const log = (line: string) => process.stderr.write(`\x1b[1m[open-checkouts]\x1b[0m ${line}\n`);
 
 function cpuSeconds(pid: number): number {

@@ -1,5 +1,7 @@
 import { measureAtEachConnectionCount } from '../support/load';
 import { defineScenario } from '../support/scenario';
+import { DELAYED_START } from '../support/temporal';
+import { deadlineWorkflowId } from '../../src/temporal/checkouts';
 
 /**
  * POST /api/v1/checkouts for a preset deposit: validation, API-key authentication, the start of
@@ -31,6 +33,8 @@ export default defineScenario({
       token: env.merchant.api_key,
       next: () => ({ body: { customer_id: state.customerId, type: 'deposit', fixed_amount_cents: 2500 } }),
       startsWorkflows: true,
+      // The workflow a checkout's creation starts keeps its deadline: its expiry workflow, or its own when not delayed.
+      workflowIdOf: (id: string) => deadlineWorkflowId(id, DELAYED_START),
     } as const;
     return [
       // Express + one workflow.start of a workflow whose first task starts a 30-minute timer, run

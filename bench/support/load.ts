@@ -23,6 +23,8 @@ export interface LoadOptions {
    * done, and their CPU falls in this run, not the next.
    */
   startsWorkflows?: boolean;
+  /** The id of the workflow a 2xx answer's `id` started, when it is not that id (a checkout's deadline workflow). */
+  workflowIdOf?: (id: string) => string;
   /** Beside a floor, run as a steady row: BENCH_STEADY_ROUNDS rounds (alternateWithFloor). */
   steady?: boolean;
   /** Requests a second over all connections (autocannon's overallRate): an open load whose latency is read, not its rate. */
@@ -48,7 +50,8 @@ export async function runLoad(env: BenchEnvironment, options: LoadOptions, conne
   const started: string[] = [];
   const recordStart = (status: number, body: string) => {
     if (status < 200 || status >= 300) return;
-    started.push((JSON.parse(body) as { id: string }).id);
+    const { id } = JSON.parse(body) as { id: string };
+    started.push(options.workflowIdOf ? options.workflowIdOf(id) : id);
     if (started.length > LAST_STARTS) started.shift();
   };
 

@@ -6,6 +6,9 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/contract';
 import { runClosedLoop } from './samples';
 import { priorityDevServerArgs } from '../../src/temporal/server-config';
 
+/** As the worker reads CHECKOUT_WORKFLOW_DELAYED_START (src/config.ts): true unless false or 0. */
+export const DELAYED_START = !['false', '0'].includes(process.env.CHECKOUT_WORKFLOW_DELAYED_START ?? 'true');
+
 /**
  * The SQLite pragmas `npm start` gives the file-backed dev server (scripts/start.sh): WAL and
  * synchronous=NORMAL, so a commit no longer waits for an fsync of the database file. Still
