@@ -6,6 +6,9 @@
  *   WAVE_LEAD_SECONDS=10  WAVE_TAIL_SECONDS=10  BENCH_WARMUP=3  BENCH_OUTPUT=bench/results/expiry-wave.md
  *   WAVE_NEIGHBOURS=0   CPU-bound neighbour processes (each a busy loop at normal priority) running
  *                       from before the live loop to its end, to measure the wave on a shared machine
+ *   WAVE_BESIDE='<command>'  a shell command run from the repository's root over the same span (its own
+ *                       process group, stopped at the end), e.g. the property suite:
+ *                       WAVE_BESIDE='source scripts/lib.sh && prepare_test_run && npx jest test/property/stateful.test.ts'
  *
  * Merchant A (the wave) gets WAVE_CHECKOUTS checkouts as fast as the API takes them, each expiring
  * WAVE_EXPIRY_SECONDS after its creation (the admin settings API's checkout_expiry_seconds), and
@@ -44,6 +47,7 @@ const LIVE = setting('WAVE_LIVE_CONNECTIONS', 4, 1, 1000);
 const LEAD_S = setting('WAVE_LEAD_SECONDS', 10, 0);
 const TAIL_S = setting('WAVE_TAIL_SECONDS', 10, 0);
 const NEIGHBOURS = setting('WAVE_NEIGHBOURS', 0, 0, 64);
+const BESIDE = process.env.WAVE_BESIDE?.trim() || undefined;
 const WARMUP_S = setting('BENCH_WARMUP', 3, 0);
 const OUTPUT = path.resolve(__dirname, '..', process.env.BENCH_OUTPUT || 'bench/results/expiry-wave.md');
 /** The issue's bound for any live attempt during a wave. */
@@ -122,6 +126,27 @@ function summarize(attempts: Attempt[]): { n: number; p50: number; p99: number; 
 const msText = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '–');
 const sText = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '–');
 
+/** What ran beside the wave, for the report. */
+function neighbourLine(): string {
+  const parts = [
+    ...(NEIGHBOURS ? [`${NEIGHBOURS} CPU-bound process${NEIGHBOURS === 1 ? '' : 'es'} (a busy loop each, normal priority) from the live loop's start to its end (WAVE_NEIGHBOURS)`] : []),
+    ...(BESIDE ? [`\`${BESIDE}\` over the same span (WAVE_BESIDE)`] : []),
+  ];
+  return parts.length ? parts.join('; ') : 'none started by the benchmark';
+}
+
+/** Stops the neighbours, and each command run beside the wave with its whole process group. */
+function stopNeighbours(neighbours: ChildProcess[]): void {
+  for (const neighbour of neighbours) {
+    if (neighbour.pid === undefined || neighbour.exitCode !== null) continue;
+    try {
+      process.kill(-neighbour.pid, 'SIGKILL');
+    } catch {
+      neighbour.kill('SIGKILL');
+    }
+  }
+}
+
 /** Where the machine's CPU went while the wave expired: seconds and cores by process group ("other" holds the neighbours). */
 function cpuTable(from: { at: number; cpu: Record<CpuGroup, number> } | null, to: { at: number; cpu: Record<CpuGroup, number> } | null): string[] {
   if (!from || !to) return [];
@@ -167,6 +192,10 @@ async function main(): Promise<void> {
 
     for (let i = 0; i < NEIGHBOURS; i++) neighbours.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
     if (NEIGHBOURS) log(`${NEIGHBOURS} CPU-bound neighbour process${NEIGHBOURS === 1 ? '' : 'es'} running`);
+    if (BESIDE) {
+      neighbours.push(spawn('bash', ['-c', BESIDE], { cwd: path.resolve(__dirname, '..'), stdio: 'ignore', detached: true }));
+      log(`running beside the wave: ${BESIDE}`);
+    }
     const attempts: Attempt[] = [];
     let liveFailures = 0;
     const liveLoop = runClosedLoop(
@@ -225,7 +254,7 @@ async function main(): Promise<void> {
     await sleep(state.lastExpiry + TAIL_S * 1000 - Date.now());
     liveDone = true;
     await liveLoop;
-    for (const neighbour of neighbours) neighbour.kill('SIGKILL');
+    stopNeighbours(neighbours);
     // The background work left once every expiry is recorded: the expiry workflows still to run (each finds its checkout expired).
     const running = `WorkflowType='checkoutExpiryWorkflow' AND ExecutionStatus='Running' AND MerchantId='${env.merchant.id}'`;
     while ((await env.temporal.workflow.count(running)).count > 0 && Date.now() < state.lastDeadline + EXPIRY_WAIT_MS) await sleep(1_000);
@@ -264,7 +293,7 @@ async function main(): Promise<void> {
       `**Temporal:** ${env.temporalDescription}${clusterArgs}.`,
       `**Wave:** merchant A, ${created} checkouts created in ${((creationEnd - creationStart) / 1000).toFixed(1)} s by ${CONCURRENCY} concurrent creators (${creationFailures} failed), each expiring ${EXPIRY_S} s after its creation, none paid, \`checkout.expired\` enabled; deadlines spread over ${sText(state.lastDeadline - state.firstDeadline)}.`,
       `**Workers:** ${env.workerPids.length} worker process${env.workerPids.length === 1 ? '' : 'es'} on one task queue${env.workerPids.length === 1 ? '' : ' (BENCH_WORKERS)'}; task-queue priority and fairness ${process.env.BENCH_PRIORITIES === '0' ? '**off** (BENCH_PRIORITIES=0)' : 'on'}${temporalKindFromEnv().kind === 'address' ? ' as the server is configured' : ''}.`,
-      `**Neighbours:** ${NEIGHBOURS ? `${NEIGHBOURS} CPU-bound process${NEIGHBOURS === 1 ? '' : 'es'} (a busy loop each, normal priority) from the live loop's start to its end (WAVE_NEIGHBOURS)` : 'none started by the benchmark'}.`,
+      `**Neighbours:** ${neighbourLine()}.`,
       `**Live payments:** merchant B, ${LIVE} customer${LIVE === 1 ? '' : 's'} in a closed loop, each attempt (\`POST /wallet/v1/checkouts/{id}/attempts\`, card 4242) on a fresh checkout created outside the timing; ${WARMUP_S} s of warm-up not counted, the wave created ${LEAD_S} s into the measured loop, which ran until ${TAIL_S} s after the last expiry.`,
       '',
       '| Live attempts | Window | n | p50 ms | p99 ms | max ms | over 2 s | failed |',
@@ -291,7 +320,7 @@ async function main(): Promise<void> {
     log(`wrote ${path.relative(path.resolve(__dirname, '..'), OUTPUT)}`);
   } finally {
     liveDone = true;
-    for (const neighbour of neighbours) neighbour.kill('SIGKILL');
+    stopNeighbours(neighbours);
     await receiver.close();
     await stop!();
   }
