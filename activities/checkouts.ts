@@ -38,7 +38,7 @@ export function createCheckoutActivities(deps: ActivityDeps) {
     async endCheckoutExpiry(input: CheckoutWorkflowInput & { state: CheckoutState }): Promise<void> {
       if (!deps.config.checkoutDelayedStart) return;
       const { state, ...checkout } = input;
-      await endCheckoutExpiryWorkflow(deps.temporal, deps.config.taskQueue, checkout, state);
+      await endCheckoutExpiryWorkflow(deps.temporal, deps.config.backgroundTaskQueue, checkout, state);
     },
 
     /**

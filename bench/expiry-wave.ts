@@ -9,6 +9,9 @@
  *   WAVE_BESIDE='<command>'  a shell command run from the repository's root over the same span (its own
  *                       process group, stopped at the end), e.g. the property suite:
  *                       WAVE_BESIDE='source scripts/lib.sh && prepare_test_run && npx jest test/property/stateful.test.ts'
+ *   WAVE_LAYOUT=split   the workers as `npm start` runs them: an interactive worker (BENCH_WORKERS of
+ *                       them) and a background worker at `nice -n WAVE_BACKGROUND_NICE` (default 10);
+ *                       `all`: BENCH_WORKERS workers each polling both task queues, to compare
  *
  * Merchant A (the wave) gets WAVE_CHECKOUTS checkouts as fast as the API takes them, each expiring
  * WAVE_EXPIRY_SECONDS after its creation (the admin settings API's checkout_expiry_seconds), and
@@ -24,7 +27,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startEnvironment, type BenchEnvironment } from './support/environment';
+import { startEnvironment, type BenchEnvironment, type WorkerLayout } from './support/environment';
 import { commit, describeMachine, machineLine } from './support/report';
 import { runScript } from './support/run-script';
 import { percentile, runClosedLoop } from './support/samples';
@@ -48,6 +51,9 @@ const LEAD_S = setting('WAVE_LEAD_SECONDS', 10, 0);
 const TAIL_S = setting('WAVE_TAIL_SECONDS', 10, 0);
 const NEIGHBOURS = setting('WAVE_NEIGHBOURS', 0, 0, 64);
 const BESIDE = process.env.WAVE_BESIDE?.trim() || undefined;
+const LAYOUT = process.env.WAVE_LAYOUT || 'split';
+if (LAYOUT !== 'split' && LAYOUT !== 'all') throw new Error(`WAVE_LAYOUT must be split or all (got ${LAYOUT})`);
+const WORKERS: WorkerLayout = LAYOUT === 'split' ? { layout: 'split', nice: setting('WAVE_BACKGROUND_NICE', 10, 0, 19) } : { layout: 'all' };
 const WARMUP_S = setting('BENCH_WARMUP', 3, 0);
 const OUTPUT = path.resolve(__dirname, '..', process.env.BENCH_OUTPUT || 'bench/results/expiry-wave.md');
 /** The issue's bound for any live attempt during a wave. */
@@ -123,6 +129,14 @@ function summarize(attempts: Attempt[]): { n: number; p50: number; p99: number; 
   return { n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: ms.at(-1) ?? NaN, slow: ms.filter((m) => m > SLOW_MS).length, failed: attempts.length - ms.length };
 }
 
+/** The report's account of the workers: how many, which roles, at which priority. */
+function workersLine(env: BenchEnvironment): string {
+  const n = env.workerPids.length;
+  const many = n === 1 ? '' : ' (BENCH_WORKERS)';
+  if (env.workers.layout === 'all') return `${n} worker process${n === 1 ? '' : 'es'}${many}, each polling both task queues and running the sweeps (WAVE_LAYOUT=all)`;
+  return `${n} interactive worker process${n === 1 ? '' : 'es'}${many} on the task queue, and one background worker on the background task queue running the sweeps, at \`nice -n ${env.workers.nice}\` (WAVE_LAYOUT=split, as \`npm start\`)`;
+}
+
 const msText = (v: number) => (Number.isFinite(v) ? (v >= 100 ? v.toFixed(0) : v.toFixed(1)) : '–');
 const sText = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '–');
 
@@ -152,7 +166,7 @@ function cpuTable(from: { at: number; cpu: Record<CpuGroup, number> } | null, to
   if (!from || !to) return [];
   const used = cpuSince(from.cpu, to.cpu);
   const seconds = (to.at - from.at) / 1000;
-  const groups = CPU_GROUPS.filter((g) => g !== 'floor');
+  const groups = CPU_GROUPS.filter((g) => g !== 'floor' && (g !== 'background' || WORKERS.layout === 'split'));
   return [
     `CPU over ${seconds.toFixed(0)} s of the wave, by process (cores used on average; "other" includes the neighbours):`,
     '',
@@ -179,7 +193,7 @@ async function main(): Promise<void> {
   });
   let liveDone = false;
   const neighbours: ChildProcess[] = [];
-  const env = await startEnvironment({ duration: 0, warmup: WARMUP_S, connections: [LIVE], rounds: 1, steadyRounds: 1 }, log, (s) => (stop = s), { floors: false });
+  const env = await startEnvironment({ duration: 0, warmup: WARMUP_S, connections: [LIVE], rounds: 1, steadyRounds: 1 }, log, (s) => (stop = s), { floors: false, workers: WORKERS });
   try {
     const machine = await describeMachine(env.db, loadAverage);
     log(`machine: ${machineLine(machine)}`);
@@ -292,7 +306,7 @@ async function main(): Promise<void> {
       `**Machine:** ${machineLine(machine)}; 1-minute load average before the run ${loadAverage.toFixed(2)}, after it ${(os.loadavg()[0] ?? 0).toFixed(2)}.`,
       `**Temporal:** ${env.temporalDescription}${clusterArgs}.`,
       `**Wave:** merchant A, ${created} checkouts created in ${((creationEnd - creationStart) / 1000).toFixed(1)} s by ${CONCURRENCY} concurrent creators (${creationFailures} failed), each expiring ${EXPIRY_S} s after its creation, none paid, \`checkout.expired\` enabled; deadlines spread over ${sText(state.lastDeadline - state.firstDeadline)}.`,
-      `**Workers:** ${env.workerPids.length} worker process${env.workerPids.length === 1 ? '' : 'es'} on one task queue${env.workerPids.length === 1 ? '' : ' (BENCH_WORKERS)'}; task-queue priority and fairness ${process.env.BENCH_PRIORITIES === '0' ? '**off** (BENCH_PRIORITIES=0)' : 'on'}${temporalKindFromEnv().kind === 'address' ? ' as the server is configured' : ''}.`,
+      `**Workers:** ${workersLine(env)}; task-queue priority and fairness ${process.env.BENCH_PRIORITIES === '0' ? '**off** (BENCH_PRIORITIES=0)' : 'on'}${temporalKindFromEnv().kind === 'address' ? ' as the server is configured' : ''}.`,
       `**Neighbours:** ${neighbourLine()}.`,
       `**Live payments:** merchant B, ${LIVE} customer${LIVE === 1 ? '' : 's'} in a closed loop, each attempt (\`POST /wallet/v1/checkouts/{id}/attempts\`, card 4242) on a fresh checkout created outside the timing; ${WARMUP_S} s of warm-up not counted, the wave created ${LEAD_S} s into the measured loop, which ran until ${TAIL_S} s after the last expiry.`,
       '',

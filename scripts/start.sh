@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm start`: everything a fresh machine needs, then the Temporal dev server, the worker and the API.
+# `npm start`: everything a fresh machine needs, then the Temporal dev server, the workers and the API.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -80,7 +80,22 @@ if [ -n "$START_TEMPORAL" ]; then
 fi
 wait "$MIGRATION" || die "the migration failed"
 
-node dist/src/entry/worker.js & PIDS+=($!)
+# Two workers (docs/deployment.md, "Worker roles"): the interactive one polls the task queue (the
+# customers' attempts); the background one polls the background task queue (expiries and their
+# webhooks) and runs the sweeps, under nice, so a wave of expiries takes no CPU an attempt needs.
+# Its health port is the next one up. WORKER_ROLE=all runs one worker for both instead.
+export WORKER_HTTP_PORT="${WORKER_HTTP_PORT:-3001}"
+if [ "${WORKER_ROLE:-}" = all ]; then
+  node dist/src/entry/worker.js & PIDS+=($!)
+else
+  next_port() { if [ "$1" = 0 ]; then echo 0; else echo $(($1 + 1)); fi; }
+  BACKGROUND_ENV=(WORKER_ROLE=background "WORKER_HTTP_PORT=$(next_port "$WORKER_HTTP_PORT")")
+  if [ -n "${TEMPORAL_METRICS_BIND_ADDRESS:-}" ]; then
+    BACKGROUND_ENV+=("TEMPORAL_METRICS_BIND_ADDRESS=${TEMPORAL_METRICS_BIND_ADDRESS%:*}:$(next_port "${TEMPORAL_METRICS_BIND_ADDRESS##*:}")")
+  fi
+  WORKER_ROLE=interactive node dist/src/entry/worker.js & PIDS+=($!)
+  env "${BACKGROUND_ENV[@]}" nice -n 10 node dist/src/entry/worker.js & PIDS+=($!)
+fi
 node dist/src/entry/api.js & PIDS+=($!)
 # A fresh machine has nobody to sign in to the operator dashboard: in development the first
 # operator is invited by mail (docs/operator-guide.md); elsewhere, with the admin token, by hand.

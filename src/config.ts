@@ -59,6 +59,16 @@ const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
+  /**
+   * The task queue of background work (checkouts' expiry workflows, deliveries of checkout.expired):
+   * `<TEMPORAL_TASK_QUEUE>-background` unless set; never the same as TEMPORAL_TASK_QUEUE.
+   */
+  TEMPORAL_BACKGROUND_TASK_QUEUE: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+  /**
+   * Which task queues a worker process polls (src/worker.ts, WORKER_ROLES): `interactive` the task
+   * queue, `background` the background task queue and the sweeps, `all` both (one process).
+   */
+  WORKER_ROLE: z.enum(['interactive', 'background', 'all']).default('all'),
   ADMIN_TOKEN: z.string().min(16).optional(),
   /**
    * Wrong admin tokens (dashboard sign-in or bearer) a client address may present within a window
@@ -174,6 +184,10 @@ export interface Config {
   temporalAddress: string;
   temporalNamespace: string;
   taskQueue: string;
+  /** TEMPORAL_BACKGROUND_TASK_QUEUE: where background work runs (src/temporal/task-queues.ts). */
+  backgroundTaskQueue: string;
+  /** WORKER_ROLE: the task queues a worker process polls, and whether it runs the sweeps. */
+  workerRole: WorkerRole;
   adminToken: string;
   adminTokenIsDefault: boolean;
   /** Failed admin-token attempts allowed per client address and window (ADMIN_TOKEN_MAX_FAILURES, ADMIN_TOKEN_FAILURE_WINDOW_SECONDS). */
@@ -245,6 +259,9 @@ export interface WorkerTuning {
   stickyTimeoutMs: number;
 }
 
+/** What a worker process does (WORKER_ROLE): see src/worker.ts. */
+export type WorkerRole = 'interactive' | 'background' | 'all';
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -268,6 +285,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`Refusing to start:\n${missing.join('\n')}\n  (development defaults apply only with NODE_ENV=development)`);
     }
   }
+  const backgroundTaskQueue = e.TEMPORAL_BACKGROUND_TASK_QUEUE ?? `${e.TEMPORAL_TASK_QUEUE}-background`;
+  if (backgroundTaskQueue === e.TEMPORAL_TASK_QUEUE) {
+    throw new ConfigError(`Invalid configuration:\n  TEMPORAL_BACKGROUND_TASK_QUEUE: must differ from TEMPORAL_TASK_QUEUE (${e.TEMPORAL_TASK_QUEUE})`);
+  }
   const local = `http://localhost:${e.PORT}`;
   return {
     nodeEnv: e.NODE_ENV,
@@ -279,6 +300,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: e.TEMPORAL_ADDRESS,
     temporalNamespace: e.TEMPORAL_NAMESPACE,
     taskQueue: e.TEMPORAL_TASK_QUEUE,
+    backgroundTaskQueue,
+    workerRole: e.WORKER_ROLE,
     adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     adminTokenIsDefault: !e.ADMIN_TOKEN,
     adminTokenThrottle: { maxFailures: e.ADMIN_TOKEN_MAX_FAILURES, windowSeconds: e.ADMIN_TOKEN_FAILURE_WINDOW_SECONDS },

@@ -1,17 +1,18 @@
-import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type RuntimeOptions, type WorkerOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, type Logger, type RuntimeOptions, type State, type WorkerOptions } from '@temporalio/worker';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createActivities, type ActivityDeps } from '../activities';
 import { createChargeReconciler } from '../activities/reconcile';
 import { startReconciler } from './charges/reconciler';
 import { startTracing, WORKFLOW_INTERCEPTOR_MODULES, workerTracingOptions, type Tracing } from './observability/tracing';
-import type { Config, WorkerTuning } from './config';
+import type { Config, WorkerRole, WorkerTuning } from './config';
 import { startExpirySweeper } from './checkouts/expiry';
 import { startOutboxSweeper } from './events/sweeper';
 import { createMailer } from './identity/mailer';
 import { startMailSweeper } from './identity/mail-outbox';
 import { startIdempotencyKeyExpiry } from './http/idempotency-expiry';
 import { startHeartbeat } from './health/heartbeat';
+import { roleRunsSweeps, roleTaskQueues } from './temporal/task-queues';
 
 export interface WorkerSetup {
   deps: ActivityDeps;
@@ -21,6 +22,8 @@ export interface WorkerSetup {
    */
   workflowBundlePath?: string;
   taskQueue?: string;
+  /** A connection to share (a worker per task queue in one process); without one the worker opens its own. */
+  connection?: NativeConnection;
   /** Tests set 0 so every workflow task replays its history and non-determinism shows up. */
   maxCachedWorkflows?: number;
   /** Workflow tests run the real workflows against fake activities (slow, failing, racing). */
@@ -84,7 +87,7 @@ export async function writeWorkflowBundles(bundlePath: string, logger?: Logger):
 
 export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
   const { config } = setup.deps;
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const connection = setup.connection ?? (await NativeConnection.connect({ address: config.temporalAddress }));
   const processTracing = setup.tracing ?? startTracing({ serviceName: 'payments-worker', otlpEndpoint: null });
   const bundlePath = setup.workflowBundlePath && (processTracing.enabled ? tracedBundlePath(setup.workflowBundlePath) : setup.workflowBundlePath);
   const tracing = workerTracingOptions(processTracing, { bundled: Boolean(bundlePath) });
@@ -102,6 +105,48 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker
     ...tuningOptions(config.worker, setup.maxCachedWorkflows),
   };
   return { worker: await Worker.create(options), connection };
+}
+
+/**
+ * A worker process's Temporal workers: one per task queue its role polls (WORKER_ROLE,
+ * roleTaskQueues), on one connection. Every one of them runs every workflow and activity, so a
+ * workflow on either queue (one started before its kind moved queues, say) finds a worker there.
+ * Each has the tuning's slots and cache of its own.
+ */
+export interface RoleWorkers {
+  workers: Worker[];
+  connection: NativeConnection;
+  /** Runs every worker until it is shut down; when one fails the others are shut down and its error is thrown. */
+  run(): Promise<void>;
+  /** Starts the shutdown of every worker still running (run() resolves once they have drained). */
+  shutdown(): void;
+  /** RUNNING while every worker runs, else the first other state: what the worker's health endpoint reports. */
+  getState(): State;
+}
+
+export async function createRoleWorkers(setup: Omit<WorkerSetup, 'taskQueue' | 'connection'>, role: WorkerRole): Promise<RoleWorkers> {
+  const connection = await NativeConnection.connect({ address: setup.deps.config.temporalAddress });
+  const workers: Worker[] = [];
+  for (const taskQueue of roleTaskQueues(setup.deps.config, role)) workers.push((await createWorker({ ...setup, taskQueue, connection })).worker);
+  const shutdown = () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  return {
+    workers,
+    connection,
+    shutdown,
+    getState: () => workers.map((worker) => worker.getState()).find((state) => state !== 'RUNNING') ?? 'RUNNING',
+    async run() {
+      const runs = workers.map((worker) => worker.run());
+      try {
+        await Promise.all(runs);
+      } catch (error) {
+        shutdown();
+        await Promise.allSettled(runs);
+        throw error;
+      }
+    },
+  };
 }
 
 /**
@@ -124,21 +169,25 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
 }
 
 /**
- * The worker process's own sweeps, beside its Temporal worker: the outbox's (events whose writer
- * crashed before dispatching them), expiry's (checkouts whose timer runs late), idempotency keys'
- * (stored answers past their 24 hours), the reconciler's (charges an interrupted attempt left
- * unsettled) and the mail outbox's (dashboard mails not sent yet). Returns a stop that waits for a running sweep.
+ * The worker process's own periodic work, beside its Temporal workers. Background work, run by
+ * the `background` and `all` roles: the outbox's sweep (events whose writer crashed before
+ * dispatching them), expiry's (checkouts whose timer runs late), idempotency keys' (stored answers
+ * past their 24 hours), the reconciler's (charges an interrupted attempt left unsettled) and the
+ * mail outbox's (dashboard mails not sent yet). Every role writes a heartbeat for each task queue
+ * it polls (readiness counts them). Returns a stop that waits for a running sweep.
  */
-export function startWorkerSweeps(deps: ActivityDeps): () => Promise<void> {
-  const { settleInterrupted } = createChargeReconciler(deps);
-  const stops = [
-    startOutboxSweeper(deps, deps.config.outboxSweepMs),
-    startExpirySweeper(deps, { intervalMs: deps.config.expirySweepMs, graceMs: deps.config.expirySweepGraceMs }),
-    startIdempotencyKeyExpiry(deps, deps.config.idempotencySweepMs),
-    startReconciler(deps, { intervalMs: deps.config.reconcileSweepMs, leaseMs: deps.config.reconcileLeaseMs, settle: settleInterrupted }),
-    startMailSweeper({ ...deps, mailer: createMailer(deps.config, deps.logger) }, deps.config.mailSweepMs),
-    startHeartbeat(deps),
-  ];
+export function startWorkerSweeps(deps: ActivityDeps, role: WorkerRole = 'all'): () => Promise<void> {
+  const stops = [startHeartbeat(deps, roleTaskQueues(deps.config, role))];
+  if (roleRunsSweeps(role)) {
+    const { settleInterrupted } = createChargeReconciler(deps);
+    stops.push(
+      startOutboxSweeper(deps, deps.config.outboxSweepMs),
+      startExpirySweeper(deps, { intervalMs: deps.config.expirySweepMs, graceMs: deps.config.expirySweepGraceMs }),
+      startIdempotencyKeyExpiry(deps, deps.config.idempotencySweepMs),
+      startReconciler(deps, { intervalMs: deps.config.reconcileSweepMs, leaseMs: deps.config.reconcileLeaseMs, settle: settleInterrupted }),
+      startMailSweeper({ ...deps, mailer: createMailer(deps.config, deps.logger) }, deps.config.mailSweepMs),
+    );
+  }
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };

@@ -3,7 +3,8 @@
  * tests, benchmarks) must agree on. Both sides import it from here, so a workflow, update, signal,
  * query, failure type or workflow id can never be spelt differently on one side.
  * This file must stay free of Node built-ins: it is bundled into the workflow sandbox. The task
- * queue is configuration (TEMPORAL_TASK_QUEUE, config.taskQueue), the same for both sides.
+ * queues are configuration (TEMPORAL_TASK_QUEUE and TEMPORAL_BACKGROUND_TASK_QUEUE, chosen per
+ * kind of work in src/temporal/task-queues.ts), the same for both sides.
  */
 import { ApplicationFailure, defineSearchAttributeKey } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';

@@ -57,11 +57,14 @@ export interface BenchEnvironment {
   floorUrl: string;
   /** The (first) worker child's own metrics (src/observability/worker-http.ts: payments_* counters). */
   workerMetricsUrl: string;
-  /** Every worker child's metrics and process id, when BENCH_WORKERS starts more than one on the task queue. */
+  /** Every worker child's metrics (the background worker's too), when there is more than one. */
   workerMetricsUrls: string[];
+  /** The process ids of the workers that poll the task queue (BENCH_WORKERS of them): role `all`, or `interactive` in the split layout. */
   workerPids: number[];
+  /** How the workers are laid out (StartOptions.workers). */
+  workers: WorkerLayout;
   /** The child processes whose CPU each row reports apart (bench/support/proc-stat.ts, cpuByGroup); the worker's memory is measured by bench/open-checkouts.ts. */
-  pids: { api: number; worker: number; floor?: number };
+  pids: { api: number; worker: number; background?: number; floor?: number };
   /** The worker child's workflow cache (`WORKER_MAX_CACHED_WORKFLOWS`), as its configuration reads it. */
   workerCacheSize: number;
   /** A direct pool on the benchmark database, for seeding and inspection (not for the measured path). */
@@ -79,7 +82,16 @@ export interface BenchEnvironment {
 export interface StartOptions {
   /** Start the floor server (default true; scenarios without floors can skip its start-up). */
   floors?: boolean;
+  /** The workers' layout; default BENCH_WORKERS workers in role `all`. */
+  workers?: WorkerLayout;
 }
+
+/**
+ * `all`: BENCH_WORKERS worker processes polling both task queues and running the sweeps.
+ * `split`, as `npm start` runs: BENCH_WORKERS `interactive` workers, and one `background` worker
+ * (the background task queue and the sweeps) at OS priority `nice` (`nice -n`).
+ */
+export type WorkerLayout = { layout: 'all' } | { layout: 'split'; nice: number };
 
 /** How many worker processes share the task queue (BENCH_WORKERS, default 1). */
 export function benchWorkers(): number {
@@ -168,10 +180,14 @@ async function start(
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
   };
   const workerCount = benchWorkers();
-  log(`starting the API and ${workerCount === 1 ? 'the worker' : `${workerCount} workers`} (child processes)`);
-  const [api, worker, ...moreWorkers] = await Promise.all([
+  const layout: WorkerLayout = options.workers ?? { layout: 'all' };
+  const split = layout.layout === 'split';
+  log(`starting the API and ${workerCount === 1 ? 'the worker' : `${workerCount} workers`}${split ? ` (interactive) and a background worker (nice ${layout.nice})` : ''} (child processes)`);
+  const workerEnv = split ? { ...childEnv, WORKER_ROLE: 'interactive' } : childEnv;
+  const [api, background, worker, ...moreWorkers] = await Promise.all([
     startChild('api', childEnv, cleanups),
-    ...Array.from({ length: workerCount }, () => startChild('worker', childEnv, cleanups)),
+    split ? startChild('worker', { ...childEnv, WORKER_ROLE: 'background' }, cleanups, layout.nice) : undefined,
+    ...Array.from({ length: workerCount }, () => startChild('worker', workerEnv, cleanups)),
   ]);
   const workers = [worker!, ...moreWorkers];
   const baseUrl = `http://127.0.0.1:${api.port}`;
@@ -213,7 +229,7 @@ async function start(
   // The customer-create floor inserts under a merchant of its own (the foreign key needs one).
   if (floorUrl) await db('merchants').insert({ ...(await db('merchants').where({ id: merchant.id }).first()), id: `mer_floor${floorMerchant}` });
 
-  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporal: temporalClient, temporalDescription: temporal.describe, taskQueue, floorUrl, workerMetricsUrl: `http://127.0.0.1:${worker!.port}/metrics`, workerMetricsUrls: workers.map((w) => `http://127.0.0.1:${w.port}/metrics`), workerPids: workers.map((w) => w.pid), pids: { api: api!.pid, worker: worker!.pid, ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
+  return { baseUrl, adminToken, databaseUrl, temporalAddress, temporal: temporalClient, temporalDescription: temporal.describe, taskQueue, floorUrl, workerMetricsUrl: `http://127.0.0.1:${worker!.port}/metrics`, workerMetricsUrls: [...workers, ...(background ? [background] : [])].map((w) => `http://127.0.0.1:${w.port}/metrics`), workerPids: workers.map((w) => w.pid), workers: layout, pids: { api: api!.pid, worker: worker!.pid, ...(background ? { background: background.pid } : {}), ...(floor ? { floor: floor.pid } : {}) }, workerCacheSize: loadConfig(childEnv).worker.maxCachedWorkflows, db, merchant, settings, onboard, request, stop };
 }
 
 /**
@@ -234,13 +250,17 @@ function cpuProfileArgs(role: ServiceRole | 'floor'): string[] {
  */
 const SERVICE_PROCESS = path.resolve(__dirname, '../../dist/bench/support/service-process.js');
 
-/** Forks the compiled service process and waits (bounded) for it to report ready. */
-async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>): Promise<{ port?: number; pid: number }> {
+/**
+ * Forks the compiled service process and waits (bounded) for it to report ready. With `nice`, under
+ * `nice -n <nice>` as `npm start` starts the background worker: every thread of the process,
+ * Temporal's and V8's included, runs at that priority (nice execs node, so the pid is node's).
+ */
+async function startChild(role: ServiceRole, env: NodeJS.ProcessEnv, cleanups: Array<() => Promise<void>>, nice?: number): Promise<{ port?: number; pid: number }> {
   if (!existsSync(SERVICE_PROCESS)) throw new Error(`${SERVICE_PROCESS} is missing: run the benchmarks with npm run bench, which compiles first`);
   const child = fork(SERVICE_PROCESS, [role], {
     cwd: path.resolve(__dirname, '../..'),
     env,
-    execArgv: cpuProfileArgs(role),
+    ...(nice === undefined ? { execArgv: cpuProfileArgs(role) } : { execPath: 'nice', execArgv: ['-n', String(nice), process.execPath, ...cpuProfileArgs(role)] }),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   cleanups.push(() => stopChild(child));

@@ -32,18 +32,19 @@ export function machineBusySeconds(): number {
   return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / 100;
 }
 
-/** Where a benchmark's CPU goes: the processes it knows by id, and the rest by name. */
-export type CpuGroup = 'api' | 'worker' | 'floor' | 'temporal' | 'postgres' | 'load' | 'other';
-export const CPU_GROUPS: CpuGroup[] = ['api', 'worker', 'floor', 'temporal', 'postgres', 'load', 'other'];
+/** Where a benchmark's CPU goes: the processes it knows by id, and the rest by name. `background`: the background worker, where the layout has one. */
+export type CpuGroup = 'api' | 'worker' | 'background' | 'floor' | 'temporal' | 'postgres' | 'load' | 'other';
+export const CPU_GROUPS: CpuGroup[] = ['api', 'worker', 'background', 'floor', 'temporal', 'postgres', 'load', 'other'];
 
 /**
  * CPU seconds so far of every process, summed by group: the API, worker and floor server by
  * process id, Temporal's server and PostgreSQL by process name, this process as the load, and
  * `other` as the machine's busy time left over (other processes, interrupts, processes that ended).
  */
-export function cpuByGroup(pids: { api: number; worker: number; floor?: number }): Record<CpuGroup, number> {
+export function cpuByGroup(pids: { api: number; worker: number; background?: number; floor?: number }): Record<CpuGroup, number> {
   const groups = Object.fromEntries(CPU_GROUPS.map((g) => [g, 0])) as Record<CpuGroup, number>;
   const known = new Map<number, CpuGroup>([[pids.api, 'api'], [pids.worker, 'worker'], [process.pid, 'load']]);
+  if (pids.background) known.set(pids.background, 'background');
   if (pids.floor) known.set(pids.floor, 'floor');
   let counted = 0;
   for (const entry of readdirSync('/proc')) {

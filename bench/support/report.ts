@@ -66,7 +66,7 @@ export function markdownTable(rows: Measurement[]): string {
   return lines.join('\n');
 }
 
-const GROUP_HEADINGS: Record<CpuGroup, string> = { api: 'API', worker: 'worker', floor: 'floor server', temporal: 'Temporal', postgres: 'PostgreSQL', load: 'load generator', other: 'other' };
+const GROUP_HEADINGS: Record<CpuGroup, string> = { api: 'API', worker: 'worker', background: 'background worker', floor: 'floor server', temporal: 'Temporal', postgres: 'PostgreSQL', load: 'load generator', other: 'other' };
 
 /**
  * CPU milliseconds per request by process, the service's rounds beside the floor's, for rows

@@ -1,7 +1,8 @@
 /**
  * A benchmark child process: the API server or the Temporal worker, built exactly as
- * src/entry/api.ts and src/entry/worker.ts build them (createRuntime with the env it is given),
- * except that the API binds 127.0.0.1 on a free port and both report readiness over IPC.
+ * src/entry/api.ts and src/entry/worker.ts build them (createRuntime with the env it is given; the
+ * worker in the role WORKER_ROLE gives it), except that the API binds 127.0.0.1 on a free port and
+ * both report readiness over IPC.
  *
  *   fork('dist/bench/support/service-process.js', ['api' | 'worker'])   (compiled by bench/run.sh)
  *
@@ -13,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import type { AppDeps } from '../../src/app-deps';
 import { closeRuntime, createRuntime, loadConfigOrExit } from '../../src/runtime';
-import { createWorker, startWorkerSweeps, temporalMetricsRuntimeOptions } from '../../src/worker';
+import { createRoleWorkers, startWorkerSweeps, temporalMetricsRuntimeOptions } from '../../src/worker';
 import { startWorkerHttp } from '../../src/observability/worker-http';
 
 export type ServiceRole = 'api' | 'worker';
@@ -42,18 +43,18 @@ async function startApi(deps: AppDeps): Promise<() => Promise<void>> {
 }
 
 async function startWorker(deps: AppDeps): Promise<() => Promise<void>> {
-  const { worker, connection } = await createWorker({ deps, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined });
-  const done = worker.run();
-  // The worker's sweeps and its health and metrics port (on 127.0.0.1) run beside it, as in src/entry/worker.ts.
-  const stopSweeps = startWorkerSweeps(deps);
-  const http = await startWorkerHttp(worker, 0, '127.0.0.1');
+  const workers = await createRoleWorkers({ deps, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH || undefined }, deps.config.workerRole);
+  const done = workers.run();
+  // The worker's sweeps (its role's) and its health and metrics port (on 127.0.0.1) run beside it, as in src/entry/worker.ts.
+  const stopSweeps = startWorkerSweeps(deps, deps.config.workerRole);
+  const http = await startWorkerHttp(workers, 0, '127.0.0.1');
   send({ type: 'ready', role, port: http.port });
   return async () => {
     http.server.close();
     await stopSweeps();
-    if (worker.getState() === 'RUNNING') worker.shutdown();
+    workers.shutdown();
     await done;
-    await connection.close();
+    await workers.connection.close();
   };
 }
 

@@ -72,7 +72,7 @@ export async function createCheckout(deps: CheckoutDeps, merchant: MerchantRow, 
 
   const expiresAt = new Date(Date.now() + merchant.settings.checkout_expiry_seconds * 1000);
   const start = (checkoutId: string, deadline = expiresAt) =>
-    startCheckoutWorkflow(deps.temporal, deps.config.taskQueue, {
+    startCheckoutWorkflow(deps.temporal, deps.config, {
       checkoutId,
       merchantId: merchant.id,
       customerId: body.customer_id,

@@ -3,13 +3,14 @@ import type { Logger } from '../logger';
 import type { Db } from '../storage/db';
 import { eventSubjects, markDispatched, startDeliverySeries, type DeliverySeriesRow, type DeliverySubject, type WithSeries } from '../storage/events';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
+import { deliveryTaskQueue, type TaskQueues } from '../temporal/task-queues';
 import { startWorkflow } from '../temporal/workflows';
 import { WORKFLOWS, deliveryMemo, deliveryWorkflowId, priorityOf, type DeliveryWorkflowInput } from '../../workflows/contract';
 
 export interface DispatchDeps {
   db: Db;
   temporal: Client;
-  config: { taskQueue: string; webhookRetryInitialMs: number };
+  config: TaskQueues & { webhookRetryInitialMs: number };
 }
 
 /**
@@ -37,11 +38,13 @@ export async function dispatchEvents(
 const DISPATCH_CONCURRENCY = 32;
 
 /**
- * What a delivery workflow is started with besides its input: at retry priority (after interactive
- * work, each merchant in turn), filed under its merchant (search attribute) and described (memo).
+ * What a delivery workflow is started with besides its input: on its event type's task queue
+ * (deliveryTaskQueue: checkout.expired's on the background one), at retry priority (after
+ * interactive work, each merchant in turn), filed under its merchant (search attribute) and described (memo).
  */
-function deliveryStart(event: DeliverySubject, series = 1) {
+function deliveryStart(queues: TaskQueues, event: DeliverySubject, series = 1) {
   return {
+    taskQueue: deliveryTaskQueue(queues, event.type),
     typedSearchAttributes: merchantSearchAttributes(event.merchant_id),
     memo: { ...deliveryMemo({ merchantId: event.merchant_id, eventId: event.id, eventType: event.type, checkoutId: event.checkout_id ?? undefined }, series) },
     priority: priorityOf('retry', event.merchant_id),
@@ -59,10 +62,9 @@ export async function startDelivery(deps: DispatchDeps, event: DeliverySubject, 
   const input: DeliveryWorkflowInput = attemptsMade > 0 ? { eventId, retryInitialMs, attemptsMade } : { eventId, retryInitialMs };
   try {
     await startWorkflow(deps.temporal, WORKFLOWS.delivery, {
-      taskQueue: deps.config.taskQueue,
       workflowId: deliveryWorkflowId(eventId),
       args: [input],
-      ...deliveryStart(event),
+      ...deliveryStart(deps.config, event),
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
       ...(attemptsMade > 0 ? { startDelay: retryInitialMs } : {}),
@@ -97,10 +99,9 @@ export async function redeliverEvent(deps: DispatchDeps, eventId: string, reason
   const input: DeliveryWorkflowInput = { eventId, retryInitialMs: deps.config.webhookRetryInitialMs, series };
   const [event] = await eventSubjects(deps.db, [eventId]);
   await startWorkflow(deps.temporal, WORKFLOWS.delivery, {
-    taskQueue: deps.config.taskQueue,
     workflowId: deliveryWorkflowId(eventId, series),
     args: [input],
-    ...deliveryStart(event!, series),
+    ...deliveryStart(deps.config, event!, series),
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
   return series;

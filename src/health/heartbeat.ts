@@ -7,18 +7,20 @@ import { beat, clearOldHeartbeats, forgetWorker } from '../storage/worker-heartb
 export const HEARTBEAT = { everyMs: 2_000, liveWithinSeconds: 6 } as const;
 
 /**
- * Writes this worker's heartbeat every HEARTBEAT.everyMs until stopped; the stop removes it, so
- * readiness follows a worker that stops within one probe, and one that is killed within seconds.
+ * Writes this worker's heartbeat, one per task queue it polls, every HEARTBEAT.everyMs until
+ * stopped; the stop removes them, so readiness follows a worker that stops within one probe, and
+ * one that is killed within seconds.
  */
-export function startHeartbeat(deps: { db: Db; logger: Logger; config: { taskQueue: string } }): () => Promise<void> {
-  const id = `${process.pid}-${randomUUID()}`;
+export function startHeartbeat(deps: { db: Db; logger: Logger }, taskQueues: string[]): () => Promise<void> {
+  const self = `${process.pid}-${randomUUID()}`;
+  const beats = taskQueues.map((taskQueue, i) => ({ id: i === 0 ? self : `${self}-${i}`, taskQueue }));
   const tick = () =>
-    beat(deps.db, id, deps.config.taskQueue).catch((error: unknown) => deps.logger.warn({ err: error }, 'worker heartbeat failed; will retry'));
+    Promise.all(beats.map(({ id, taskQueue }) => beat(deps.db, id, taskQueue))).catch((error: unknown) => deps.logger.warn({ err: error }, 'worker heartbeat failed; will retry'));
   void tick();
   void clearOldHeartbeats(deps.db).catch(() => undefined);
   const timer = setInterval(() => void tick(), HEARTBEAT.everyMs);
   return async () => {
     clearInterval(timer);
-    await forgetWorker(deps.db, id).catch(() => undefined);
+    await Promise.all(beats.map(({ id }) => forgetWorker(deps.db, id).catch(() => undefined)));
   };
 }

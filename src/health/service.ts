@@ -21,33 +21,48 @@ function polledRecently(lastAccess: { seconds?: unknown; nanos?: number | null }
   return Date.now() - at < POLLED_WITHIN_MS;
 }
 
-export interface Readiness {
-  database: boolean;
-  temporalServer: boolean;
+/** A task queue's workers, as Temporal and their heartbeats see them. */
+export interface QueueWorkers {
   /** Workers polling the task queue recently. */
   pollers: number;
   /** Workers whose heartbeat is recent (HEARTBEAT): a stopped worker drops out within seconds, where its pollers stay listed. */
   workers: number;
 }
 
-/** Asks the database, Temporal, and Temporal about the task queue's pollers, each within the probe's deadline. */
+export interface Readiness {
+  database: boolean;
+  temporalServer: boolean;
+  /** The task queue's (interactive work: attempts, refunds, subscriptions). */
+  interactive: QueueWorkers;
+  /** The background task queue's (expiries, checkout.expired deliveries); the sweeps run beside them. */
+  background: QueueWorkers;
+}
+
+/** Asks the database, Temporal, and Temporal and the heartbeats about each task queue's workers, each within the probe's deadline. */
 export async function checkReadiness({ db, temporal, config }: Pick<AppDeps, 'db' | 'temporal' | 'config'>): Promise<Readiness> {
   const deadline = () => Date.now() + PROBE_DEADLINE_MS;
-  const [database, temporalServer, pollers, workers] = await Promise.all([
+  const queueWorkers = async (taskQueue: string): Promise<QueueWorkers> => {
+    const [pollers, workers] = await Promise.all([
+      temporal
+        .withDeadline(deadline(), () =>
+          temporal.workflowService.describeTaskQueue({
+            namespace: config.temporalNamespace,
+            taskQueue: { name: taskQueue },
+            taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+          }),
+        )
+        .then((answer) => (answer.pollers ?? []).filter((poller) => polledRecently(poller.lastAccessTime)).length, () => 0),
+      withinDeadline(liveWorkers(db, taskQueue, HEARTBEAT.liveWithinSeconds).catch(() => 0), PROBE_DEADLINE_MS, 0),
+    ]);
+    return { pollers, workers };
+  };
+  const [database, temporalServer, interactive, background] = await Promise.all([
     // Knex waits up to a minute for a connection, and a PostgreSQL that accepts TCP but never
     // answers (hung, or a stalled network) holds one that long: the probe answers at its deadline.
     withinDeadline(pingDatabase(db).then(() => true, () => false), PROBE_DEADLINE_MS, false),
     temporal.withDeadline(deadline(), () => temporal.workflowService.getSystemInfo({})).then(() => true, () => false),
-    temporal
-      .withDeadline(deadline(), () =>
-        temporal.workflowService.describeTaskQueue({
-          namespace: config.temporalNamespace,
-          taskQueue: { name: config.taskQueue },
-          taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-        }),
-      )
-      .then((answer) => (answer.pollers ?? []).filter((poller) => polledRecently(poller.lastAccessTime)).length, () => 0),
-    withinDeadline(liveWorkers(db, config.taskQueue, HEARTBEAT.liveWithinSeconds).catch(() => 0), PROBE_DEADLINE_MS, 0),
+    queueWorkers(config.taskQueue),
+    queueWorkers(config.backgroundTaskQueue),
   ]);
-  return { database, temporalServer, pollers, workers };
+  return { database, temporalServer, interactive, background };
 }

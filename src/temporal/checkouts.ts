@@ -15,29 +15,31 @@ import {
 import type { CheckoutRow } from '../storage/checkouts';
 import { signalWithStartWorkflow, startWorkflow, withStartOf } from './workflows';
 import { reachUntil, withinReach } from './deadlines';
+import type { TaskQueues } from './task-queues';
 
 /**
  * Starts what keeps the checkout's deadline, before its row is written (a row nothing would ever
  * expire cannot exist). A second start for the same checkout is refused rather than run twice.
  *
  * With `delayed` (the default, CHECKOUT_WORKFLOW_DELAYED_START) that is the checkout's expiry
- * workflow (`<checkout id>:expiry`), at background priority, with a start delay that ends at the
- * deadline: Temporal stores it and a durable timer, and the worker sees it once, at the deadline.
+ * workflow (`<checkout id>:expiry`), on the background task queue at background priority, with a
+ * start delay that ends at the deadline: Temporal stores it and a durable timer, and a background
+ * worker sees it once, at the deadline.
  * The checkout's own workflow starts with its first attempt (checkoutWorkflowStart), at
  * interactive priority, so a customer's attempt never queues behind thousands of expiries.
  * Without, the checkout's own workflow starts now and keeps its deadline itself.
  */
-export function startCheckoutWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, delayed = true): Promise<void> {
+export function startCheckoutWorkflow(temporal: Client, queues: TaskQueues, input: CheckoutWorkflowInput, delayed = true): Promise<void> {
   // Within the reach of Temporal, or 503 (the checkout is not recorded without its deadline's workflow).
-  return withinReach(temporal, reachUntil(), () => startDeadlineWorkflow(temporal, taskQueue, input, delayed));
+  return withinReach(temporal, reachUntil(), () => startDeadlineWorkflow(temporal, queues, input, delayed));
 }
 
-async function startDeadlineWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, delayed: boolean): Promise<void> {
+async function startDeadlineWorkflow(temporal: Client, queues: TaskQueues, input: CheckoutWorkflowInput, delayed: boolean): Promise<void> {
   const typedSearchAttributes = new TypedSearchAttributes(checkoutSearchAttributes(input));
   const once = { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE, workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL } as const;
   if (!delayed) {
     await startWorkflow(temporal, WORKFLOWS.checkout, {
-      taskQueue,
+      taskQueue: queues.taskQueue,
       workflowId: deadlineWorkflowId(input.checkoutId, false),
       args: [input],
       priority: priorityOf('interactive', input.merchantId),
@@ -49,7 +51,7 @@ async function startDeadlineWorkflow(temporal: Client, taskQueue: string, input:
   }
   const untilDeadline = Date.parse(input.expiresAt) - Date.now();
   await startWorkflow(temporal, WORKFLOWS.checkoutExpiry, {
-    taskQueue,
+    taskQueue: queues.backgroundTaskQueue,
     workflowId: deadlineWorkflowId(input.checkoutId),
     args: [{ checkoutId: input.checkoutId, expiresAt: input.expiresAt }],
     ...(untilDeadline > 0 ? { startDelay: untilDeadline } : {}),
@@ -63,12 +65,13 @@ async function startDeadlineWorkflow(temporal: Client, taskQueue: string, input:
 /**
  * Ends the checkout's expiry workflow once the checkout's own workflow has ended the checkout:
  * signal-with-start, because a plain signal waits out the start delay. One that has ended already
- * is left alone (REJECT_DUPLICATE); one Temporal no longer keeps is started and ends at once.
+ * is left alone (REJECT_DUPLICATE); one Temporal no longer keeps is started and ends at once, on
+ * the background task queue (`backgroundTaskQueue`) where its start put it.
  */
-export async function endCheckoutExpiryWorkflow(temporal: Client, taskQueue: string, input: CheckoutWorkflowInput, state: CheckoutState): Promise<void> {
+export async function endCheckoutExpiryWorkflow(temporal: Client, backgroundTaskQueue: string, input: CheckoutWorkflowInput, state: CheckoutState): Promise<void> {
   try {
     await signalWithStartWorkflow(temporal, WORKFLOWS.checkoutExpiry, {
-      taskQueue,
+      taskQueue: backgroundTaskQueue,
       workflowId: checkoutExpiryWorkflowId(input.checkoutId),
       args: [{ checkoutId: input.checkoutId, expiresAt: input.expiresAt }],
       signal: checkoutEndedSignal,

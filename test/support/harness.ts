@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
@@ -11,7 +11,7 @@ import { createLogger } from '../../src/logger';
 import { createDb, dropDatabase } from '../../src/storage/db';
 import { closeCredentialCache } from '../../src/http/credential-cache';
 import { createTemporalClient } from '../../src/temporal/client';
-import { createWorker, startWorkerSweeps } from '../../src/worker';
+import { createRoleWorkers, startWorkerSweeps, type RoleWorkers } from '../../src/worker';
 import { createHoldActivities } from '../../activities/holds';
 import { settleFirstDeliveries } from '../../src/events/first-delivery';
 import type { HostResolver } from '../../src/webhooks/target';
@@ -40,6 +40,8 @@ export interface Service {
   ownUrl: string;
   deps: AppDeps;
   taskQueue: string;
+  /** The task queue of background work (expiry workflows, checkout.expired deliveries): `<taskQueue>-background`. */
+  backgroundTaskQueue: string;
   adminToken: string;
   /** The service's own database: every process of the service uses it, and stop() drops it. */
   databaseUrl: string;
@@ -50,8 +52,8 @@ export interface Service {
   /** Stops every worker (to simulate a crash or restart); returns a function to start it again. */
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
-  /** The in-process worker while it runs (its state backs the worker health endpoint). */
-  currentWorker(): Worker | null;
+  /** The in-process worker (role all: one Temporal worker per task queue) while it runs; its state backs the worker health endpoint. */
+  currentWorker(): RoleWorkers | null;
   stop(): Promise<void>;
 }
 
@@ -176,17 +178,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   );
   const workerChildren = Array.from({ length: replicas - 1 }, () => new ChildService('worker', childEnv, forward));
 
-  type Running = { worker: Worker; done: Promise<void>; close: () => Promise<void>; stopSweeper: () => Promise<void> };
+  type Running = { worker: RoleWorkers; done: Promise<void>; close: () => Promise<void>; stopSweeper: () => Promise<void> };
   let running: Running | null = null;
   const startWorker = async () => {
-    const { worker, connection } = await createWorker({
-      deps,
-      taskQueue,
-      workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
-      maxCachedWorkflows: options.maxCachedWorkflows ?? SERVICE_WORKFLOW_CACHE,
-      tracing,
-    });
-    running = { worker, done: worker.run(), close: () => connection.close(), stopSweeper: options.sweeps === false ? async () => undefined : startWorkerSweeps(deps) };
+    // Both task queues in this process (WORKER_ROLE's default), as a single-process deployment runs.
+    const worker = await createRoleWorkers(
+      { deps, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH, maxCachedWorkflows: options.maxCachedWorkflows ?? SERVICE_WORKFLOW_CACHE, tracing },
+      'all',
+    );
+    running = { worker, done: worker.run(), close: () => worker.connection.close(), stopSweeper: options.sweeps === false ? async () => undefined : startWorkerSweeps(deps) };
     await Promise.all(workerChildren.map((child) => child.start()));
   };
   const stopWorker = async () => {
@@ -207,6 +207,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ownUrl,
     deps,
     taskQueue,
+    backgroundTaskQueue: config.backgroundTaskQueue,
     adminToken: config.adminToken,
     databaseUrl,
     childEnv,

@@ -97,6 +97,17 @@ describe('configuration', () => {
     });
   });
 
+  it('runs background work on `<task queue>-background` unless TEMPORAL_BACKGROUND_TASK_QUEUE names another queue, and workers in role all unless WORKER_ROLE says otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ taskQueue: 'payments', backgroundTaskQueue: 'payments-background', workerRole: 'all' });
+    expect(loadConfig({ TEMPORAL_TASK_QUEUE: 'q' }).backgroundTaskQueue).toBe('q-background');
+    expect(loadConfig({ TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_BACKGROUND_TASK_QUEUE: 'later' }).backgroundTaskQueue).toBe('later');
+    expect(loadConfig({ TEMPORAL_BACKGROUND_TASK_QUEUE: '' }).backgroundTaskQueue).toBe('payments-background');
+    expect(() => loadConfig({ TEMPORAL_TASK_QUEUE: 'q', TEMPORAL_BACKGROUND_TASK_QUEUE: 'q' })).toThrow(/TEMPORAL_BACKGROUND_TASK_QUEUE/);
+    expect(loadConfig({ WORKER_ROLE: 'interactive' }).workerRole).toBe('interactive');
+    expect(loadConfig({ WORKER_ROLE: 'background' }).workerRole).toBe('background');
+    for (const bad of ['both', '', 'Background']) expect(() => loadConfig({ WORKER_ROLE: bad })).toThrow(/WORKER_ROLE/);
+  });
+
   it("links the dashboard to the Temporal Web UI on TEMPORAL_UI_PORT, the port npm start gives the UI, unless TEMPORAL_UI_URL is set", () => {
     expect(loadConfig({}).temporalUiUrl).toBe('http://localhost:8233/namespaces/default/workflows/{id}');
     // Moving npm start's ports starts the UI on another port: the dashboard's link must follow it.

@@ -22,6 +22,7 @@ const OPTIONAL = {
   LOG_LEVEL: 'warn',
   API_REPLICAS: '4',
   WORKER_REPLICAS: '3',
+  BACKGROUND_WORKER_REPLICAS: '2',
   TEMPORAL_HISTORY_SHARDS: '16',
   API_BASE_URL: 'https://pay.example.com',
   WALLET_BASE_URL: 'https://wallet.example.com',
@@ -102,6 +103,19 @@ describe('docker-compose.yml', () => {
     expect(scaled.services.lb.ports).toEqual(['8080:3000']);
     expect(scaled.services.temporal.environment).toMatchObject({ NUM_HISTORY_SHARDS: '16', POSTGRES_PWD: 'secret-pw' });
     expect(scaled.services.api.environment).toMatchObject({ DATABASE_URL: 'postgres://payments:secret-pw@postgres:5432/payments', API_BASE_URL: 'https://pay.example.com' });
+  });
+
+  it('runs interactive workers and background workers apart, the background ones at a lower CPU priority', () => {
+    const defaults = load(REQUIRED);
+    const interactive = loadConfig(defaults.services.worker.environment);
+    const background = loadConfig(defaults.services['worker-background'].environment);
+    expect([interactive.workerRole, background.workerRole]).toEqual(['interactive', 'background']);
+    expect(background.backgroundTaskQueue).toBe(interactive.backgroundTaskQueue);
+    expect(defaults.services['worker-background'].command).toEqual(['nice', '-n', '10', 'node', 'dist/src/entry/worker.js']);
+    expect(defaults.services.worker.command).toEqual(['node', 'dist/src/entry/worker.js']);
+    expect(defaults.services['worker-background'].healthcheck).toEqual(defaults.services.worker.healthcheck);
+    expect(Number(defaults.services['worker-background'].deploy.replicas)).toBe(1);
+    expect(Number(load({ ...REQUIRED, ...OPTIONAL }).services['worker-background'].deploy.replicas)).toBe(2);
   });
 
   it('has each API replica take the client IP from the lb in front of it, and from no one else', () => {

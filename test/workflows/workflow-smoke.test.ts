@@ -33,11 +33,11 @@ describe('Temporal smoke', () => {
   it('reports database and Temporal as ready, without authentication', async () => {
     const health = await request(service.baseUrl, 'GET', '/healthz');
     expect(health.status).toBe(200);
-    // The worker's poll shows up on the task queue shortly after it starts.
+    // The worker's polls show up on both task queues shortly after it starts.
     const ready = await waitFor(async () => {
       const res = await request(service.baseUrl, 'GET', '/readyz');
-      return res.status === 200 && res;
+      return res.status === 200 && res.body.checks.background_worker === 'ok' && res;
     });
-    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok', worker: 'ok', background_worker: 'ok' } });
   });
 });

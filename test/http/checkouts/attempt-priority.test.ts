@@ -1,7 +1,8 @@
-// A customer's attempt goes ahead of background work: with a backlog of expiries queued on the
-// task queue (its worker stopped), the attempt's workflow task runs before most of them once the
-// worker is back. Without task-queue priority the server hands them out first in, first out, and
-// the attempt would wait for every one.
+// A customer's attempt goes ahead of background work: with a backlog of expiries queued (the
+// worker stopped), the attempt's workflow task runs before most of them once the worker is back.
+// The expiries wait on the background task queue, the attempt on the task queue; where one queue
+// carries both, task-queue priority puts the attempt first (without it the server hands tasks out
+// first in, first out, and the attempt would wait for every one).
 import { temporal } from '@temporalio/proto';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
@@ -31,7 +32,7 @@ it('an attempt queued behind a backlog of expiries runs ahead of most of them', 
     // Due already, of the same merchant (so fairness between merchants plays no part): queued at once.
     const past = new Date(Date.now() - 1_000).toISOString();
     for (const id of backlog) {
-      await startCheckoutWorkflow(service.deps.temporal, service.taskQueue, { checkoutId: id, merchantId: shop.merchant.id, customerId: shop.customerId, type: 'deposit', expiresAt: past });
+      await startCheckoutWorkflow(service.deps.temporal, service.deps.config, { checkoutId: id, merchantId: shop.merchant.id, customerId: shop.customerId, type: 'deposit', expiresAt: past });
     }
     answer = attempt(service, checkout, { payment_method: CARD() });
     await new Promise((r) => setTimeout(r, 1_000)); // the attempt's task is queued last

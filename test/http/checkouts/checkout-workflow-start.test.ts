@@ -35,7 +35,7 @@ async function expiresAt(checkout: CreatedCheckout): Promise<number> {
 }
 
 describe("a checkout's deadline: its expiry workflow until the first attempt, then its own workflow", () => {
-  it('runs no workflow task at creation: only the expiry workflow exists, held until the deadline, at background priority', async () => {
+  it('runs no workflow task at creation: only the expiry workflow exists, held until the deadline, on the background task queue at background priority', async () => {
     const shop = await openShop(service, { checkout_expiry_seconds: 600 });
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1_000 });
     const deadline = await expiresAt(checkout);
@@ -46,6 +46,7 @@ describe("a checkout's deadline: its expiry workflow until the first attempt, th
     // The delay ends at the checkout's deadline (the API computed both from one clock reading).
     expect(Math.abs(eventMs(events[0]!) + ms(started(events).firstWorkflowTaskBackoff) - deadline)).toBeLessThan(1_000);
     expect(started(events).priority).toMatchObject({ priorityKey: PRIORITY_LEVELS.background, fairnessKey: shop.merchant.id });
+    expect(started(events).taskQueue?.name).toBe(service.deps.config.backgroundTaskQueue);
     await expect(service.deps.temporal.workflow.getHandle(checkout.id).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
     expect((await walletView(service, checkout)).body.state).toBe('open');
   });
@@ -168,7 +169,7 @@ describe("a checkout's deadline: its expiry workflow until the first attempt, th
   it('CHECKOUT_WORKFLOW_DELAYED_START=false starts the checkout workflow at creation, which sets its timer at once', async () => {
     const checkoutId = `chk_undelayed_${Date.now()}`;
     const input = { checkoutId, merchantId: 'mer_none', customerId: 'cus_none', type: 'deposit' as const, expiresAt: new Date(Date.now() + 600_000).toISOString() };
-    await startCheckoutWorkflow(service.deps.temporal, service.taskQueue, input, false);
+    await startCheckoutWorkflow(service.deps.temporal, service.deps.config, input, false);
     const handle = service.deps.temporal.workflow.getHandle(checkoutId);
     try {
       let events = await history(checkoutId);
@@ -187,7 +188,7 @@ describe("a checkout's deadline: its expiry workflow until the first attempt, th
   it('a deadline already past starts the expiry workflow without a delay', async () => {
     const checkoutId = `chk_past_${Date.now()}`;
     const input = { checkoutId, merchantId: 'mer_none', customerId: 'cus_none', type: 'deposit' as const, expiresAt: new Date(Date.now() - 1_000).toISOString() };
-    await startCheckoutWorkflow(service.deps.temporal, service.taskQueue, input);
+    await startCheckoutWorkflow(service.deps.temporal, service.deps.config, input);
     // No row exists for it: the workflow runs at once, finds nothing to expire and ends.
     await expect(service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(checkoutId)).result()).resolves.toEqual({ expired: false });
     const events = await history(checkoutExpiryWorkflowId(checkoutId));

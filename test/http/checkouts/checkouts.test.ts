@@ -97,7 +97,7 @@ describe('POST /api/v1/checkouts: the six flows', () => {
     // Its deadline's workflow; the checkout's own starts with the first attempt.
     const described = await service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(res.body.id)).describe();
     expect(described.type).toBe('checkoutExpiryWorkflow');
-    expect(described.taskQueue).toBe(service.taskQueue);
+    expect(described.taskQueue).toBe(service.backgroundTaskQueue);
   });
 
   it('starts the workflow without a trace header when tracing is off (test/http/platform/tracing.test.ts: with it on)', async () => {

@@ -157,7 +157,7 @@ describe('/readyz', () => {
     try {
       const res = await request(idle.baseUrl, 'GET', '/readyz');
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ status: 'not_ready', checks: { database: 'ok', temporal: 'ok', worker: 'no_pollers' } });
+      expect(res.body).toEqual({ status: 'not_ready', checks: { database: 'ok', temporal: 'ok', worker: 'no_pollers', background_worker: 'no_pollers' } });
     } finally {
       await idle.stop();
     }
@@ -166,9 +166,9 @@ describe('/readyz', () => {
   it('is ready once a worker polls', async () => {
     const ready = await waitFor(async () => {
       const res = await request(service.baseUrl, 'GET', '/readyz');
-      return res.status === 200 && res;
+      return res.status === 200 && res.body.checks.background_worker === 'ok' && res;
     });
-    expect(ready.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok' });
+    expect(ready.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'ok', background_worker: 'ok' });
   });
 
   it('is not ready once the last worker has stopped polling, not minutes later', async () => {
@@ -182,7 +182,7 @@ describe('/readyz', () => {
         const answer = await request(lone.baseUrl, 'GET', '/readyz');
         return answer.status === 503 && answer;
       }, 150_000, 'readiness to see that no worker polls');
-      expect(res.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'no_pollers' });
+      expect(res.body.checks).toEqual({ database: 'ok', temporal: 'ok', worker: 'no_pollers', background_worker: 'no_pollers' });
       expect(Date.now() - stoppedAt).toBeLessThan(120_000);
     } finally {
       await lone.stop();
@@ -195,7 +195,7 @@ describe('/readyz', () => {
       const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(8_000) });
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(res.status).toBe(503);
-      expect(((await res.json()) as { checks: unknown }).checks).toEqual({ database: 'unreachable', temporal: 'ok', worker: 'ok' });
+      expect(((await res.json()) as { checks: unknown }).checks).toEqual({ database: 'unreachable', temporal: 'ok', worker: 'ok', background_worker: 'ok' });
     });
   });
 
