@@ -26,7 +26,8 @@ export async function insertAttemptCharge(
   // A reviewed attempt's insert and the approval it spends commit together; any other is one statement.
   const insert = async (trx: Db) => {
     // A retry finds its own charge; a new charge needs the checkout still open and unexpired
-    // by the database's clock (an attempt admitted just before the deadline may run after it).
+    // by the database's clock (an attempt admitted just before the deadline may run after it),
+    // and a wallet attempt's needs its admission still held (not given up by a 503).
     const made = await insertChargeWhileLive(trx, {
       id: newId('charge'),
       merchant_id: checkout.merchant_id,
@@ -38,7 +39,7 @@ export async function insertAttemptCharge(
       currency: checkout.currency,
       transaction_type: checkout.type === 'deposit' ? 'credit' : 'debit',
       processor: merchant.settings.card_processor,
-    });
+    }, { slotHeld: input.reviewId === undefined });
     if (!made) throw ApplicationFailure.nonRetryable('the checkout closed before the charge could be created', FAILURE_TYPES.checkoutClosed);
     if (input.reviewId && !(await spendReview(trx, input.reviewId, made.charge.id))) {
       throw ApplicationFailure.nonRetryable('the approval was already spent by another charge', FAILURE_TYPES.reviewSpent);

@@ -59,7 +59,10 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
 /**
  * The attempt's charge at `created`, inserted only while its checkout is open and unexpired by the
  * database's clock and its customer is not restricted, in one statement that also frees the
- * checkout's attempt slot: from this commit the created charge keeps other attempts out. The
+ * checkout's attempt slot: from this commit the created charge keeps other attempts out. With
+ * `slotHeld` (a wallet attempt's charge, not an approval's) only while an admitted attempt still
+ * holds that slot: a request that answered 503 frees it first, so its attempt, should Temporal run
+ * it later after all, makes no charge (src/wallet/attempts.ts). The
  * customer row is key-share locked, so a restriction committing meanwhile (restrictCustomer locks
  * the row for update) either is seen here or comes after this charge: the admission policy's
  * restriction check, made just before, cannot be overtaken by one. Answers the charge a previous
@@ -67,21 +70,21 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
  * `inserted` false; undefined when there is none and the checkout is no longer live or its customer
  * is restricted.
  */
-export async function insertChargeWhileLive(db: Db, charge: NewCharge): Promise<{ charge: ChargeRow; inserted: boolean } | undefined> {
-  const [row] = await runPrepared<ChargeRow>(db, insertWhileLiveSql(Object.keys(charge)), [charge.customer_id, charge.checkout_id, JSON.stringify(charge)]);
+export async function insertChargeWhileLive(db: Db, charge: NewCharge, { slotHeld }: { slotHeld: boolean }): Promise<{ charge: ChargeRow; inserted: boolean } | undefined> {
+  const [row] = await runPrepared<ChargeRow>(db, insertWhileLiveSql(Object.keys(charge), slotHeld), [charge.customer_id, charge.checkout_id, JSON.stringify(charge)]);
   if (row) return { charge: row, inserted: true };
   const earlier = await findChargeByAttemptKeyUnscoped(db, charge.attempt_key);
   return earlier && { charge: earlier, inserted: false };
 }
 
 /** insertChargeWhileLive's statement for a charge with these columns (the same few sets every time). */
-function insertWhileLiveSql(columns: string[]): string {
+function insertWhileLiveSql(columns: string[], slotHeld: boolean): string {
   const list = columns.map((c) => `"${c}"`).join(', ');
   return `WITH unrestricted AS (
      SELECT id FROM customers WHERE id = $1 AND restriction_reason IS NULL FOR KEY SHARE),
    live AS (
      UPDATE checkouts SET attempt_slot_until = NULL
-      WHERE id = $2 AND state = 'open' AND expires_at > now() AND EXISTS (SELECT 1 FROM unrestricted) RETURNING id)
+      WHERE id = $2 AND state = 'open' AND expires_at > now() AND EXISTS (SELECT 1 FROM unrestricted)${slotHeld ? ' AND attempt_slot_until IS NOT NULL' : ''} RETURNING id)
    INSERT INTO charges (${list}, status)
    SELECT ${columns.map((c) => `r."${c}"`).join(', ')}, 'created' FROM live, jsonb_populate_record(NULL::charges, $3::jsonb) AS r
    ON CONFLICT (attempt_key) DO NOTHING

@@ -13,10 +13,23 @@ const GRPC_RETRY = {
   initialPauseMs: (code: number) => (code === 8 /* RESOURCE_EXHAUSTED */ ? 1_000 : 100),
 } as const;
 
-const grpcRetry = makeGrpcRetryInterceptor({
-  retryableDecider: (attempt, status) => attempt < GRPC_RETRY.maxAttempts && isRetryableError(status),
-  delayFunction: (attempt, status) => Math.min(GRPC_RETRY.maxPauseMs, GRPC_RETRY.factor ** attempt * GRPC_RETRY.initialPauseMs(status.code)) * (0.8 + Math.random() * 0.4),
-});
+type GrpcInterceptor = ReturnType<typeof makeGrpcRetryInterceptor>;
+
+/**
+ * The retries of one call, within its deadline (the request's reach, src/temporal/deadlines.ts): a
+ * pause ends at the deadline at the latest, and none begins after it, so a call that cannot reach
+ * Temporal fails at its deadline, not up to a pause later.
+ */
+const grpcRetry: GrpcInterceptor = (options, nextCall) => {
+  const deadline = options.deadline === undefined ? Number.POSITIVE_INFINITY : new Date(options.deadline).getTime();
+  return makeGrpcRetryInterceptor({
+    retryableDecider: (attempt, status) => attempt < GRPC_RETRY.maxAttempts && isRetryableError(status) && Date.now() < deadline,
+    delayFunction: (attempt, status) => {
+      const pause = Math.min(GRPC_RETRY.maxPauseMs, GRPC_RETRY.factor ** attempt * GRPC_RETRY.initialPauseMs(status.code)) * (0.8 + Math.random() * 0.4);
+      return Math.max(0, Math.min(pause, deadline - Date.now()));
+    },
+  })(options, nextCall);
+};
 
 /**
  * One Temporal client per process, created at start-up and injected where it is needed. With

@@ -26,6 +26,14 @@ export interface Reachable {
 
 const reach = new AsyncLocalStorage<{ until: number }>();
 
+/** How long the question of whether the Temporal server answers at all may take. */
+export const TEMPORAL_PROBE_MS = 1_000;
+
+/** Whether the Temporal server answers at all within TEMPORAL_PROBE_MS (its system info, the cheapest call). */
+export function temporalAnswers(client: Reachable & { workflowService: { getSystemInfo(request: object): Promise<unknown> } }): Promise<boolean> {
+  return client.withDeadline(Date.now() + TEMPORAL_PROBE_MS, () => client.workflowService.getSystemInfo({})).then(() => true, () => false);
+}
+
 /** Runs `fn` with every Temporal call in it ending by `until` (epoch ms): the client's gRPC deadline, and ours for retries. */
 export function withinReach<T>(client: Reachable, until: number, fn: () => Promise<T>): Promise<T> {
   return reach.run({ until }, () => client.withDeadline(until, fn));

@@ -19,20 +19,35 @@ export const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([GRPC.DEADLINE_
 /** How deep a cause chain is searched (ServiceError and WorkflowUpdateRPCTimeoutOrCancelledError wrap the gRPC error one level down). */
 const MAX_CAUSE_DEPTH = 6;
 
-/** The status code of the first gRPC service error (the SDK's own test) in the error's cause chain. */
-export function grpcCodeOf(error: unknown): number | undefined {
+/** The first gRPC service error (the SDK's own test) in the error's cause chain. */
+function grpcErrorOf(error: unknown): { code: number; details?: string } | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth += 1) {
-    if (isGrpcServiceError(current)) return current.code;
+    if (isGrpcServiceError(current)) return current;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
-/** True when Temporal refused or lost a call for a reason that passes: a 503 with Retry-After, never a 500. */
+/** The status code of the first gRPC service error (the SDK's own test) in the error's cause chain. */
+export function grpcCodeOf(error: unknown): number | undefined {
+  return grpcErrorOf(error)?.code;
+}
+
+/**
+ * The details gRPC gives a CANCELLED that the server or the connection caused (the stream reset
+ * with CANCEL: a Temporal server going down or starting up), never our own cancel ('Cancelled on client').
+ */
+const CANCELLED_BY_SERVER = 'Call cancelled';
+
+/**
+ * True when Temporal refused or lost a call for a reason that passes: a 503 with Retry-After, never
+ * a 500. A CANCELLED counts only when the server or the connection cancelled the call.
+ */
 export function isTransientTemporalFailure(error: unknown): boolean {
-  const code = grpcCodeOf(error);
-  return code !== undefined && TRANSIENT_GRPC_CODES.has(code);
+  const grpc = grpcErrorOf(error);
+  if (grpc === undefined) return false;
+  return TRANSIENT_GRPC_CODES.has(grpc.code) || (grpc.code === GRPC.CANCELLED && grpc.details === CANCELLED_BY_SERVER);
 }
 
 /**

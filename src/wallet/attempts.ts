@@ -10,7 +10,7 @@ import { reviewRequired } from '../checkouts/admission';
 import { RateLimitedError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import { logAttempt } from '../storage/attempt-log';
 import { outcomeWithinReach, sendOnceCaughtUp } from '../temporal/updates';
-import { reachUntil, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
+import { reachUntil, temporalAnswers, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { checkoutWorkflowStart } from '../temporal/checkouts';
 import { findChargeByAttemptKeyUnscoped, findChargeByIdUnscoped } from '../storage/charges';
 import { admitAttempt, releaseAttemptSlot, type AdmissionRefusal, type CheckoutRow } from '../storage/checkouts';
@@ -77,7 +77,9 @@ export type AttemptAnswer = { kind: 'charge'; charge: PresentedCharge & { next_a
 export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: AttemptBody, context: AttemptContext): Promise<AttemptAnswer> {
   const { db } = deps;
   const { checkout } = found;
-  // The update id is the attempt id: a retry after a transient refusal reaches the same update.
+  // The attempt id (the charge's attempt key) comes from the Idempotency-Key: the same request sent
+  // again makes at most the one charge. Within one request, a retry after a transient refusal
+  // reaches the same update (its update id is the request's own).
   const { keyedAttemptId } = context;
   if (keyedAttemptId) {
     const earlier = await answeredEarlier(deps, checkout, keyedAttemptId);
@@ -100,6 +102,7 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
   let result;
   let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
   const attemptId = keyedAttemptId ?? randomUUID();
+  const requestUpdateId = randomUUID();
   try {
     stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
     const paymentMethodId = stored.method.id;
@@ -112,11 +115,11 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
     const send = () =>
       withinReach(deps.temporal, Date.now() + TEMPORAL_REACH_MS, () =>
         sendOnceCaughtUp(
-          () => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents, acceptBy: reachUntil() }),
+          () => sendAttempt(deps, checkout, { attemptId, paymentMethodId, amountCents, acceptBy: reachUntil() }, requestUpdateId),
           (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
         ),
       );
-    result = await send().catch((error: unknown) => finishBegunAttempt(deps, attemptId, error, send));
+    result = await send().catch((error: unknown) => finishBegunAttempt(deps, checkout, attemptId, error, send));
   } catch (error) {
     // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
     // After a transient failure (503) the update may still run, so its method stays.
@@ -146,9 +149,11 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
  * a plain update, which costs the server less, and only when the workflow is not there after all
  * (the earlier attempt never reached Temporal) with its start.
  */
-async function sendAttempt(deps: AppDeps, checkout: CheckoutRow, input: AttemptInput): Promise<AttemptResult> {
+async function sendAttempt(deps: AppDeps, checkout: CheckoutRow, input: AttemptInput, requestUpdateId: string): Promise<AttemptResult> {
   const { workflow } = deps.temporal;
-  const update = { args: [input] as [AttemptInput], updateId: input.attemptId };
+  // An update id of this request's own: a request that answered 503 may have left its update to be
+  // refused later (its charge fenced out), and the same attempt sent again must not meet that refusal.
+  const update = { args: [input] as [AttemptInput], updateId: `${input.attemptId}:${requestUpdateId}` };
   const handle = () => workflow.getHandle(checkoutWorkflowId(checkout.id));
   const withStart = () => workflow.executeUpdateWithStart(submitAttemptUpdate, { ...update, startWorkflowOperation: checkoutWorkflowStart(deps.config.taskQueue, checkout) });
   const complete = async () => {
@@ -171,17 +176,28 @@ const BEGUN_RESEND = { pauseMs: 500, forMs: 20_000 } as const;
 
 /**
  * An attempt that could not be answered within the reach but whose charge is written began in time
- * (its workflow task ran the charge, then was lost: a worker that crashed). Its workflow refuses the
- * lost update when it comes back, its acceptBy passed, so the attempt is sent again under the same
- * update id, each time with a new reach, until it is answered or BEGUN_RESEND.forMs has passed: work
- * that began is finished (the charge by its attempt key, once), work that never began is refused.
- * Any other failure, or an attempt with no charge, is thrown as it came.
+ * (its workflow task ran the charge, then was lost: a worker that crashed, a Temporal server that
+ * died). Its workflow refuses the lost update when it comes back, its acceptBy passed, so the attempt
+ * is sent again under the same update id, each time with a new reach, until it is answered or
+ * BEGUN_RESEND.forMs has passed: work that began is finished (the charge by its attempt key, once),
+ * work that never began is refused. While the Temporal server does not answer at all, nothing is
+ * sent again: the attempt is answered at once with its charge as recorded, as the same request sent
+ * again would be, never with a 503 that would say nothing was done. Any other failure, or an
+ * attempt with no charge, is thrown as it came.
  */
-async function finishBegunAttempt(deps: AppDeps, attemptId: string, error: unknown, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+async function finishBegunAttempt(deps: AppDeps, checkout: CheckoutRow, attemptId: string, error: unknown, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
   const gaveUp = (e: unknown) => e instanceof ServiceUnavailableError || failureType(e) === FAILURE_TYPES.requestAnswered;
-  if (!gaveUp(error) || !(await findChargeByAttemptKeyUnscoped(deps.db, attemptId))) throw error;
+  if (!gaveUp(error)) throw error;
+  // Given up: the attempt's slot is freed before its charge is looked for. A charge needs the slot
+  // held (insertChargeWhileLive), so none is made after this, should Temporal run the attempt later
+  // after all (a workflow task that began before the request's deadline and ended after it): the
+  // charge found now is the only one this attempt will ever have, and none means the 503 is true.
+  await releaseAttemptSlot(deps.db, checkout.id);
+  const charge = await findChargeByAttemptKeyUnscoped(deps.db, attemptId);
+  if (!charge) throw error;
   const until = Date.now() + BEGUN_RESEND.forMs;
   for (;;) {
+    if (!(await temporalAnswers(deps.temporal))) return { kind: 'charge', chargeId: charge.id };
     try {
       return await send();
     } catch (again) {

@@ -12,7 +12,7 @@ export async function request<T = any>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -24,7 +24,7 @@ export async function request<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(baseUrl + path, { method, headers, body });
+  const res = await fetch(baseUrl + path, { method, headers, body, signal: options.signal });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {

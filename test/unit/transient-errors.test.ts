@@ -49,6 +49,16 @@ describe('gRPC status codes', () => {
   });
 });
 
+describe('a cancelled call', () => {
+  it('is transient when the server or the connection cancelled it (the stream reset), not when we did', () => {
+    const byServer = new ServiceError('Failed to start Workflow', { cause: grpcError(1, 'Call cancelled') });
+    expect(isTransientTemporalFailure(byServer)).toBe(true);
+    expect(isRetryableUpdateFailure(byServer)).toBe(true);
+    const byUs = new ServiceError('Failed to start Workflow', { cause: grpcError(1, 'Cancelled on client') });
+    expect(isTransientTemporalFailure(byUs)).toBe(false);
+  });
+});
+
 describe('errors of the update call', () => {
   it('an update call that timed out is transient everywhere; one that was cancelled is retried by updates only', () => {
     const timedOut = new WorkflowUpdateRPCTimeoutOrCancelledError('timeout', { cause: grpcError(4) });

@@ -101,10 +101,10 @@ describe('a restricted customer is charged by no entry point', () => {
       attempt_key: attemptKey, amount_cents: 1000, currency: 'USD', transaction_type: 'credit' as const, processor: 'sandbox_alpha',
     });
     await restrict(shop);
-    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-a`))).toBeUndefined();
+    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-a`), { slotHeld: false })).toBeUndefined();
     expect(await charges(checkout.id)).toHaveLength(0);
     expect((await admin('POST', `/customers/${shop.customerId}/unrestrict`)).status).toBe(200);
-    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-b`))).toMatchObject({ inserted: true, charge: { status: 'created', checkout_id: checkout.id } });
+    expect(await insertChargeWhileLive(service.deps.db, charge(`${checkout.id}-b`), { slotHeld: false })).toMatchObject({ inserted: true, charge: { status: 'created', checkout_id: checkout.id } });
   });
 
   it('a customer restricted while a withdrawal waits in review: the approval is refused and no charge is made', async () => {
