@@ -60,8 +60,8 @@ export async function insertChargeOnce(db: Db, charge: NewCharge): Promise<Charg
  * The attempt's charge at `created`, inserted only while its checkout is open and unexpired by the
  * database's clock and its customer is not restricted, in one statement that also frees the
  * checkout's attempt slot: from this commit the created charge keeps other attempts out. With
- * `slotHeld` (a wallet attempt's charge, not an approval's) only while an admitted attempt still
- * holds that slot: a request that answered 503 frees it first, so its attempt, should Temporal run
+ * `slotHeld` (a wallet attempt's charge, not an approval's) only while its own admitted attempt
+ * still holds that slot: a request that answered 503 frees it first, so its attempt, should Temporal run
  * it later after all, makes no charge (src/wallet/attempts.ts). The
  * customer row is key-share locked, so a restriction committing meanwhile (restrictCustomer locks
  * the row for update) either is seen here or comes after this charge: the admission policy's
@@ -77,14 +77,20 @@ export async function insertChargeWhileLive(db: Db, charge: NewCharge, { slotHel
   return earlier && { charge: earlier, inserted: false };
 }
 
+/**
+ * The charge's own attempt holds the checkout's slot (its key recorded by the admission; a slot
+ * taken before keys were recorded has none).
+ */
+const SLOT_HELD_BY_THIS_ATTEMPT = ` AND attempt_slot_until IS NOT NULL AND (attempt_slot_key IS NULL OR attempt_slot_key = $3::jsonb->>'attempt_key')`;
+
 /** insertChargeWhileLive's statement for a charge with these columns (the same few sets every time). */
 function insertWhileLiveSql(columns: string[], slotHeld: boolean): string {
   const list = columns.map((c) => `"${c}"`).join(', ');
   return `WITH unrestricted AS (
      SELECT id FROM customers WHERE id = $1 AND restriction_reason IS NULL FOR KEY SHARE),
    live AS (
-     UPDATE checkouts SET attempt_slot_until = NULL
-      WHERE id = $2 AND state = 'open' AND expires_at > now() AND EXISTS (SELECT 1 FROM unrestricted)${slotHeld ? ' AND attempt_slot_until IS NOT NULL' : ''} RETURNING id)
+     UPDATE checkouts SET attempt_slot_until = NULL, attempt_slot_key = NULL
+      WHERE id = $2 AND state = 'open' AND expires_at > now() AND EXISTS (SELECT 1 FROM unrestricted)${slotHeld ? SLOT_HELD_BY_THIS_ATTEMPT : ''} RETURNING id)
    INSERT INTO charges (${list}, status)
    SELECT ${columns.map((c) => `r."${c}"`).join(', ')}, 'created' FROM live, jsonb_populate_record(NULL::charges, $3::jsonb) AS r
    ON CONFLICT (attempt_key) DO NOTHING

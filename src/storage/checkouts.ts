@@ -46,6 +46,8 @@ export interface CheckoutRow {
   max_attempts: number | null;
   attempts_count: number;
   attempt_slot_until: Date | null;
+  /** The attempt key of the attempt holding the slot (null for a slot taken before it was recorded). */
+  attempt_slot_key: string | null;
   /** While a review is pending: how long the checkout had left when the review started (expiry is paused). */
   expiry_remaining_ms: number | null;
   expires_at: Date;
@@ -55,7 +57,7 @@ export interface CheckoutRow {
 
 export type NewCheckout = Omit<
   CheckoutRow,
-  'state' | 'blocked_reason' | 'attempts_count' | 'attempt_slot_until' | 'expiry_remaining_ms' | 'created_at' | 'updated_at'
+  'state' | 'blocked_reason' | 'attempts_count' | 'attempt_slot_until' | 'attempt_slot_key' | 'expiry_remaining_ms' | 'created_at' | 'updated_at'
 >;
 
 /** The merchant's checkout; another merchant's is absent, exactly like a missing one. */
@@ -168,7 +170,7 @@ export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attem
 
 /** The admission's compare-and-set (see admitAttempt), its placeholders numbered from after the first `from`. */
 const admitSql = (from: number) => `UPDATE checkouts SET attempts_count = attempts_count + 1,
-        attempt_slot_until = now() + make_interval(secs => $${from + 1}), updated_at = now()
+        attempt_slot_until = now() + make_interval(secs => $${from + 1}), attempt_slot_key = $${from + 4}, updated_at = now()
   WHERE id = $${from + 2} AND state = 'open' AND expires_at > now()
     AND (attempt_slot_until IS NULL OR attempt_slot_until < now())
     AND (max_attempts IS NULL OR attempts_count < max_attempts)
@@ -180,7 +182,8 @@ const LOG_AND_ADMIT_SQL = `WITH logged AS (
 ${admitSql(6)}`;
 
 /**
- * Admits one payment attempt with a single compare-and-set on the checkout row: it succeeds only
+ * Admits one payment attempt with a single compare-and-set on the checkout row, which records the
+ * attempt's key as the slot's holder: it succeeds only
  * while the checkout is open and unexpired, no other admitted attempt holds it, none of its charges
  * is created, pending or held, and the attempt limit is not reached. Nothing is tokenized or
  * written for an attempt before this, so concurrent attempts make one payment method and one charge.
@@ -188,8 +191,8 @@ ${admitSql(6)}`;
  * whether or not it is admitted, as an attempt logged first and then refused.
  * Answers null when admitted, otherwise why not.
  */
-export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | null = null): Promise<AdmissionRefusal | null> {
-  const admission = [ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES];
+export async function admitAttempt(db: Db, id: string, attemptKey: string, log: AttemptLogEntry | null = null): Promise<AdmissionRefusal | null> {
+  const admission = [ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES, attemptKey];
   const admitted = log
     ? await runPrepared(db, LOG_AND_ADMIT_SQL, [log.merchant_id, log.checkout_id, log.customer_id, log.fingerprint, log.number_key, log.client_ip, ...admission])
     : await runPrepared(db, ADMIT_SQL, admission);
@@ -201,7 +204,13 @@ export async function admitAttempt(db: Db, id: string, log: AttemptLogEntry | nu
   return 'attempt_in_flight';
 }
 
-/** Frees the checkout for the next attempt once the workflow has answered this one without a charge. */
-export async function releaseAttemptSlot(db: Db, id: string): Promise<void> {
-  await db('checkouts').where({ id }).update({ attempt_slot_until: null });
+/**
+ * Frees the checkout for the next attempt once the workflow has answered this one without a charge,
+ * or its request gave up: only while this attempt holds the slot, never another attempt's.
+ */
+export async function releaseAttemptSlot(db: Db, id: string, attemptKey: string): Promise<void> {
+  await db('checkouts')
+    .where({ id })
+    .where((q) => q.where({ attempt_slot_key: attemptKey }).orWhereNull('attempt_slot_key'))
+    .update({ attempt_slot_until: null, attempt_slot_key: null });
 }

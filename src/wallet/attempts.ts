@@ -97,11 +97,11 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
   const method = await checkPaymentMethod(deps, merchant, checkout, body);
   await assertWithdrawalDestination(db, merchant, checkout, method);
 
-  const refusal = await logAndAdmit(deps, merchant, checkout, method, context.clientIp);
+  const attemptId = keyedAttemptId ?? randomUUID();
+  const refusal = await logAndAdmit(deps, merchant, checkout, attemptId, method, context.clientIp);
   if (refusal) throw admissionError(refusal, checkout);
   let result;
   let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
-  const attemptId = keyedAttemptId ?? randomUUID();
   const requestUpdateId = randomUUID();
   try {
     stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
@@ -128,7 +128,7 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
     }
     throw attemptRefusal(error, merchant, checkout);
   } finally {
-    if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id);
+    if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id, attemptId);
   }
   if (result.kind === 'review') return { kind: 'review', review: presentAttemptReview((await findReviewUnscoped(db, result.reviewId))!) };
   // Workflows started before the answer carried the charge: read it back.
@@ -192,7 +192,7 @@ async function finishBegunAttempt(deps: AppDeps, checkout: CheckoutRow, attemptI
   // held (insertChargeWhileLive), so none is made after this, should Temporal run the attempt later
   // after all (a workflow task that began before the request's deadline and ended after it): the
   // charge found now is the only one this attempt will ever have, and none means the 503 is true.
-  await releaseAttemptSlot(deps.db, checkout.id);
+  await releaseAttemptSlot(deps.db, checkout.id, attemptId);
   const charge = await findChargeByAttemptKeyUnscoped(deps.db, attemptId);
   if (!charge) throw error;
   const until = Date.now() + BEGUN_RESEND.forMs;
@@ -259,13 +259,13 @@ const VELOCITY_ANSWERS = {
  * limits on, a card number, an IP or (when limited) a customer over its hourly limit is answered
  * 429 (its line and nothing else rolled back).
  */
-async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, method: CheckedPaymentMethod, clientIp: string | null): Promise<AdmissionRefusal | null> {
+async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, attemptId: string, method: CheckedPaymentMethod, clientIp: string | null): Promise<AdmissionRefusal | null> {
   const entry = { merchant_id: merchant.id, checkout_id: checkout.id, customer_id: checkout.customer_id, fingerprint: method.fingerprint, number_key: method.numberKey, client_ip: clientIp };
   const velocity = merchant.settings.velocity_limits;
-  if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, entry);
+  if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, attemptId, entry);
   return deps.db.transaction(async (trx) => {
     const refusal = await logAttempt(trx, entry, velocity);
-    if (!refusal) return admitAttempt(trx, checkout.id);
+    if (!refusal) return admitAttempt(trx, checkout.id, attemptId);
     const answer = VELOCITY_ANSWERS[refusal.limit];
     throw new RateLimitedError(`Too many payment attempts ${answer.what}.`, `Try again in ${refusal.retryAfterSeconds} seconds${answer.instead}.`, refusal.retryAfterSeconds);
   });

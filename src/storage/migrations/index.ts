@@ -25,6 +25,7 @@ import * as m024 from './024_authenticator_recovery';
 import * as m025 from './025_audit_addresses_and_route_limits';
 import * as m028 from './028_invitation_revocation';
 import * as m030 from './030_worker_heartbeats';
+import * as m031 from './031_attempt_slot_owner';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -59,6 +60,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['025_audit_addresses_and_route_limits', m025],
   ['028_invitation_revocation', m028],
   ['030_worker_heartbeats', m030],
+  ['031_attempt_slot_owner', m031],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

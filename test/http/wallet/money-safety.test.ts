@@ -1,5 +1,7 @@
 // Money rules under sequences no single-flow test walks: each test fails on the code
 // before the fix it names.
+import { insertChargeWhileLive } from '../../../src/storage/charges';
+import { admitAttempt, releaseAttemptSlot } from '../../../src/storage/checkouts';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { request } from '../../support/http';
@@ -179,6 +181,36 @@ describe('attempts are bounded and admitted one at a time (point 3)', () => {
       answers.push((await attempt(service, checkout, { payment_method: CARD(number) })).status);
     }
     expect(answers).toEqual([201, 201, 429]);
+  });
+});
+
+describe('an attempt whose request gave up makes no charge later', () => {
+  it("frees only its own slot, and its charge is refused once the customer's next attempt holds the checkout", async () => {
+    const shop = await openShop(service);
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1000 });
+    const db = service.deps.db;
+    const [pm] = await db('payment_methods').insert({
+      id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
+      details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
+    }).returning('*');
+    const charge = (attemptKey: string) => ({
+      id: `ch_${checkout.id}_${attemptKey}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id,
+      attempt_key: `${checkout.id}-${attemptKey}`, amount_cents: 1000, currency: 'USD', transaction_type: 'credit' as const, processor: 'sandbox_alpha',
+    });
+    const key = (attempt: string) => `${checkout.id}-${attempt}`;
+    // Attempt A is admitted, its request gives up (503) and frees the slot; attempt B is admitted.
+    expect(await admitAttempt(db, checkout.id, key('a'))).toBeNull();
+    expect(await admitAttempt(db, checkout.id, key('b'))).toBe('attempt_in_flight');
+    await releaseAttemptSlot(db, checkout.id, key('a'));
+    expect(await admitAttempt(db, checkout.id, key('b'))).toBeNull();
+    // A's late release and A's late charge (its workflow ran it after all) leave B's slot alone and make nothing.
+    await releaseAttemptSlot(db, checkout.id, key('a'));
+    expect(await insertChargeWhileLive(db, charge('a'), { slotHeld: true })).toBeUndefined();
+    expect(await db('charges').where({ checkout_id: checkout.id })).toHaveLength(0);
+    expect(await db('checkouts').where({ id: checkout.id }).first()).toMatchObject({ attempt_slot_key: key('b') });
+    // B's charge is made, and frees the slot.
+    expect(await insertChargeWhileLive(db, charge('b'), { slotHeld: true })).toMatchObject({ inserted: true, charge: { attempt_key: key('b'), status: 'created' } });
+    expect(await db('checkouts').where({ id: checkout.id }).first()).toMatchObject({ attempt_slot_until: null, attempt_slot_key: null });
   });
 });
 
