@@ -12,6 +12,8 @@ module.exports = {
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   // Every answer of the in-process API is checked against the OpenAPI document.
   setupFilesAfterEnv: ['<rootDir>/test/setup/openapi-answers.ts'],
+  // The files that take minutes first (test/setup/sequencer.js).
+  testSequencer: '<rootDir>/test/setup/sequencer.js',
   testTimeout: cluster ? 180000 : 60000,
   maxWorkers: cluster ? 1 : 2,
 };
