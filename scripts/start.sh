@@ -17,15 +17,12 @@ mkdir -p .data
 MAILPIT_LAUNCHED=""
 # On a fresh machine the Temporal CLI builds with Go while npm installs and TypeScript compiles.
 START_TEMPORAL=""
-GO_BUILDING=""
 if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
   export TEMPORAL_ADDRESS="127.0.0.1:${TEMPORAL_PORT:-7233}"
   if port_open 127.0.0.1 "${TEMPORAL_ADDRESS##*:}"; then
     log "using the Temporal server already listening on $TEMPORAL_ADDRESS"
   else
     START_TEMPORAL=1
-    [ -n "${TEMPORAL_CLI_PATH:-}" ] || [ -x "$CACHE_DIR/temporal-$TEMPORAL_CLI_VERSION/temporal" ] || command -v temporal >/dev/null \
-      || GO_BUILDING=1
     start_tool_builds temporal
   fi
 fi
@@ -55,13 +52,8 @@ else
   INBOX="mails go to \$SMTP_URL"
 fi
 
-# While Go builds the Temporal CLI (a first run's longest step), npm and TypeScript run at a lower
-# priority and take the CPU the build leaves; they finish long before it does.
-(
-  if [ -n "$GO_BUILDING" ]; then renice -n 10 -p "$BASHPID" >/dev/null; fi
-  ensure_node_modules
-  compile_if_changed
-) || exit 1
+ensure_node_modules
+compile_if_changed
 export WORKFLOW_BUNDLE_PATH="$ROOT/dist/workflow-bundle.js"
 log "migrating the database ($(redact_url "$DATABASE_URL"))"
 # Beside Temporal's start: neither needs the other, and the API and the worker need both.
