@@ -2,15 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import pino from 'pino';
 import type { Logger } from '../../src/logger';
+import { entryArgs } from './entry-command';
 
 /** What the child runs: a real entry point, and the log line that says it is ready. */
 const ENTRIES = {
-  api: { file: 'src/entry/api.ts', ready: 'API listening' },
-  worker: { file: 'src/entry/worker.ts', ready: 'worker started' },
+  api: { ready: 'API listening' },
+  worker: { ready: 'worker started' },
 } as const;
 
 /**
- * The API or the worker as a separate OS process, started from its real entry point under tsx.
+ * The API or the worker as a separate OS process, started from its real entry point (entryArgs).
  * It logs at info (its readiness line); lines at or above `forwardLevel` are passed on to the
  * test's own logger destination, so a test that captures the service's log lines sees every
  * process's, and an error in a child shows in the test output as an in-process one would.
@@ -29,7 +30,7 @@ export class ChildService {
     const root = path.resolve(__dirname, '../..');
     const entry = ENTRIES[this.role];
     this.output = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry.file)], {
+    const child = spawn(process.execPath, entryArgs(this.role), {
       cwd: root,
       env: { ...this.env, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +50,7 @@ export class ChildService {
     };
     child.stdout!.on('data', collect);
     child.stderr!.on('data', collect);
-    // Loading the service under tsx takes over a minute when other work has the CPUs.
+    // Loading the service (under tsx, when not compiled) takes over a minute when other work has the CPUs.
     const deadline = Date.now() + 180_000;
     while (!this.output.includes(entry.ready)) {
       if (child.exitCode !== null) throw new Error(`${this.role} exited early:\n${this.output}`);

@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { dropDatabase } from '../../../src/storage/db';
 import { createTestDatabase } from '../../support/test-database';
+import { entryArgs } from '../../support/entry-command';
 
 /**
  * The API entry point as an operator starts it (a real process, real database and Temporal):
@@ -28,7 +29,7 @@ interface Run {
 
 /** Starts src/entry/api.ts and waits until it listens (then stops it) or exits by itself. */
 async function runApi(env: Record<string, string>): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/entry/api.ts')], {
+  const child = spawn(process.execPath, entryArgs('api'), {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -104,7 +105,7 @@ describe('safe defaults at start-up', () => {
 
 describe('graceful shutdown', () => {
   it('on SIGTERM finishes the request in flight, closes its keep-alive connection and exits at once', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/entry/api.ts')], {
+    const child = spawn(process.execPath, entryArgs('api'), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
