@@ -2,6 +2,9 @@ import { CRASH_POINTS, type CrashPoint } from './crash-points';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
+/** How long an admitted attempt holds its checkout if the API process dies before releasing it (ATTEMPT_SLOT_SECONDS). */
+export const DEFAULT_ATTEMPT_SLOT_SECONDS = 60;
+
 /**
  * Configuration comes only from environment variables, validated once at start-up so a bad
  * value stops the process with a message naming the variable instead of failing later.
@@ -123,6 +126,12 @@ const EnvSchema = z.object({
    * interrupts in any case: a charge whose workflow still runs its attempt is left to it.
    */
   RECONCILE_LEASE_SECONDS: envNumber(z.coerce.number().int().min(1).max(86_400)).default(60),
+  /**
+   * How long an admitted attempt keeps its checkout to itself when its API process dies before it
+   * answers: the customer's next attempt waits that long. Above any live request's own time; even
+   * so, a charge is written only while its own attempt holds the slot.
+   */
+  ATTEMPT_SLOT_SECONDS: envNumber(z.coerce.number().int().min(15).max(3_600)).default(DEFAULT_ATTEMPT_SLOT_SECONDS),
   /** How often the worker looks for charges left past the lease. */
   RECONCILE_SWEEP_MS: envNumber(z.coerce.number().int().min(50).max(MAX_TIMER_MS)).default(5000),
   /** Crash tests only (src/crash-points.ts): the step of an attempt at which the worker kills itself. Refused in production. */
@@ -217,6 +226,7 @@ export interface Config {
   stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
   /** RECONCILE_LEASE_SECONDS, in ms. */
   reconcileLeaseMs: number;
+  attemptSlotSeconds: number;
   reconcileSweepMs: number;
   /** PAYMENTS_TEST_CRASH_AT: never set in production. */
   testCrashAt: CrashPoint | null;
@@ -328,6 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,
     stripeApi: e.STRIPE_API_BASE_URL ? stripeAddress(e.STRIPE_API_BASE_URL) : null,
     reconcileLeaseMs: e.RECONCILE_LEASE_SECONDS * 1000,
+    attemptSlotSeconds: e.ATTEMPT_SLOT_SECONDS,
     reconcileSweepMs: e.RECONCILE_SWEEP_MS,
     testCrashAt: e.PAYMENTS_TEST_CRASH_AT ?? null,
     workerHttpPort: e.WORKER_HTTP_PORT,

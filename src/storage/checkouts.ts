@@ -1,4 +1,5 @@
 import { runPrepared, type Db } from './db';
+import { DEFAULT_ATTEMPT_SLOT_SECONDS } from '../config';
 import type { AttemptLogEntry } from './attempt-log';
 import type { WebhookLineItem } from '../domain/event-catalog';
 import type { CheckoutFlow, CheckoutType, PaymentMethodId } from '../domain/settings';
@@ -163,8 +164,6 @@ export async function expireOverdueCheckoutsUnscoped(trx: Db, graceMs: number, l
   return expired.rows as CheckoutRow[];
 }
 
-/** How long an admitted attempt holds its checkout if the API process dies before releasing it. */
-export const ATTEMPT_SLOT_SECONDS = 60;
 
 export type AdmissionRefusal = 'not_open' | 'expired' | 'attempt_limit' | 'attempt_in_flight';
 
@@ -191,8 +190,8 @@ ${admitSql(6)}`;
  * whether or not it is admitted, as an attempt logged first and then refused.
  * Answers null when admitted, otherwise why not.
  */
-export async function admitAttempt(db: Db, id: string, attemptKey: string, log: AttemptLogEntry | null = null): Promise<AdmissionRefusal | null> {
-  const admission = [ATTEMPT_SLOT_SECONDS, id, IN_PROGRESS_CHARGE_STATUSES, attemptKey];
+export async function admitAttempt(db: Db, id: string, attemptKey: string, log: AttemptLogEntry | null = null, slotSeconds = DEFAULT_ATTEMPT_SLOT_SECONDS): Promise<AdmissionRefusal | null> {
+  const admission = [slotSeconds, id, IN_PROGRESS_CHARGE_STATUSES, attemptKey];
   const admitted = log
     ? await runPrepared(db, LOG_AND_ADMIT_SQL, [log.merchant_id, log.checkout_id, log.customer_id, log.fingerprint, log.number_key, log.client_ip, ...admission])
     : await runPrepared(db, ADMIT_SQL, admission);

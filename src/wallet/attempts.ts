@@ -103,6 +103,12 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
   let result;
   let stored: Awaited<ReturnType<typeof storePaymentMethod>> | undefined;
   const requestUpdateId = randomUUID();
+  // Freed once: a request that gives up frees the slot before it looks for a charge (finishBegunAttempt).
+  let slotReleased = false;
+  const releaseSlot = async () => {
+    await releaseAttemptSlot(db, checkout.id, attemptId);
+    slotReleased = true;
+  };
   try {
     stored = await storePaymentMethod(deps, merchant, checkout, method, body.save_payment_method ?? false);
     const paymentMethodId = stored.method.id;
@@ -119,7 +125,7 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
           (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.attemptInFlight,
         ),
       );
-    result = await send().catch((error: unknown) => finishBegunAttempt(deps, checkout, attemptId, error, send));
+    result = await send().catch((error: unknown) => finishBegunAttempt(deps, attemptId, error, send, releaseSlot));
   } catch (error) {
     // A refused attempt leaves nothing behind: the method it stored goes, unless something uses it.
     // After a transient failure (503) the update may still run, so its method stays.
@@ -128,7 +134,7 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
     }
     throw attemptRefusal(error, merchant, checkout);
   } finally {
-    if (!slotFreedByAnswer(result)) await releaseAttemptSlot(db, checkout.id, attemptId);
+    if (!slotReleased && !slotFreedByAnswer(result)) await releaseSlot();
   }
   if (result.kind === 'review') return { kind: 'review', review: presentAttemptReview((await findReviewUnscoped(db, result.reviewId))!) };
   // Workflows started before the answer carried the charge: read it back.
@@ -185,14 +191,14 @@ const BEGUN_RESEND = { pauseMs: 500, forMs: 20_000 } as const;
  * again would be, never with a 503 that would say nothing was done. Any other failure, or an
  * attempt with no charge, is thrown as it came.
  */
-async function finishBegunAttempt(deps: AppDeps, checkout: CheckoutRow, attemptId: string, error: unknown, send: () => Promise<AttemptResult>): Promise<AttemptResult> {
+async function finishBegunAttempt(deps: AppDeps, attemptId: string, error: unknown, send: () => Promise<AttemptResult>, releaseSlot: () => Promise<void>): Promise<AttemptResult> {
   const gaveUp = (e: unknown) => e instanceof ServiceUnavailableError || failureType(e) === FAILURE_TYPES.requestAnswered;
   if (!gaveUp(error)) throw error;
   // Given up: the attempt's slot is freed before its charge is looked for. A charge needs the slot
   // held (insertChargeWhileLive), so none is made after this, should Temporal run the attempt later
   // after all (a workflow task that began before the request's deadline and ended after it): the
   // charge found now is the only one this attempt will ever have, and none means the 503 is true.
-  await releaseAttemptSlot(deps.db, checkout.id, attemptId);
+  await releaseSlot();
   const charge = await findChargeByAttemptKeyUnscoped(deps.db, attemptId);
   if (!charge) throw error;
   const until = Date.now() + BEGUN_RESEND.forMs;
@@ -262,10 +268,11 @@ const VELOCITY_ANSWERS = {
 async function logAndAdmit(deps: AppDeps, merchant: MerchantRow, checkout: CheckoutRow, attemptId: string, method: CheckedPaymentMethod, clientIp: string | null): Promise<AdmissionRefusal | null> {
   const entry = { merchant_id: merchant.id, checkout_id: checkout.id, customer_id: checkout.customer_id, fingerprint: method.fingerprint, number_key: method.numberKey, client_ip: clientIp };
   const velocity = merchant.settings.velocity_limits;
-  if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, attemptId, entry);
+  const { attemptSlotSeconds } = deps.config;
+  if (!velocity.enabled) return admitAttempt(deps.db, checkout.id, attemptId, entry, attemptSlotSeconds);
   return deps.db.transaction(async (trx) => {
     const refusal = await logAttempt(trx, entry, velocity);
-    if (!refusal) return admitAttempt(trx, checkout.id, attemptId);
+    if (!refusal) return admitAttempt(trx, checkout.id, attemptId, null, attemptSlotSeconds);
     const answer = VELOCITY_ANSWERS[refusal.limit];
     throw new RateLimitedError(`Too many payment attempts ${answer.what}.`, `Try again in ${refusal.retryAfterSeconds} seconds${answer.instead}.`, refusal.retryAfterSeconds);
   });

@@ -1,5 +1,4 @@
 import { CRASH_POINTS, type CrashPoint } from '../../src/crash-points';
-import { ATTEMPT_SLOT_SECONDS } from '../../src/storage/checkouts';
 import { claimChargeForReconcile, renewAttemptLease } from '../../src/storage/charge-leases';
 import { insertChargeOnce } from '../../src/storage/charges';
 import { newId } from '../../src/domain/ids';
@@ -20,6 +19,8 @@ import { attempt, BANK, CARD, createCheckout, openShop, recordedEvents, waitFor,
  * agree with the processor's own record of its calls, and leave its checkout payable (or paid).
  */
 const LEASE_SECONDS = 2;
+/** The least the configuration allows: an attempt whose API process died keeps its checkout this long. */
+const ATTEMPT_SLOT_SECONDS = 15;
 const IN_PROGRESS = ['created', 'pending', 'held'];
 
 let temporal: TemporalDevServer;
@@ -32,7 +33,7 @@ beforeAll(async () => {
   service = await startService({
     worker: false,
     replicas: 1,
-    env: { TEMPORAL_ADDRESS: temporal.address, RECONCILE_LEASE_SECONDS: String(LEASE_SECONDS), RECONCILE_SWEEP_MS: '300' },
+    env: { TEMPORAL_ADDRESS: temporal.address, RECONCILE_LEASE_SECONDS: String(LEASE_SECONDS), RECONCILE_SWEEP_MS: '300', ATTEMPT_SLOT_SECONDS: String(ATTEMPT_SLOT_SECONDS) },
   });
   shop = await openShop(service, { sandbox_settlement_seconds: 2 });
 }, 120_000);

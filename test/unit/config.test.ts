@@ -27,6 +27,7 @@ describe('configuration', () => {
     // The development key, set explicitly: it is in our source, so it seals nothing outside development.
     [{ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-admin-token-123', DATA_ENCRYPTION_KEY: 'dev-only-data-encryption-key-change-me' }, 'DATA_ENCRYPTION_KEY'],
     [{ WORKER_WORKFLOW_THREADS: '0' }, 'WORKER_WORKFLOW_THREADS'],
+    [{ ATTEMPT_SLOT_SECONDS: '5' }, 'ATTEMPT_SLOT_SECONDS'],
     [{ WORKER_STICKY_TIMEOUT_SECONDS: '0.5' }, 'WORKER_STICKY_TIMEOUT_SECONDS'],
     [{ WORKER_NONSTICKY_POLL_RATIO: '0' }, 'WORKER_NONSTICKY_POLL_RATIO'],
     [{ WORKER_NONSTICKY_POLL_RATIO: '1.5' }, 'WORKER_NONSTICKY_POLL_RATIO'],
