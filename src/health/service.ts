@@ -23,7 +23,12 @@ function polledRecently(lastAccess: { seconds?: unknown; nanos?: number | null }
 
 /** A task queue's workers, as Temporal and their heartbeats see them. */
 export interface QueueWorkers {
-  /** Workers polling the task queue recently. */
+  /**
+   * Workers polling the task queue recently, for its workflow tasks and for its activity tasks
+   * alike (the smaller count): a payment needs both (a withdrawal's hold and every charge's
+   * settlement are activities). A worker's two kinds of polls come back on their own after an
+   * outage (the SDK retries each poll on its own, pausing up to about 10 s).
+   */
   pollers: number;
   /** Workers whose heartbeat is recent (HEARTBEAT): a stopped worker drops out within seconds, where its pollers stay listed. */
   workers: number;
@@ -41,20 +46,17 @@ export interface Readiness {
 /** Asks the database, Temporal, and Temporal and the heartbeats about each task queue's workers, each within the probe's deadline. */
 export async function checkReadiness({ db, temporal, config }: Pick<AppDeps, 'db' | 'temporal' | 'config'>): Promise<Readiness> {
   const deadline = () => Date.now() + PROBE_DEADLINE_MS;
+  const pollersOf = (taskQueue: string, taskQueueType: proto.api.enums.v1.TaskQueueType) =>
+    temporal
+      .withDeadline(deadline(), () => temporal.workflowService.describeTaskQueue({ namespace: config.temporalNamespace, taskQueue: { name: taskQueue }, taskQueueType }))
+      .then((answer) => (answer.pollers ?? []).filter((poller) => polledRecently(poller.lastAccessTime)).length, () => 0);
   const queueWorkers = async (taskQueue: string): Promise<QueueWorkers> => {
-    const [pollers, workers] = await Promise.all([
-      temporal
-        .withDeadline(deadline(), () =>
-          temporal.workflowService.describeTaskQueue({
-            namespace: config.temporalNamespace,
-            taskQueue: { name: taskQueue },
-            taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-          }),
-        )
-        .then((answer) => (answer.pollers ?? []).filter((poller) => polledRecently(poller.lastAccessTime)).length, () => 0),
+    const [workflowPollers, activityPollers, workers] = await Promise.all([
+      pollersOf(taskQueue, proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+      pollersOf(taskQueue, proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
       withinDeadline(liveWorkers(db, taskQueue, HEARTBEAT.liveWithinSeconds).catch(() => 0), PROBE_DEADLINE_MS, 0),
     ]);
-    return { pollers, workers };
+    return { pollers: Math.min(workflowPollers, activityPollers), workers };
   };
   const [database, temporalServer, interactive, background] = await Promise.all([
     // Knex waits up to a minute for a connection, and a PostgreSQL that accepts TCP but never
