@@ -126,6 +126,9 @@ export async function refundCharge(deps: AppDeps, chargeId: string, caller: Refu
   return loadPresentedCharge(db, charge.merchant_id, charge.id);
 }
 
+/** The 503 of a refund its worker claimed before its request gave up, and not yet made by REQUEST_ANSWER_MS: it completes by itself. */
+export const REFUND_UNDER_WAY = 'The refund is under way.';
+
 /** How often a request whose refund was claimed looks for its outcome. */
 const REFUND_OUTCOME_POLL_MS = 100;
 
@@ -152,11 +155,9 @@ async function refundAfterGivingUp(deps: AppDeps, charge: ChargeRow, send: { fen
     if (Date.now() + REFUND_OUTCOME_POLL_MS >= answerBy) break;
     await new Promise((resolve) => setTimeout(resolve, REFUND_OUTCOME_POLL_MS));
   }
-  throw new ServiceUnavailableError(
-    'The refund is under way.',
-    `The refund of charge ${charge.id} has begun and will complete (the processor is asked once, by the charge id): send the same request again after Retry-After seconds for its outcome.`,
-    1,
-  );
+  // A dashboard's request has no Idempotency-Key: sent again, it would be refused as a second refund.
+  const outcome = send.operatorHint ? 'the charge shows refunded once it is' : 'send the same request again after Retry-After seconds for its outcome';
+  throw new ServiceUnavailableError(REFUND_UNDER_WAY, `The refund of charge ${charge.id} has begun and will complete (the processor is asked once, by the charge id): ${outcome}.`, 1);
 }
 
 /**

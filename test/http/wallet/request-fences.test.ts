@@ -4,6 +4,7 @@
 // task begins in time (before acceptBy) and reaches the database only after the request gave up.
 // Each test fails with the fence's claim taken out of the activities.
 import type { Knex } from 'knex';
+import { REFUND_UNDER_WAY } from '../../../src/charges/refund';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { request, type JsonResponse } from '../../support/http';
@@ -189,7 +190,7 @@ describe('a refund answered 503 is never made later', () => {
       await chargeLock.commit();
     }
     expectBounded503(res, /has begun and will complete.*send the same request again/);
-    expect(res.body.error).toBe('The refund is under way.');
+    expect(res.body.error).toBe(REFUND_UNDER_WAY);
     await waitFor(async () => (await db()('charges').where({ id: chargeId }).first()).status === 'refunded', 30_000, 'the claimed refund to complete');
 
     const again = await refund(shop, chargeId, key);
