@@ -4,6 +4,9 @@
 // task begins in time (before acceptBy) and reaches the database only after the request gave up.
 // Each test fails with the fence's claim taken out of the activities.
 import type { Knex } from 'knex';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createDb } from '../../../src/storage/db';
+import { fenceOnGivingUp } from '../../../src/temporal/deadlines';
 import { REFUND_UNDER_WAY } from '../../../src/charges/refund';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
@@ -196,5 +199,26 @@ describe('a refund answered 503 is never made later', () => {
     const again = await refund(shop, chargeId, key);
     expect([again.status, again.body.status]).toEqual([200, 'refunded']);
     expect(await refundsOf(chargeId)).toEqual([{ status: 'succeeded' }]);
+  });
+});
+
+describe('a request fence while PostgreSQL does not answer either', () => {
+  it('is unknown by the bound it was given, never a wait past it, so the 503 says the work may still take effect', async () => {
+    // A server that takes the connection and never says a word: no error comes to end the wait.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const unreachable = createDb(`postgres://payments@127.0.0.1:${port}/payments`, { acquireTimeoutMs: 60_000 });
+    try {
+      const started = Date.now();
+      expect(await fenceOnGivingUp(unreachable, 'fence-of-a-double-outage', started + 1_000)).toBeNull();
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      // The connection it waits for ends, and so does the pool, before the test does.
+      for (const socket of sockets) socket.destroy();
+      await unreachable.destroy().catch(() => undefined);
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
