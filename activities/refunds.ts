@@ -9,6 +9,7 @@ import { chargeMoves } from './charges';
 import { deletePendingRefund, findRefundOfChargeUnscoped, insertPendingRefund, markRefundSucceeded, setRefundRequester } from '../src/storage/refunds';
 import { FAILURE_TYPES, type RefundRequester, type RefundWorkflowInput } from '../workflows/contract';
 import { recordAudit } from '../src/identity/audit';
+import { claimForRequest } from './request-fence';
 import type { ChargeRow } from '../src/storage/charges';
 import { refundRefusal } from '../src/charges/refund-rules';
 import type { Db } from '../src/storage/db';
@@ -23,8 +24,8 @@ export function createRefundActivities(deps: ActivityDeps) {
      * (and withdraw the claim), lost answers are retried with the charge id as idempotency key.
      * A refund the processor made on its own (source `processor`) is only recorded.
      */
-    async refundAtProcessor(input: { chargeId: string; source?: RefundWorkflowInput['source'] }): Promise<{ processorRefundId: string }> {
-      const charge = await claim(db, input.chargeId, input.source ?? 'api');
+    async refundAtProcessor(input: { chargeId: string; source?: RefundWorkflowInput['source']; fenceId?: string }): Promise<{ processorRefundId: string }> {
+      const charge = await claim(db, input.chargeId, input.source ?? 'api', input.fenceId);
       if (input.source === 'processor') return { processorRefundId: `${charge.processor}_refund_${charge.id}` };
       const pm = (await findPaymentMethod(db, charge.merchant_id, charge.payment_method_id))!;
       const outcome = await (await processorFor(charge)).refund({
@@ -64,12 +65,14 @@ export function createRefundActivities(deps: ActivityDeps) {
  * Claims the charge for this refund in one transaction that checks the refund rules on the
  * locked row: a pending refund row, which every other move away from `succeeded` respects
  * (applyChargeMove refuses them), so a refund and a reversal cannot both win. A retry of the
- * same refund finds its own claim.
+ * same refund finds its own claim. The request that asked for the refund is claimed with it
+ * (`fenceId`), before the processor is called: one that answered 503 first refunds nothing.
  */
-async function claim(db: Db, chargeId: string, source: string) {
+async function claim(db: Db, chargeId: string, source: string, fenceId: string | undefined) {
   return db.transaction(async (trx) => {
     const charge = await lockChargeUnscoped(trx, chargeId);
     if (!charge) throw ApplicationFailure.nonRetryable('charge not found', FAILURE_TYPES.chargeNotRefundable);
+    await claimForRequest(trx, fenceId);
     const existing = await findRefundOfChargeUnscoped(trx, chargeId);
     if (existing?.status === 'pending') return charge;
     const pm = (await findPaymentMethod(trx, charge.merchant_id, charge.payment_method_id))!;

@@ -3,6 +3,7 @@ import type { ActivityDeps } from './deps';
 import { insertAttemptCharge } from './attempt-charge';
 import { loadCheckout } from './checkouts';
 import { commitWithEvents, type WithEvents } from './commit';
+import { claimForRequest } from './request-fence';
 import { approvalRefusal } from '../src/checkouts/review-rule';
 import { recordReviewEvidence } from '../src/decisions/evidence';
 import { checkoutEventData } from '../src/domain/event-catalog';
@@ -28,7 +29,8 @@ const APPROVED_CHARGE_MIN_MS = 3_000;
 
 type Loaded = { checkout: CheckoutRow; merchant: MerchantRow };
 type ReviewRequest = { checkoutId: string; attemptKey: string; paymentMethodId: string; amountCents: number };
-type DecisionRequest = { checkoutId: string; decision: ReviewDecision; decidedBy?: string; audit?: DecisionAudit };
+/** `fenceId`: the deciding request's fence (absent for decisions sent before fences). */
+type DecisionRequest = { checkoutId: string; decision: ReviewDecision; decidedBy?: string; audit?: DecisionAudit; fenceId?: string };
 
 /** A withdrawal's review: opened by its attempt, decided by a reviewer. */
 export function createReviewActivities(deps: ActivityDeps) {
@@ -82,6 +84,8 @@ type Decided = { review: ReviewSnapshot; expiresAt?: Date };
 
 async function decide(trx: Db, { checkout, merchant }: Loaded, input: DecisionRequest): Promise<WithEvents<Decided>> {
   const current = (await findCheckoutReview(trx, checkout.id, true))!;
+  // A request that answered 503 before this decision got here is not decided behind its back.
+  await claimForRequest(trx, input.fenceId);
   if (current.status !== 'pending') {
     // A retry after this activity's own decision committed (its answer lost): the deadline
     // the approval resumed is on the checkout, read after that commit. Without it the

@@ -23,8 +23,8 @@ export interface Attempt {
 /** An attempt's review, from its creation to the reviewer's decision as recorded. */
 export interface Review {
   readonly id: string;
-  /** The decision a reviewer's update brought, while it is being recorded, and who made it. */
-  decision?: { decision: ReviewDecision; decidedBy?: string; audit?: DecisionAudit };
+  /** The decision a reviewer's update brought, while it is being recorded, who made it and its request's fence. */
+  decision?: { decision: ReviewDecision; decidedBy?: string; audit?: DecisionAudit; fenceId?: string };
   /** The decision as recorded. */
   decided?: ReviewSnapshot;
   /** The refusal of the decision being recorded: its update throws it, and the review takes another decision. */

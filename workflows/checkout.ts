@@ -98,8 +98,8 @@ function handleMessages(checkout: Checkout): void {
       }
     },
   });
-  setHandler(decideReviewUpdate, (decision, decidedBy, audit) => decideReview(pendingReview(checkout)!, decision, decidedBy, audit), {
-    validator: (_decision: ReviewDecision, _decidedBy?: string, _audit?: DecisionAudit, acceptBy?: number) => {
+  setHandler(decideReviewUpdate, (decision, decidedBy, audit, _acceptBy, fenceId) => decideReview(pendingReview(checkout)!, { decision, decidedBy, audit, fenceId }), {
+    validator: (_decision: ReviewDecision, _decidedBy?: string, _audit?: DecisionAudit, acceptBy?: number, _fenceId?: string) => {
       if (answeredAlready(acceptBy)) throw ApplicationFailure.nonRetryable('the request that sent the decision was answered before it arrived', FAILURE_TYPES.requestAnswered);
       if (!pendingReview(checkout)) throw ApplicationFailure.nonRetryable('review already decided', FAILURE_TYPES.reviewAlreadyDecided);
     },
@@ -119,9 +119,9 @@ async function acceptAttempt(checkout: Checkout, input: AttemptInput) {
   return attempt.answer!;
 }
 
-/** The reviewer's decision: answered with the review as recorded, or with the refusal of an approval its re-checks refused. */
-async function decideReview(review: Review, decision: ReviewDecision, decidedBy?: string, audit?: DecisionAudit) {
-  review.decision = { decision, decidedBy, audit };
+/** The reviewer's decision: answered with the review as recorded, or with its refusal (an approval its re-checks refused, a request that gave up first). */
+async function decideReview(review: Review, decision: NonNullable<Review['decision']>) {
+  review.decision = decision;
   await condition(() => review.decided !== undefined || review.refused !== undefined);
   if (review.decided === undefined && review.refused) {
     const refusal = review.refused;
@@ -252,18 +252,23 @@ async function reviewAttempt(checkout: Checkout, attempt: Attempt): Promise<bool
   return true;
 }
 
-/** Records the reviewer's decision; an approval its re-checks refuse is answered as refused, and the review waits for the next decision. */
+/** Decisions the activity refuses with the review left pending: the review waits for the next decision. */
+const DECISION_REFUSALS: ReadonlySet<string | undefined> = new Set([FAILURE_TYPES.approvalRefused, FAILURE_TYPES.requestAnswered]);
+
+/**
+ * Records the reviewer's decision. One the activity refuses (an approval its re-checks refuse, a
+ * decision whose request answered 503 first) is answered as refused, and the review waits for the next.
+ */
 async function recordDecision(checkout: Checkout, review: Review) {
   for (;;) {
     // No timeout: a person decides, and the checkout's expiry pauses meanwhile.
     await condition(() => review.decision !== undefined);
-    const { decision, decidedBy, audit } = review.decision!;
     try {
-      // Optional fields only when given: an activity input like the ones already in histories.
-      return await db.recordReviewDecision({ checkoutId: checkout.input.checkoutId, decision, ...(decidedBy !== undefined ? { decidedBy } : {}), ...(audit !== undefined ? { audit } : {}) });
+      // Fields not given are not sent (JSON): an activity input like the ones already in histories.
+      return await db.recordReviewDecision({ checkoutId: checkout.input.checkoutId, ...review.decision! });
     } catch (error) {
-      if (failureType(error) !== FAILURE_TYPES.approvalRefused) throw error;
-      review.refused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'approval refused', FAILURE_TYPES.approvalRefused);
+      if (!DECISION_REFUSALS.has(failureType(error))) throw error;
+      review.refused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'decision refused', failureType(error));
       await condition(() => review.refused === undefined);
     }
   }

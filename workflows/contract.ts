@@ -46,6 +46,8 @@ export interface RefundWorkflowInput {
   requester?: RefundRequester;
   /** Epoch ms: a refund whose first task runs later does nothing, since the request that started it was answered 503 (src/temporal/deadlines.ts). */
   acceptBy?: number;
+  /** The request's fence (made per send, like acceptBy): claimed with the refund before the processor is called, so a refund whose request answered 503 first is never made. */
+  fenceId?: string;
 }
 
 export interface DeliveryWorkflowInput {
@@ -275,9 +277,11 @@ export interface RefundRequester {
  * update (a signal with a result) so the admin call learns whether it decided the review or
  * found it already decided, and a crash between the call and the workflow loses nothing. The second
  * argument names who decided (a reviewer, or `admin API`); it is written with the decision. The
- * third, given for a merchant's person, has the decision's audit row written with it too.
+ * third, given for a merchant's person, has the decision's audit row written with it too. The
+ * fourth is the request's acceptBy, the fifth its fence (made per send), claimed in the decision's
+ * transaction: a decision whose request answered 503 first is refused, and the review stays pending.
  */
-export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, string?, DecisionAudit?, number?]>('decideReview');
+export const decideReviewUpdate = defineUpdate<ReviewSnapshot, [ReviewDecision, string?, DecisionAudit?, number?, string?]>('decideReview');
 /**
  * A charge of the checkout moved outside the workflow (the sandbox simulator, after its commit):
  * a workflow waiting out that charge's settlement time, or its hold time, wakes and reads where it

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
 import { merchantSearchAttributes } from '../temporal/search-attributes';
 import type { AppDeps } from '../app-deps';
@@ -6,9 +7,10 @@ import { actorEmail, EVERY_MERCHANT, type DashboardActor, type MerchantScope } f
 import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
-import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundMemo, refundWorkflowId, type RefundRequester } from '../../workflows/contract';
+import { findRefundClaim } from '../storage/refunds';
+import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, failureType, priorityOf, refundMemo, refundWorkflowId, type RefundRequester } from '../../workflows/contract';
 import { startWorkflow } from '../temporal/workflows';
-import { TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
+import { fenceOnGivingUp, gaveUpOnTemporal, REQUEST_ANSWER_MS, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
 import { refundRefusal, type RefundRefusal } from './refund-rules';
@@ -79,6 +81,7 @@ function chargeOf(deps: AppDeps, chargeId: string, caller: RefundCaller): Promis
  */
 export async function refundCharge(deps: AppDeps, chargeId: string, caller: RefundCaller) {
   const { source } = caller;
+  const startedAt = Date.now();
   const operatorHint = source !== 'api';
   const requestRef = caller.source === 'api' ? caller.requestRef : undefined;
   const requester: RefundRequester | undefined = caller.source === 'dashboard' ? { email: actorEmail(caller.actor), actor: caller.actor } : undefined;
@@ -97,14 +100,17 @@ export async function refundCharge(deps: AppDeps, chargeId: string, caller: Refu
     throw refusalError(chargeId, refusal, operatorHint);
   }
 
+  // This send's fence: claimed with the refund before the processor is called, or answered by this request as it gives up.
+  const fenceId = randomUUID();
   try {
-    // Started and ended within the reach of Temporal, or 503; a refund whose worker comes later does nothing (acceptBy).
+    // Started and ended within the reach of Temporal, or given up (refundAfterGivingUp); a refund
+    // whose worker comes later does nothing (acceptBy), nor one whose claim comes later (its fence).
     const until = Date.now() + TEMPORAL_REACH_MS;
     await withinReach(temporal, until, async () => {
       const started = await startWorkflow(temporal, WORKFLOWS.refund, {
         taskQueue: config.taskQueue,
         workflowId: refundWorkflowId(charge.id),
-        args: [{ chargeId: charge.id, source, ...(requester ? { requester } : {}), acceptBy: until }],
+        args: [{ chargeId: charge.id, source, ...(requester ? { requester } : {}), acceptBy: until, fenceId }],
         typedSearchAttributes: merchantSearchAttributes(charge.merchant_id),
         priority: priorityOf('request', charge.merchant_id),
         // Only a refund the processor refused may be tried again; a done or running one may not.
@@ -115,9 +121,43 @@ export async function refundCharge(deps: AppDeps, chargeId: string, caller: Refu
     });
   } catch (error) {
     const own = error instanceof WorkflowExecutionAlreadyStartedError && (await endOfOwnRefund(deps, charge.id, requestRef, operatorHint));
-    if (!own) throw refundFailure(chargeId, error, operatorHint);
+    if (!own) await refundAfterGivingUp(deps, charge, { fenceId, startedAt, operatorHint }, error);
   }
   return loadPresentedCharge(db, charge.merchant_id, charge.id);
+}
+
+/** The 503 of a refund its worker claimed before its request gave up, and not yet made by REQUEST_ANSWER_MS: it completes by itself. */
+export const REFUND_UNDER_WAY = 'The refund is under way.';
+
+/** How often a request whose refund was claimed looks for its outcome. */
+const REFUND_OUTCOME_POLL_MS = 100;
+
+/**
+ * A refund whose request gives up on Temporal (its reach passed, or the workflow refused it as
+ * starting late) writes its fence as answered, unless the refund's claim took it first, before the
+ * processor call. Answered: the refund is never made (the claim refuses it), and the 503 says so.
+ * Claimed: the refund goes on to its end (the processor call is idempotent by charge id), so the
+ * charge is awaited until REQUEST_ANSWER_MS and answered as the 200 would be, or with a 503 that
+ * says the refund is under way. Any other failure is thrown as refundFailure maps it.
+ */
+async function refundAfterGivingUp(deps: AppDeps, charge: ChargeRow, send: { fenceId: string; startedAt: number; operatorHint: boolean }, error: unknown): Promise<void> {
+  if (!gaveUpOnTemporal(error) && failureType(error) !== FAILURE_TYPES.requestAnswered) throw refundFailure(charge.id, error, send.operatorHint);
+  const answerBy = send.startedAt + REQUEST_ANSWER_MS;
+  const fence = await fenceOnGivingUp(deps.db, send.fenceId, answerBy);
+  if (fence === 'answered') throw unreachable();
+  if (fence === null) {
+    throw new ServiceUnavailableError('The payment service is briefly unavailable.', `The refund of charge ${charge.id} may still be made: send the same request again after Retry-After seconds for its outcome.`, 1);
+  }
+  for (;;) {
+    const outcome = await claimedRefundOutcome(deps, charge);
+    if (outcome === 'refunded') return;
+    if (outcome === 'withdrawn') return endOfWithdrawnRefund(deps, charge.id, answerBy, send.operatorHint);
+    if (Date.now() + REFUND_OUTCOME_POLL_MS >= answerBy) break;
+    await new Promise((resolve) => setTimeout(resolve, REFUND_OUTCOME_POLL_MS));
+  }
+  // A dashboard's request has no Idempotency-Key: sent again, it would be refused as a second refund.
+  const outcome = send.operatorHint ? 'the charge shows refunded once it is' : 'send the same request again after Retry-After seconds for its outcome';
+  throw new ServiceUnavailableError(REFUND_UNDER_WAY, `The refund of charge ${charge.id} has begun and will complete (the processor is asked once, by the charge id): ${outcome}.`, 1);
 }
 
 /**
@@ -158,4 +198,22 @@ function refundFailure(chargeId: string, error: unknown, operatorHint: boolean):
     return refusalError(chargeId, { type: cause.type, message: cause.message }, operatorHint);
   }
   return error;
+}
+
+/** Where a claimed refund stands: made, withdrawn (the processor declined it: the claim is gone, the charge unrefunded), or still at the processor. */
+async function claimedRefundOutcome(deps: AppDeps, charge: ChargeRow): Promise<'refunded' | 'withdrawn' | 'pending'> {
+  const [now, claim] = await Promise.all([findCharge(deps.db, charge.merchant_id, charge.id), findRefundClaim(deps.db, charge.merchant_id, charge.id)]).catch(() => []);
+  if (now?.status === 'refunded') return 'refunded';
+  return now && !claim ? 'withdrawn' : 'pending';
+}
+
+/** A claimed refund the processor declined: its workflow's failure, as the first answer would have been, or a 503 (nothing was refunded) while Temporal does not say. */
+async function endOfWithdrawnRefund(deps: AppDeps, chargeId: string, answerBy: number, operatorHint: boolean): Promise<never> {
+  try {
+    await withinReach(deps.temporal, answerBy, () => deps.temporal.workflow.getHandle(refundWorkflowId(chargeId)).result());
+  } catch (failure) {
+    const mapped = refundFailure(chargeId, failure, operatorHint);
+    throw gaveUpOnTemporal(mapped) ? unreachable() : mapped;
+  }
+  throw unreachable();
 }

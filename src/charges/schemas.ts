@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiKeyAuth, errorResponses, EXAMPLE_REQUEST_ID, jsonContent, registry, requestIdField } from '../http/openapi-registry';
+import { ApiKeyAuth, ErrorBody, errorResponses, EXAMPLE_REQUEST_ID, jsonContent, registry, requestIdField } from '../http/openapi-registry';
 import { CHARGE_STATUSES } from '../domain/charge-states';
 import { ChargeCustomer } from '../customers/schemas';
 
@@ -103,6 +103,22 @@ registry.registerPath({
         not_credit: { summary: 'A withdrawal (debit) charge', value: { error: 'Only credit charges can be refunded.', request_id: EXAMPLE_REQUEST_ID } },
         unsupported_processor: { summary: 'A processor with no refunds', value: { error: 'Refund through this processor is not possible now.', request_id: EXAMPLE_REQUEST_ID } },
         declined: { summary: 'Declined by the processor', value: { error: 'Refund failed', responsetext: 'Refund amount exceeds transaction balance', request_id: EXAMPLE_REQUEST_ID } },
+      }),
+    },
+    503: {
+      description:
+        'Temporal or the database could not be reached in time: nothing was done, and the same request sent again (same Idempotency-Key) after Retry-After seconds refunds once. Unless the error says the refund is under way: it was begun before the answer, completes by itself, and the same request sent again answers the charge refunded.',
+      headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
+      ...jsonContent(ErrorBody, {
+        unavailable: { summary: 'Nothing was done', value: { error: 'The payment service is briefly unavailable.', hint: 'Nothing was lost: send the same request again after Retry-After seconds.', request_id: EXAMPLE_REQUEST_ID } },
+        under_way: {
+          summary: 'Begun, and completes by itself',
+          value: {
+            error: 'The refund is under way.',
+            hint: `The refund of charge ${CHARGE_ID} has begun and will complete (the processor is asked once, by the charge id): send the same request again after Retry-After seconds for its outcome.`,
+            request_id: EXAMPLE_REQUEST_ID,
+          },
+        },
       }),
     },
   },

@@ -3,15 +3,15 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import type { AppDeps } from '../app-deps';
 import { reviewDetails, withMerchantNames } from '../admin/service';
 import { adminPage, type AdminPageQuery } from '../readback/list-page';
-import { AdminNotFoundError, ValidationError } from '../http/errors';
+import { AdminNotFoundError, ServiceUnavailableError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
 import { actorEmail, ADMIN_TOKEN_NAME, inScope, type DashboardActor, type MerchantScope } from '../identity/context';
 import { countReviewsUnscoped, pageReviewsUnscoped, type ReviewFilter } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { presentReview } from './present';
-import { executeUpdateRetrying, sendOnceCaughtUp } from '../temporal/updates';
-import { reachUntil, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
-import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type DecisionAudit, type ReviewDecision } from '../../workflows/contract';
+import { sendOnceCaughtUp, sendUpdateRetrying } from '../temporal/updates';
+import { fenceOnGivingUp, gaveUpOnTemporal, reachUntil, REQUEST_ANSWER_MS, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
+import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type DecisionAudit, type ReviewDecision, type ReviewSnapshot } from '../../workflows/contract';
 
 export interface ReviewListQuery extends AdminPageQuery {
   status?: ReviewRow['status'];
@@ -56,30 +56,33 @@ export async function listReviewsForOperator(db: Db, query: ReviewListQuery) {
  */
 export async function decideReview(deps: AppDeps, actor: DashboardActor, reviewId: string, decision: ReviewDecision, scope: MerchantScope) {
   const { db, temporal } = deps;
+  const startedAt = Date.now();
   const review = await findReviewUnscoped(db, reviewId);
   // Another merchant's review (for a merchant's person) is reported exactly like a missing one.
   if (!review || !inScope(scope, review.merchant_id)) throw new AdminNotFoundError('Review not found.', `No review ${reviewId}.`);
   if (review.status !== 'pending') throw alreadyDecided(review.id, review.status);
   const decidedBy = actorEmail(actor) ?? ADMIN_TOKEN_NAME;
   const audit: DecisionAudit = { actor };
+  // One update id per send, which is also the send's fence: a send's own retries after a transient
+  // refusal reach the same decision, while a second reviewer's request, even at the same moment and
+  // for the same decision, is a second update that the workflow refuses (one decision, one 200).
+  const sendId = `${review.id}-decision-${randomUUID()}`;
+  const handle = temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id));
   try {
-    // One update id per send: a send's own retries after a transient refusal reach the same
-    // decision, while a second reviewer's request, even at the same moment and for the same
-    // decision, is a second update that the workflow refuses (one decision, one 200).
-    // Within the reach of Temporal, or 503: a decision arriving later is refused (acceptBy).
-    const decided = await withinReach(temporal, Date.now() + TEMPORAL_REACH_MS, () =>
+    // Within the reach of Temporal, or given up (decidedAfterGivingUp): a decision arriving later is
+    // refused (acceptBy), and one whose workflow task began in time is refused by its fence.
+    const decided = await withinReach(temporal, startedAt + TEMPORAL_REACH_MS, () =>
       sendOnceCaughtUp(
-        () => executeUpdateRetrying(temporal.workflow.getHandle(checkoutWorkflowId(review.checkout_id)), decideReviewUpdate, { args: [decision, decidedBy, audit, reachUntil()], updateId: `${review.id}-decision-${randomUUID()}` }),
+        () => sendUpdateRetrying(() => handle.executeUpdate(decideReviewUpdate, { args: [decision, decidedBy, audit, reachUntil(), sendId], updateId: sendId })),
         // The review is listed (its row committed) a moment before its workflow, which made it,
         // hears back and waits for the decision: until then it refuses every decision as a second
         // one. Sent again shortly, this one decides; a decision another reviewer made shows in the row.
         async (error) => error instanceof WorkflowUpdateFailedError && failureType(error) === FAILURE_TYPES.reviewAlreadyDecided && (await findReviewUnscoped(db, review.id))?.status === 'pending',
       ),
-    );
+    ).catch((error: unknown) => decidedAfterGivingUp(deps, review.id, sendId, startedAt, error));
     if (decided.status !== decision) throw alreadyDecided(review.id, decided.status);
     return { ...decided, decided_by: decidedBy };
   } catch (error) {
-    if (failureType(error) === FAILURE_TYPES.requestAnswered) throw unreachable();
     // The approval's re-checks refused it (approvalRefusal): the review is still pending.
     if (failureType(error) === FAILURE_TYPES.approvalRefused) {
       throw new ValidationError('Approval refused.', applicationFailureOf(error)!.message);
@@ -91,6 +94,23 @@ export async function decideReview(deps: AppDeps, actor: DashboardActor, reviewI
     }
     throw error;
   }
+}
+
+/**
+ * A decision whose request gives up on Temporal (its reach passed, or the workflow refused it as
+ * arriving late) writes its fence as answered, unless the decision's activity claimed it first, in
+ * the commit that recorded the decision. Claimed: the review as decided, answered as the 200 would
+ * be. Answered: the decision is never recorded (the activity refuses it), and the 503 says so.
+ * PostgreSQL not answering either: a 503 that says the decision may still be recorded.
+ */
+async function decidedAfterGivingUp(deps: AppDeps, reviewId: string, fenceId: string, startedAt: number, error: unknown): Promise<ReviewSnapshot> {
+  if (!gaveUpOnTemporal(error) && failureType(error) !== FAILURE_TYPES.requestAnswered) throw error;
+  const fence = await fenceOnGivingUp(deps.db, fenceId, startedAt + REQUEST_ANSWER_MS);
+  if (fence === 'answered') throw unreachable();
+  if (fence === null) {
+    throw new ServiceUnavailableError('The payment service is briefly unavailable.', `The decision on review ${reviewId} may still be recorded: read the review after Retry-After seconds before deciding again.`, 1);
+  }
+  return presentReview((await findReviewUnscoped(deps.db, reviewId))!);
 }
 
 function alreadyDecided(id: string, status: string): ValidationError {

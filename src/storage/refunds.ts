@@ -21,6 +21,11 @@ export async function findRefund(db: Db, merchantId: string, id: string): Promis
   return db<RefundRow>('refunds').where({ merchant_id: merchantId, id, status: 'succeeded' }).first();
 }
 
+/** The merchant's charge's refund row, its claim still at the processor (pending) included: absent once a decline withdrew the claim. */
+export async function findRefundClaim(db: Db, merchantId: string, chargeId: string): Promise<RefundRow | undefined> {
+  return db<RefundRow>('refunds').where({ merchant_id: merchantId, charge_id: chargeId }).first();
+}
+
 /** Unscoped by merchant: read by the refund workflow and the move path, never on a request path. */
 export async function findRefundOfChargeUnscoped(db: Db, chargeId: string): Promise<RefundRow | undefined> {
   return db<RefundRow>('refunds').where({ charge_id: chargeId }).first();

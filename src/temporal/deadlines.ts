@@ -1,5 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ServiceUnavailableError } from '../http/errors';
+import { isTransientTemporalFailure } from './transient-errors';
+import { withinDeadline } from '../deadline';
+import type { Db } from '../storage/db';
+import { answerRequestFence, type RequestFence } from '../storage/request-fences';
 
 /**
  * How long a request may take to hand its work to Temporal (an attempt, a review decision, a
@@ -18,6 +22,14 @@ export const TEMPORAL_REACH_MS = 6_000;
  * its outcome.
  */
 export const TEMPORAL_OUTCOME_MS = 60_000;
+
+/**
+ * The latest a request that hands a review decision or a refund to Temporal answers, counted from
+ * its start: after its reach, the question to PostgreSQL of whether the worker took the work on
+ * (its request fence) and, for a refund taken on, the wait for its outcome end by then, within
+ * the contract's 10 s with room for the answer itself.
+ */
+export const REQUEST_ANSWER_MS = 9_000;
 
 /** A Temporal client (or its workflow client): what sets the gRPC deadline of the calls made inside `fn`. */
 export interface Reachable {
@@ -58,4 +70,24 @@ export function timeLeftFor(ms: number): boolean {
 /** The 503 of work that could not reach Temporal in time: nothing was done, and the same request sent again is safe. */
 export function unreachable(): ServiceUnavailableError {
   return new ServiceUnavailableError('The payment service is briefly unavailable.', 'Nothing was lost: send the same request again after Retry-After seconds.', 1);
+}
+
+/** Whether a request's call to Temporal ends in a 503: our own (past its reach), or a transient failure the error handler answers 503. */
+export function gaveUpOnTemporal(error: unknown): boolean {
+  return error instanceof ServiceUnavailableError || isTransientTemporalFailure(error);
+}
+
+/** How long past its statement's limit a fence's answer is waited for: a round trip and the commit. */
+const FENCE_SLACK_MS = 250;
+
+/**
+ * A request that gives up on work it handed to Temporal writes its fence (src/storage/request-fences.ts):
+ * `answered`, or `claimed` when the worker took the work on first, by about `answerBy` (epoch ms).
+ * Null when PostgreSQL does not say by then (down as well, or the claim's transaction still open):
+ * who came first is then unknown. The statement's own limit does not cover waiting for a
+ * connection, nor a server gone silent, hence the bound here too.
+ */
+export function fenceOnGivingUp(db: Db, fenceId: string, answerBy: number): Promise<RequestFence | null> {
+  const ms = Math.max(1, answerBy - Date.now());
+  return withinDeadline(answerRequestFence(db, fenceId, ms).catch(() => null), ms + FENCE_SLACK_MS, null);
 }

@@ -83,6 +83,15 @@ const VERIFIED_KYC = (customerId: string) => ({
   city: 'Albany', state: 'NY', postal_code: '12207', country: 'USA', provider: 'persona', verified: true,
 });
 
+/** A card deposit of `amountCents`, paid: its charge id once the charge is succeeded. */
+export async function paidCardDeposit(service: Service, shop: Shop, amountCents = 2500): Promise<string> {
+  const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: amountCents });
+  const res = await attempt(service, checkout, { payment_method: CARD() });
+  const chargeId = res.body.charge.id as string;
+  await waitFor(async () => (await getCharge(service, shop, chargeId)).body.status === 'succeeded');
+  return chargeId;
+}
+
 /** A withdrawal of the shop's customer paused for review (KYC on file, a geo check passed; the shop reviews from 500 cents): its review id. */
 export async function pausedForReview(service: Service, shop: Shop): Promise<string> {
   await request(service.baseUrl, 'POST', '/api/v1/kyc/upsert', { token: shop.merchant.api_key, body: VERIFIED_KYC(shop.customerId) });

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { startService, type Service } from '../support/harness';
 import { createWorker } from '../../src/worker';
-import { CheckoutTypeAttribute, CustomerIdAttribute, FAILURE_TYPES, MerchantIdAttribute, WORKFLOWS, failureType, submitAttemptUpdate, type CheckoutWorkflowInput } from '../../workflows/contract';
+import { CheckoutTypeAttribute, CustomerIdAttribute, FAILURE_TYPES, MerchantIdAttribute, WORKFLOWS, decideReviewUpdate, failureType, submitAttemptUpdate, type CheckoutWorkflowInput } from '../../workflows/contract';
 import { startWorkflow } from '../../src/temporal/workflows';
 
 let service: Service;
@@ -88,6 +88,31 @@ describe('checkout workflow', () => {
         const { error } = await submit(handle);
         expect(failureType(error)).toBe(FAILURE_TYPES.reviewSpent);
         await expect(handle.result()).resolves.toEqual({ state: 'expired' });
+      },
+    );
+  });
+
+  it("keeps the review pending when a decision's request answered 503 first (its fence refuses it), and takes the next decision", async () => {
+    const fences: unknown[] = [];
+    const review = { id: 'rev_fake', checkout_id: 'chk_fake', merchant_id: 'mer_fake', customer_id: 'cus_fake', amount_cents: 100, created_at: new Date().toISOString(), decided_at: null };
+    await withFakeWorker(
+      {
+        beginAttempt: async () => ({ plan: { ...plan, needsReview: true } }),
+        createReview: async () => ({ ...review, status: 'pending' }),
+        recordReviewDecision: async (input: { fenceId?: string }) => {
+          fences.push(input.fenceId);
+          if (input.fenceId === 'fence-answered') throw ApplicationFailure.nonRetryable('the request that sent this work was answered before the work was done', FAILURE_TYPES.requestAnswered);
+          return { ...review, status: 'declined', decided_at: new Date().toISOString() };
+        },
+      },
+      async (taskQueue) => {
+        const handle = await start(taskQueue);
+        expect((await submit(handle)).result).toEqual({ kind: 'review', reviewId: 'rev_fake' });
+        const decide = (fenceId: string) => handle.executeUpdate(decideReviewUpdate, { args: ['declined', 'admin API', undefined, Date.now() + 60_000, fenceId] });
+        expect(failureType(await decide('fence-answered').then(() => null, (error: unknown) => error))).toBe(FAILURE_TYPES.requestAnswered);
+        await expect(decide('fence-claimed')).resolves.toMatchObject({ status: 'declined' });
+        expect(fences).toEqual(['fence-answered', 'fence-claimed']);
+        await expect(handle.result()).resolves.toEqual({ state: 'blocked' });
       },
     );
   });

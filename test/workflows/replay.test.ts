@@ -118,6 +118,40 @@ describe('recorded workflow histories', () => {
     await save('review-approval-refused', reviewed.id);
   }, 60_000);
 
+  // Only this one: RECORD_HISTORIES=1 npx jest test/workflows/replay.test.ts -t 'request answered'
+  it('records a decision and a refund refused because their request answered 503 first, each then sent again', async () => {
+    receiver.responder = () => ({ status: 200 });
+    const shop = await openShop(service, { webhook_url: receiver.url, review: { enabled: true, min_amount_cents: 1_000 } });
+    const db = service.deps.db;
+    const admin = (path: string) => request(service.baseUrl, 'POST', `/admin/v1${path}`, { token: service.adminToken });
+    // The worker's task begins in time and reaches the database (locked by this test) after the request answered 503.
+    const answeredFirst = async <T>(table: string, id: string, send: () => Promise<T>): Promise<T> => {
+      const lock = await db.transaction();
+      await lock(table).where({ id }).forUpdate();
+      try {
+        return await send();
+      } finally {
+        await lock.commit();
+      }
+    };
+    const reviewed = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: 2000 });
+    const reviewId = (await attempt(service, reviewed, { payment_method: CARD() })).body.review.id;
+    expect((await answeredFirst('reviews', reviewId, () => admin(`/reviews/${reviewId}/decline`))).status).toBe(503);
+    expect((await admin(`/reviews/${reviewId}/approve`)).status).toBe(200);
+    await save('review-decision-request-answered', reviewed.id);
+
+    const deposit = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 900 });
+    const chargeId = (await attempt(service, deposit, { payment_method: CARD() })).body.charge.id;
+    await waitFor(async () => (await getCharge(service, shop, chargeId)).body.status === 'succeeded');
+    const refund = () => request(service.baseUrl, 'POST', `/api/v1/charges/${chargeId}/refund`, { token: shop.merchant.api_key, headers: { 'idempotency-key': `replay-${chargeId}` } });
+    expect((await answeredFirst('charges', chargeId, refund)).status).toBe(503);
+    const refused = await service.deps.temporal.workflow.getHandle(chargeId).describe();
+    await waitFor(async () => (await service.deps.temporal.workflow.getHandle(chargeId, refused.runId).describe()).status.name === 'FAILED');
+    await save('request-answered', chargeId, refused.runId);
+    expect((await refund()).status).toBe(200);
+    await save('api-refund-fenced', chargeId);
+  }, 90_000);
+
   // Only this one: RECORD_HISTORIES=1 npx jest test/workflows/replay.test.ts -t 'untried checkout'
   it("records an untried checkout's expiry workflow, and one whose checkout was tried", async () => {
     const shop = await openShop(service, { webhook_url: receiver.url, checkout_expiry_seconds: 3, enabled_events: ['checkout.expired'] });

@@ -26,6 +26,7 @@ import * as m025 from './025_audit_addresses_and_route_limits';
 import * as m028 from './028_invitation_revocation';
 import * as m030 from './030_worker_heartbeats';
 import * as m031 from './031_attempt_slot_owner';
+import * as m032 from './032_request_fences';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Array<[string, Migration]> = [
   ['028_invitation_revocation', m028],
   ['030_worker_heartbeats', m030],
   ['031_attempt_slot_owner', m031],
+  ['032_request_fences', m032],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

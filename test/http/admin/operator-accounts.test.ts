@@ -7,7 +7,7 @@ import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { latestMailTo, linkIn } from '../../support/mailpit';
 import { letNextCodeCome } from '../../support/authenticators';
-import { attempt, CARD, createCheckout, getCharge, openShop, pausedForReview, waitFor, type Shop } from '../../support/fixtures';
+import { openShop, paidCardDeposit, pausedForReview, type Shop } from '../../support/fixtures';
 import { request, uniqueCustomer } from '../../support/http';
 import { asMember, errorWithHint, PASSWORD, signIn, tokenOf, uniqueEmail } from '../../support/merchant-accounts';
 import { acceptOperatorInvitation, asOperator, dashboardCookieOf, inviteOperator, operator, OPERATOR_ROLES, operatorSignInRequest, randomAddress, type Operator } from '../../support/operators';
@@ -17,13 +17,7 @@ useServiceWithReceiver((env) => ({ service } = env));
 
 const pendingReview = (shop: Shop) => pausedForReview(service, shop);
 
-async function paidCharge(shop: Shop): Promise<string> {
-  const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 2500 });
-  const res = await attempt(service, checkout, { payment_method: CARD() });
-  const chargeId = res.body.charge.id as string;
-  await waitFor(async () => (await getCharge(service, shop, chargeId)).body.status === 'succeeded');
-  return chargeId;
-}
+const paidCharge = (shop: Shop) => paidCardDeposit(service, shop);
 
 async function restrictedCustomer(shop: Shop): Promise<string> {
   const created = await request(service.baseUrl, 'POST', '/api/v1/customers', { token: shop.merchant.api_key, body: uniqueCustomer() });
