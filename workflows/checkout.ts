@@ -253,7 +253,7 @@ async function reviewAttempt(checkout: Checkout, attempt: Attempt): Promise<bool
 }
 
 /** Decisions the activity refuses with the review left pending: the review waits for the next decision. */
-const DECISION_REFUSALS: ReadonlySet<string | undefined> = new Set([FAILURE_TYPES.approvalRefused, FAILURE_TYPES.requestAnswered]);
+const isDecisionRefusal = (type: string | undefined) => type === FAILURE_TYPES.approvalRefused || type === FAILURE_TYPES.requestAnswered;
 
 /**
  * Records the reviewer's decision. One the activity refuses (an approval its re-checks refuse, a
@@ -267,7 +267,7 @@ async function recordDecision(checkout: Checkout, review: Review) {
       // Fields not given are not sent (JSON): an activity input like the ones already in histories.
       return await db.recordReviewDecision({ checkoutId: checkout.input.checkoutId, ...review.decision! });
     } catch (error) {
-      if (!DECISION_REFUSALS.has(failureType(error))) throw error;
+      if (!isDecisionRefusal(failureType(error))) throw error;
       review.refused = ApplicationFailure.nonRetryable(applicationFailureOf(error)?.message ?? 'decision refused', failureType(error));
       await condition(() => review.refused === undefined);
     }
