@@ -8,9 +8,9 @@ import { isEmptyBody } from '../http/validate';
 import { findCharge, findChargeByIdUnscoped, type ChargeRow } from '../storage/charges';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { findRefundClaim } from '../storage/refunds';
-import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, failureType, priorityOf, refundMemo, refundWorkflowId, type RefundRequester } from '../../workflows/contract';
+import { FAILURE_TYPES, WORKFLOWS, applicationFailureOf, priorityOf, refundMemo, refundWorkflowId, type RefundRequester } from '../../workflows/contract';
 import { startWorkflow } from '../temporal/workflows';
-import { fenceOnGivingUp, gaveUpOnTemporal, REQUEST_ANSWER_MS, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
+import { assertClaimedOnGivingUp, gaveUpOnTemporal, REQUEST_ANSWER_MS, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
 import { loadPresentedCharge } from './load';
 import { REFUND_CAPABLE_PROCESSORS } from '../domain/settings';
 import { refundRefusal, type RefundRefusal } from './refund-rules';
@@ -141,13 +141,9 @@ const REFUND_OUTCOME_POLL_MS = 100;
  * says the refund is under way. Any other failure is thrown as refundFailure maps it.
  */
 async function refundAfterGivingUp(deps: AppDeps, charge: ChargeRow, send: { fenceId: string; startedAt: number; operatorHint: boolean }, error: unknown): Promise<void> {
-  if (!gaveUpOnTemporal(error) && failureType(error) !== FAILURE_TYPES.requestAnswered) throw refundFailure(charge.id, error, send.operatorHint);
+  if (!gaveUpOnTemporal(error)) throw refundFailure(charge.id, error, send.operatorHint);
   const answerBy = send.startedAt + REQUEST_ANSWER_MS;
-  const fence = await fenceOnGivingUp(deps.db, send.fenceId, answerBy);
-  if (fence === 'answered') throw unreachable();
-  if (fence === null) {
-    throw new ServiceUnavailableError('The payment service is briefly unavailable.', `The refund of charge ${charge.id} may still be made: send the same request again after Retry-After seconds for its outcome.`, 1);
-  }
+  await assertClaimedOnGivingUp(deps.db, send.fenceId, answerBy, `The refund of charge ${charge.id} may still be made: send the same request again after Retry-After seconds for its outcome.`);
   for (;;) {
     const outcome = await claimedRefundOutcome(deps, charge);
     if (outcome === 'refunded') return;

@@ -3,14 +3,14 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/cl
 import type { AppDeps } from '../app-deps';
 import { reviewDetails, withMerchantNames } from '../admin/service';
 import { adminPage, type AdminPageQuery } from '../readback/list-page';
-import { AdminNotFoundError, ServiceUnavailableError, ValidationError } from '../http/errors';
+import { AdminNotFoundError, ValidationError } from '../http/errors';
 import type { Db } from '../storage/db';
 import { actorEmail, ADMIN_TOKEN_NAME, inScope, type DashboardActor, type MerchantScope } from '../identity/context';
 import { countReviewsUnscoped, pageReviewsUnscoped, type ReviewFilter } from '../storage/pages';
 import { findReviewUnscoped, type ReviewRow } from '../storage/reviews';
 import { presentReview } from './present';
 import { sendOnceCaughtUp, sendUpdateRetrying } from '../temporal/updates';
-import { fenceOnGivingUp, gaveUpOnTemporal, reachUntil, REQUEST_ANSWER_MS, TEMPORAL_REACH_MS, unreachable, withinReach } from '../temporal/deadlines';
+import { assertClaimedOnGivingUp, gaveUpOnTemporal, reachUntil, REQUEST_ANSWER_MS, TEMPORAL_REACH_MS, withinReach } from '../temporal/deadlines';
 import { FAILURE_TYPES, applicationFailureOf, checkoutWorkflowId, decideReviewUpdate, failureType, type DecisionAudit, type ReviewDecision, type ReviewSnapshot } from '../../workflows/contract';
 
 export interface ReviewListQuery extends AdminPageQuery {
@@ -104,12 +104,8 @@ export async function decideReview(deps: AppDeps, actor: DashboardActor, reviewI
  * PostgreSQL not answering either: a 503 that says the decision may still be recorded.
  */
 async function decidedAfterGivingUp(deps: AppDeps, reviewId: string, fenceId: string, startedAt: number, error: unknown): Promise<ReviewSnapshot> {
-  if (!gaveUpOnTemporal(error) && failureType(error) !== FAILURE_TYPES.requestAnswered) throw error;
-  const fence = await fenceOnGivingUp(deps.db, fenceId, startedAt + REQUEST_ANSWER_MS);
-  if (fence === 'answered') throw unreachable();
-  if (fence === null) {
-    throw new ServiceUnavailableError('The payment service is briefly unavailable.', `The decision on review ${reviewId} may still be recorded: read the review after Retry-After seconds before deciding again.`, 1);
-  }
+  if (!gaveUpOnTemporal(error)) throw error;
+  await assertClaimedOnGivingUp(deps.db, fenceId, startedAt + REQUEST_ANSWER_MS, `The decision on review ${reviewId} may still be recorded: read the review after Retry-After seconds before deciding again.`);
   return presentReview((await findReviewUnscoped(deps.db, reviewId))!);
 }
 

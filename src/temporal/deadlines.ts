@@ -4,6 +4,7 @@ import { isTransientTemporalFailure } from './transient-errors';
 import { withinDeadline } from '../deadline';
 import type { Db } from '../storage/db';
 import { answerRequestFence, type RequestFence } from '../storage/request-fences';
+import { FAILURE_TYPES, failureType } from '../../workflows/contract';
 
 /**
  * How long a request may take to hand its work to Temporal (an attempt, a review decision, a
@@ -72,9 +73,12 @@ export function unreachable(): ServiceUnavailableError {
   return new ServiceUnavailableError('The payment service is briefly unavailable.', 'Nothing was lost: send the same request again after Retry-After seconds.', 1);
 }
 
-/** Whether a request's call to Temporal ends in a 503: our own (past its reach), or a transient failure the error handler answers 503. */
+/**
+ * Whether a request's call to Temporal ends in a 503: our own (past its reach), a transient failure
+ * the error handler answers 503, or the workflow's refusal of work that arrived after its acceptBy.
+ */
 export function gaveUpOnTemporal(error: unknown): boolean {
-  return error instanceof ServiceUnavailableError || isTransientTemporalFailure(error);
+  return error instanceof ServiceUnavailableError || isTransientTemporalFailure(error) || failureType(error) === FAILURE_TYPES.requestAnswered;
 }
 
 /** How long past its statement's limit a fence's answer is waited for: a round trip and the commit. */
@@ -90,4 +94,15 @@ const FENCE_SLACK_MS = 250;
 export function fenceOnGivingUp(db: Db, fenceId: string, answerBy: number): Promise<RequestFence | null> {
   const ms = Math.max(1, answerBy - Date.now());
   return withinDeadline(answerRequestFence(db, fenceId, ms).catch(() => null), ms + FENCE_SLACK_MS, null);
+}
+
+/**
+ * A request that gave up on Temporal writes its fence (fenceOnGivingUp) and goes on only when the
+ * worker claimed the work first. Answered: a 503 (the work is never done). Unknown, PostgreSQL
+ * silent too: a 503 whose hint (`mayStill`) says the work may still take effect.
+ */
+export async function assertClaimedOnGivingUp(db: Db, fenceId: string, answerBy: number, mayStill: string): Promise<void> {
+  const fence = await fenceOnGivingUp(db, fenceId, answerBy);
+  if (fence === 'answered') throw unreachable();
+  if (fence === null) throw new ServiceUnavailableError('The payment service is briefly unavailable.', mayStill, 1);
 }
