@@ -1,5 +1,5 @@
 import { expiredEventData } from '../domain/event-catalog';
-import { recordEvent } from '../events/record';
+import { recordEvents } from '../events/record';
 import { deliverAfterCommit, type FirstDeliveryDeps, type RecordedEvents } from '../events/first-delivery';
 import { recordCheckoutsExpired } from '../observability/metrics';
 import { expireOverdueCheckoutsUnscoped, updateCheckoutState, type CheckoutRow } from '../storage/checkouts';
@@ -23,21 +23,29 @@ import { everyWithoutOverlap } from '../periodic';
 /** How many overdue checkouts one sweep transaction expires; a full batch is followed by another at once. */
 const SWEEP_BATCH = 200;
 
-/** Records checkout.expired for checkouts this transaction just expired, one merchant read each. */
+/** Records checkout.expired for checkouts this transaction just expired: per merchant, one read and one INSERT. */
 async function recordExpiries(trx: Db, rows: CheckoutRow[]): Promise<RecordedEvents[]> {
-  const merchants = new Map<string, RecordedEvents>();
+  const byMerchant = new Map<string, CheckoutRow[]>();
   for (const row of rows) {
-    let recorded = merchants.get(row.merchant_id);
-    if (!recorded) {
-      const merchant: MerchantRow = (await findMerchant(trx, row.merchant_id))!;
-      recorded = { merchant, events: [] };
-      merchants.set(row.merchant_id, recorded);
-    }
-    const data = expiredEventData({ checkout: row, customerId: row.customer_id, expiredAt: row.expires_at });
-    const event = await recordEvent(trx, recorded.merchant, 'checkout.expired', data, { checkoutId: row.id, customerId: row.customer_id });
-    if (event.enabled) recorded.events.push(event);
+    const group = byMerchant.get(row.merchant_id);
+    if (group) group.push(row);
+    else byMerchant.set(row.merchant_id, [row]);
   }
-  return [...merchants.values()];
+  const recorded: RecordedEvents[] = [];
+  for (const [merchantId, expired] of byMerchant) {
+    const merchant: MerchantRow = (await findMerchant(trx, merchantId))!;
+    const events = await recordEvents(
+      trx,
+      merchant,
+      expired.map((row) => ({
+        type: 'checkout.expired' as const,
+        data: expiredEventData({ checkout: row, customerId: row.customer_id, expiredAt: row.expires_at }),
+        refs: { checkoutId: row.id, customerId: row.customer_id },
+      })),
+    );
+    recorded.push({ merchant, events: events.filter((event) => event.enabled) });
+  }
+  return recorded;
 }
 
 /** Starts each recorded event's first delivery, after the commit, from the rows it wrote. */

@@ -2,12 +2,19 @@ import type { Db } from '../storage/db';
 import { newId } from '../domain/ids';
 import { buildEnvelope, isDelivered, type EventType } from '../domain/event-catalog';
 import type { MerchantSettings } from '../domain/settings';
-import { insertEvent, type EventRow } from '../storage/events';
+import { insertEvent, insertEvents, type EventRow } from '../storage/events';
 
 export interface EventRefs {
   checkoutId?: string | null;
   chargeId?: string | null;
   customerId?: string | null;
+}
+
+/** One event to record: its type, its data and the rows it refers to. */
+export interface EventToRecord {
+  type: EventType;
+  data: object;
+  refs: EventRefs;
 }
 
 /**
@@ -24,12 +31,21 @@ export async function recordEvent(
   refs: EventRefs,
   channel: EventRow['channel'] = 'outbox',
 ): Promise<EventRow> {
+  return insertEvent(trx, eventRow(merchant, { type, data, refs }, channel));
+}
+
+/** One merchant's several events, as recordEvent records each, in one statement and in this order. */
+export async function recordEvents(trx: Db, merchant: { id: string; settings: MerchantSettings }, events: readonly EventToRecord[]): Promise<EventRow[]> {
+  return insertEvents(trx, events.map((event) => eventRow(merchant, event, 'outbox')));
+}
+
+function eventRow(merchant: { id: string; settings: MerchantSettings }, { type, data, refs }: EventToRecord, channel: EventRow['channel']) {
   const id = newId('event');
   const enabled = isDelivered(type, merchant.settings.enabled_events);
   // With no webhook URL the outcome is known as the event is written: it goes out as settled, so
   // no first attempt has to write it afterwards (one write fewer per event) and no sweep takes it.
   const unaddressed = enabled && channel === 'outbox' && !merchant.settings.webhook_url;
-  return insertEvent(trx, {
+  return {
     id,
     merchant_id: merchant.id,
     type,
@@ -41,5 +57,5 @@ export async function recordEvent(
     channel,
     delivery_status: !enabled ? 'not_enabled' : unaddressed ? 'no_webhook_url' : 'pending',
     ...(unaddressed ? { dispatched_at: new Date() } : {}),
-  });
+  } as const;
 }

@@ -45,6 +45,25 @@ export async function insertEvent(
   return inserted;
 }
 
+/** The columns every row of insertEvents names, in its statement's order. */
+const BATCH_COLUMNS = ['id', 'merchant_id', 'type', 'checkout_id', 'charge_id', 'customer_id', 'body', 'enabled', 'channel', 'delivery_status', 'dispatched_at'] as const;
+type EventInsert = Parameters<typeof insertEvent>[1] & Pick<EventRow, 'delivery_status'>;
+
+/**
+ * Several events in one statement (one round trip), in the order given: their `seq` follows it.
+ * Each row names its delivery status; one that names no `dispatched_at` gets null, the column's default.
+ */
+export async function insertEvents(db: Db, rows: readonly EventInsert[]): Promise<EventRow[]> {
+  if (rows.length === 0) return [];
+  if (rows.length === 1) return [await insertEvent(db, rows[0])];
+  const tuple = `(${BATCH_COLUMNS.map(() => '?').join(', ')})`;
+  const values = rows.flatMap((row) => BATCH_COLUMNS.map((column) => row[column] ?? null));
+  // Unprepared: its text differs with the number of rows.
+  const result = await db.raw(`INSERT INTO events (${BATCH_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')} RETURNING *`, values);
+  const byId = new Map((result.rows as EventRow[]).map((row) => [row.id, row]));
+  return rows.map((row) => byId.get(row.id)!);
+}
+
 /** insertEvent's statement for these columns (the same few sets every time). */
 function insertSql(columns: string[]): string {
   return `INSERT INTO events (${columns.map((column) => `"${column}"`).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING *`;

@@ -159,6 +159,48 @@ describe('the sweep of late expiry timers', () => {
     }
   });
 
+  it('a sweep records a batch of several merchants with one event INSERT per merchant, each checkout once, and delivers each', async () => {
+    const shops = [
+      await openShop(service, { webhook_url: receiver.url, checkout_expiry_seconds: 60, enabled_events: ['checkout.expired'] }),
+      await openShop(service, { webhook_url: receiver.url, checkout_expiry_seconds: 60, enabled_events: ['checkout.expired'] }),
+    ];
+    const checkouts = await Promise.all(
+      shops.flatMap((shop) => Array.from({ length: 4 }, async () => ({ ...(await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 700 })), merchantId: shop.merchant.id }))),
+    );
+    const mine = checkouts.map((c) => c.id);
+    await service.stopWorker();
+    const statements: string[] = [];
+    const count = (query: { sql: string }) => statements.push(query.sql);
+    try {
+      await service.deps.db('checkouts').whereIn('id', mine).update({ expires_at: service.deps.db.fn.now() });
+      // Other files' overdue checkouts, locked meanwhile, are skipped (see the test above).
+      const others = await service.deps.db.transaction();
+      try {
+        await others('checkouts').where({ state: 'open' }).whereNotIn('id', mine).forUpdate().select('id');
+        service.deps.db.on('query', count);
+        expect(await sweepOverdueCheckouts(service.deps, 0)).toBe(checkouts.length);
+      } finally {
+        service.deps.db.off('query', count);
+        await others.rollback();
+      }
+    } finally {
+      await service.startWorker();
+    }
+    expect(statements.filter((sql) => /^insert into events/i.test(sql.trim()))).toHaveLength(shops.length);
+
+    const events = await service.deps.db('events').whereIn('checkout_id', mine).where({ type: 'checkout.expired' });
+    expect(events.map((e) => e.checkout_id).sort()).toEqual([...mine].sort());
+    for (const event of events) {
+      const checkout = checkouts.find((c) => c.id === event.checkout_id)!;
+      expect(event.merchant_id).toBe(checkout.merchantId);
+      expect(JSON.parse(event.body)).toMatchObject({ event_id: event.id, type: 'checkout.expired', data: { id: checkout.id, type: 'deposit' } });
+    }
+    for (const id of mine) {
+      await waitFor(() => receiver.forCheckout(id).some((r) => r.body.type === 'checkout.expired'), 10_000, `checkout.expired of ${id} delivered`);
+    }
+    expect(receiver.ofType('checkout.expired').filter((r) => mine.includes(r.body.data.id))).toHaveLength(checkouts.length);
+  }, 40_000);
+
   // From the long property run's seed 20316557 (path 150:48): a pending bank deposit, its timer made
   // late, then the simulator cancels the charge. The sweep expires the checkout the moment no charge
   // holds it, with its deadline already past: the suite's settle() took that for a run at rest and
