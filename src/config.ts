@@ -111,6 +111,11 @@ const EnvSchema = z.object({
   /** How late a checkout's expiry must be before the sweep records it instead of its workflow's timer. */
   EXPIRY_SWEEP_GRACE_MS: envNumber(z.coerce.number().int().min(0)).default(1000),
   /**
+   * The interactive worker's own expiry sweep (split layout): it takes checkouts this late, which
+   * the background worker, at a lower OS priority, has not expired on a machine short of CPU.
+   */
+  EXPIRY_BACKSTOP_GRACE_MS: envNumber(z.coerce.number().int().min(0)).default(4000),
+  /**
    * A checkout's workflow starts with a start delay until its deadline (src/temporal/checkouts.ts):
    * it runs no task until its first attempt or its expiry. `false` runs its first task at creation.
    */
@@ -218,6 +223,7 @@ export interface Config {
   mailSweepMs: number;
   expirySweepMs: number;
   expirySweepGraceMs: number;
+  expiryBackstopGraceMs: number;
   idempotencySweepMs: number;
   /** A checkout's workflow starts delayed until its deadline or first attempt (src/temporal/checkouts.ts). */
   checkoutDelayedStart: boolean;
@@ -333,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailSweepMs: e.MAIL_SWEEP_MS,
     expirySweepMs: e.EXPIRY_SWEEP_MS,
     expirySweepGraceMs: e.EXPIRY_SWEEP_GRACE_MS,
+    expiryBackstopGraceMs: e.EXPIRY_BACKSTOP_GRACE_MS,
     idempotencySweepMs: e.IDEMPOTENCY_SWEEP_MS,
     checkoutDelayedStart: e.CHECKOUT_WORKFLOW_DELAYED_START,
     sandboxLatencyMs: e.SANDBOX_LATENCY_MS,

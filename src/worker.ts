@@ -173,8 +173,11 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
  * the `background` and `all` roles: the outbox's sweep (events whose writer crashed before
  * dispatching them), expiry's (checkouts whose timer runs late), idempotency keys' (stored answers
  * past their 24 hours), the reconciler's (charges an interrupted attempt left unsettled) and the
- * mail outbox's (dashboard mails not sent yet). Every role writes a heartbeat for each task queue
- * it polls (readiness counts them). Returns a stop that waits for a running sweep.
+ * mail outbox's (dashboard mails not sent yet). The `interactive` role sweeps expiries too, for
+ * checkouts later than `EXPIRY_BACKSTOP_GRACE_MS`: a few statements a batch, at normal priority, so
+ * a background worker starved of CPU delays expiries by seconds, not by its backlog. Every role
+ * writes a heartbeat for each task queue it polls (readiness counts them). Returns a stop that
+ * waits for a running sweep.
  */
 export function startWorkerSweeps(deps: ActivityDeps, role: WorkerRole = 'all'): () => Promise<void> {
   const stops = [startHeartbeat(deps, roleTaskQueues(deps.config, role))];
@@ -187,6 +190,8 @@ export function startWorkerSweeps(deps: ActivityDeps, role: WorkerRole = 'all'):
       startReconciler(deps, { intervalMs: deps.config.reconcileSweepMs, leaseMs: deps.config.reconcileLeaseMs, settle: settleInterrupted }),
       startMailSweeper({ ...deps, mailer: createMailer(deps.config, deps.logger) }, deps.config.mailSweepMs),
     );
+  } else {
+    stops.push(startExpirySweeper(deps, { intervalMs: deps.config.expirySweepMs, graceMs: deps.config.expiryBackstopGraceMs }));
   }
   return async () => {
     await Promise.all(stops.map((stop) => stop()));

@@ -9,8 +9,9 @@ import { checkoutExpiryWorkflowId, deliveryWorkflowId } from '../../workflows/co
  * The split layout `npm start` runs: an interactive worker (the task queue: attempts) and a
  * background worker (the background task queue: expiries, their webhooks, and the sweeps), each a
  * process of its own. Expiries run on the background worker alone, attempts on the interactive one
- * alone, so one can stop without stopping the other. The expiry sweep waits ten minutes past a
- * deadline here: every checkout below is expired by its expiry workflow.
+ * alone, so one can stop without stopping the other. The expiry sweeps wait ten minutes past a
+ * deadline here (the last test's backstop excepted): every other checkout below is expired by its
+ * expiry workflow.
  */
 let service: Service;
 let receiver: WebhookReceiver;
@@ -22,7 +23,7 @@ let payer: Shop;
 
 beforeAll(async () => {
   receiver = await new WebhookReceiver().start();
-  service = await startService({ worker: false, replicas: 1, env: { EXPIRY_SWEEP_GRACE_MS: '600000' } });
+  service = await startService({ worker: false, replicas: 1, env: { EXPIRY_SWEEP_GRACE_MS: '600000', EXPIRY_BACKSTOP_GRACE_MS: '600000' } });
   interactive = new WorkerProcess(service, { WORKER_ROLE: 'interactive' });
   background = new WorkerProcess(service, { WORKER_ROLE: 'background' });
   await Promise.all([interactive.start(), background.start()]);
@@ -104,4 +105,27 @@ it('pays attempts while the background worker is down, and expires what fell due
   } finally {
     if (!back) await background.start();
   }
+}, 400_000);
+
+it('with the background worker away, the interactive worker expires a checkout once it is EXPIRY_BACKSTOP_GRACE_MS late, once, and tells the merchant', async () => {
+  await background.kill();
+  await interactive.stop();
+  interactive = new WorkerProcess(service, { WORKER_ROLE: 'interactive', EXPIRY_BACKSTOP_GRACE_MS: '1500' });
+  await interactive.start();
+  let abandoned: CreatedCheckout;
+  try {
+    abandoned = await createCheckout(service, expiring, { type: 'deposit', fixed_amount_cents: 1_000 });
+    await expectPaid(await createCheckout(service, payer, { type: 'deposit', fixed_amount_cents: 1_000 }));
+    await waitFor(async () => (await stateOf(abandoned.id)) === 'expired', 20_000, 'the backstop sweep to expire the checkout');
+    const row = await service.deps.db('checkouts').where({ id: abandoned.id }).first('expires_at', 'updated_at');
+    // Not before its grace: the background worker had that long to expire it by its timer.
+    expect(row.updated_at.getTime() - row.expires_at.getTime()).toBeGreaterThanOrEqual(1_500);
+    await waitFor(() => receiver.forCheckout(abandoned.id).some((r) => r.body?.type === 'checkout.expired'), 30_000, 'checkout.expired to be delivered');
+  } finally {
+    await background.start();
+  }
+  // The expiry workflow, run once the background worker is back, finds nothing left to expire.
+  await expect(service.deps.temporal.workflow.getHandle(checkoutExpiryWorkflowId(abandoned.id)).result()).resolves.toEqual({ expired: false });
+  expect((await recordedEvents(service, abandoned.id)).filter((e) => e.type === 'checkout.expired')).toHaveLength(1);
+  expect(receiver.forCheckout(abandoned.id).filter((r) => r.body?.type === 'checkout.expired')).toHaveLength(1);
 }, 400_000);
