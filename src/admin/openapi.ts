@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CHARGE_STATUSES } from '../domain/charge-states';
 import { EVENT_TYPES } from '../domain/event-catalog';
 import { MerchantSettingsSchema, StripeCredentialsViewSchema } from '../domain/settings';
-import { ChargeResponse } from '../charges/schemas';
+import { ChargeResponse, REFUND_UNAVAILABLE } from '../charges/schemas';
 import { ADMIN_PAGING, ADMIN_TOKEN_THROTTLED, AdminAuth, DashboardSession, adminPaged, operation, page, pathId, TAGS, UNKNOWN_CURSOR } from '../http/openapi-operation';
 import { registry } from '../http/openapi-registry';
 import { MerchantCreateBody, RollSigningSecretBody, SettingsPatchBody } from '../merchants/schemas';
@@ -131,7 +131,7 @@ operation({
   method: 'get', path: '/admin/v1/customers/restricted', id: 'adminListRestrictedCustomers', tag, security, summary: 'Restricted customers with the reason and evidence, newest customer first', description: ADMIN_PAGING, query: searchPaged(RestrictedCustomersQuery),
   responses: { 200: ['Customers', page(StoredCustomer.extend({ merchant_id: z.string(), merchant_name: merchantName, restricted_at: timestamp.nullable(), restriction_evidence: evidence }))] }, errors: listErrors,
 });
-operation({ method: 'post', path: '/admin/v1/charges/{id}/refund', id: 'adminRefundCharge', tag, security, summary: 'The dashboard refund (same rules and event as the public one)', description: "A charge that does not exist is 404, as on the merchant dashboard; the refund rules' refusals are the public refund's 422 bodies with a hint.", params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] }, errors });
+operation({ method: 'post', path: '/admin/v1/charges/{id}/refund', id: 'adminRefundCharge', tag, security, summary: 'The dashboard refund (same rules and event as the public one)', description: "A charge that does not exist is 404, as on the merchant dashboard; the refund rules' refusals are the public refund's 422 bodies with a hint.", params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] }, errors: { ...errors, 503: REFUND_UNAVAILABLE } });
 operation({ method: 'get', path: '/admin/v1/charges', id: 'adminSearchCharges', tag, security, summary: 'Search charges by id, checkout, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Charges', page(ChargeResponse.extend({ merchant_id: z.string(), merchant_name: merchantName }))] }, errors: listErrors });
 operation({ method: 'get', path: '/admin/v1/checkouts', id: 'adminSearchCheckouts', tag, security, summary: 'Search checkouts by id, charge, customer, merchant or email fragment, newest first', description: ADMIN_PAGING, query: searchPaged(AdminSearchQuery), responses: { 200: ['Checkouts', page(StoredCheckout.extend({ merchant_id: z.string(), merchant_name: merchantName, customer: CustomerBrief }))] }, errors: listErrors });
 operation({

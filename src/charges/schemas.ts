@@ -3,6 +3,10 @@ import { ApiKeyAuth, ErrorBody, errorResponses, EXAMPLE_REQUEST_ID, jsonContent,
 import { CHARGE_STATUSES } from '../domain/charge-states';
 import { ChargeCustomer } from '../customers/schemas';
 
+/** The refund's 503, on every surface that refunds (the public API, the admin API, the merchant dashboard). */
+export const REFUND_UNAVAILABLE =
+  'Temporal or the database could not be reached in time: nothing was done; send the request again after Retry-After seconds. Unless the error says the refund is under way: it was begun before the answer, completes by itself, and the same request sent again answers the charge refunded.';
+
 const Instrument = z.record(z.string(), z.unknown()).nullable();
 
 export const ChargeResponse = registry.register(
@@ -106,8 +110,7 @@ registry.registerPath({
       }),
     },
     503: {
-      description:
-        'Temporal or the database could not be reached in time: nothing was done, and the same request sent again (same Idempotency-Key) after Retry-After seconds refunds once. Unless the error says the refund is under way: it was begun before the answer, completes by itself, and the same request sent again answers the charge refunded.',
+      description: `${REFUND_UNAVAILABLE} The same request sent again (same Idempotency-Key) refunds once.`,
       headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
       ...jsonContent(ErrorBody, {
         unavailable: { summary: 'Nothing was done', value: { error: 'The payment service is briefly unavailable.', hint: 'Nothing was lost: send the same request again after Retry-After seconds.', request_id: EXAMPLE_REQUEST_ID } },

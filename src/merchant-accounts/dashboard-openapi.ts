@@ -1,7 +1,7 @@
 // The merchant dashboard's data routes (operator spec, section 7) in the OpenAPI document.
 import { z } from 'zod';
 import { Review, TimelineEntry } from '../admin/openapi';
-import { ChargeResponse } from '../charges/schemas';
+import { ChargeResponse, REFUND_UNAVAILABLE } from '../charges/schemas';
 import { ChargeCustomer } from '../customers/schemas';
 import { MerchantSessionAuth, operation, page, pathId, TAGS } from '../http/openapi-operation';
 import { RollSigningSecretBody } from '../merchants/schemas';
@@ -166,5 +166,5 @@ operation({
 operation({
   method: 'post', path: '/merchant/v1/charges/{id}/refund', id: 'merchantRefundCharge', tag, security, summary: 'Refund a charge in full (owners): the same rules and event as the public refund; the audit log records the person',
   params: pathId('ch_3kQ8sLm3Xa7Pc1Rt5VbNwYz'), responses: { 200: ['The refunded charge', ChargeResponse] },
-  errors: { 401: developers[401], 403: 'Beyond the role: only owners refund.', 404: 'No such charge in this account.', 422: 'The charge cannot be refunded (the hint says why), or a body was sent.', 503: 'The processor or Temporal briefly refused: send it again.' },
+  errors: { 401: developers[401], 403: 'Beyond the role: only owners refund.', 404: 'No such charge in this account.', 422: 'The charge cannot be refunded (the hint says why), or a body was sent.', 503: REFUND_UNAVAILABLE },
 });

@@ -32,4 +32,15 @@ describe('OpenAPI tags', () => {
     const untagged = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => !op.tags?.length).map(([method]) => `${method} ${path}`));
     expect(untagged).toEqual([]);
   });
+
+  // A refund that answered 503 may have begun, and then completes by itself: every surface that
+  // refunds says so, not only the shared "nothing was done".
+  it('describes the refund under way in the 503 of every operation that refunds', () => {
+    const refunds = Object.entries(doc.paths).filter(([path]) => path.endsWith('/refund'));
+    expect(refunds.map(([path]) => path).sort()).toEqual(['/admin/v1/charges/{id}/refund', '/api/v1/charges/{id}/refund', '/merchant/v1/charges/{id}/refund']);
+    for (const [, ops] of refunds) {
+      const unavailable = (ops.post as { responses: Record<string, { description: string }> }).responses['503'];
+      expect(unavailable.description).toMatch(/refund is under way: it was begun before the answer, completes by itself/);
+    }
+  });
 });

@@ -2230,7 +2230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Temporal or the database could not be reached in time: nothing was done, and the same request sent again (same Idempotency-Key) after Retry-After seconds refunds once. Unless the error says the refund is under way: it was begun before the answer, completes by itself, and the same request sent again answers the charge refunded. */
+            /** @description Temporal or the database could not be reached in time: nothing was done; send the request again after Retry-After seconds. Unless the error says the refund is under way: it was begun before the answer, completes by itself, and the same request sent again answers the charge refunded. The same request sent again (same Idempotency-Key) refunds once. */
             503: {
                 headers: {
                     /** @description Seconds to wait before sending the request again. */
