@@ -112,9 +112,10 @@ const EnvSchema = z.object({
   EXPIRY_SWEEP_GRACE_MS: envNumber(z.coerce.number().int().min(0)).default(1000),
   /**
    * The interactive worker's own expiry sweep (split layout): it takes checkouts this late, which
-   * the background worker, at a lower OS priority, has not expired on a machine short of CPU.
+   * the background worker has not expired (stopped, or far behind at its lower OS priority). Long
+   * enough that in a wave the interactive worker, whose CPU is the attempts', rarely sweeps.
    */
-  EXPIRY_BACKSTOP_GRACE_MS: envNumber(z.coerce.number().int().min(0)).default(4000),
+  EXPIRY_BACKSTOP_GRACE_MS: envNumber(z.coerce.number().int().min(0)).default(10_000),
   /**
    * A checkout's workflow starts with a start delay until its deadline (src/temporal/checkouts.ts):
    * it runs no task until its first attempt or its expiry. `false` runs its first task at creation.

@@ -175,7 +175,7 @@ export function tuningOptions(tuning: WorkerTuning, maxCachedWorkflows = tuning.
  * past their 24 hours), the reconciler's (charges an interrupted attempt left unsettled) and the
  * mail outbox's (dashboard mails not sent yet). The `interactive` role sweeps expiries too, for
  * checkouts later than `EXPIRY_BACKSTOP_GRACE_MS`: a few statements a batch, at normal priority, so
- * a background worker starved of CPU delays expiries by seconds, not by its backlog. Every role
+ * a background worker stopped or far behind delays expiries by seconds, not by its backlog. Every role
  * writes a heartbeat for each task queue it polls (readiness counts them). Returns a stop that
  * waits for a running sweep.
  */
