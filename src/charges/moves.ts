@@ -3,10 +3,9 @@ import type { RecordedEvents } from '../events/first-delivery';
 import { ChargeRefundInProgress, IllegalChargeMove, assertMoveFor, eventForMove, type ChargeStatus } from '../domain/charge-states';
 import { chargeEventData, type EventType } from '../domain/event-catalog';
 import type { ChargeChanges, ChargeRow } from '../storage/charges';
-import type { EventRow } from '../storage/events';
 import { lockChargeUnscoped, moveChargeStatus } from '../storage/charges';
 import { findRefundOfChargeUnscoped } from '../storage/refunds';
-import { recordEvent } from '../events/record';
+import { recordEvents } from '../events/record';
 import { loadChargeContext, type KnownChargeRows } from './load';
 import { updateCheckoutState } from '../storage/checkouts';
 import { applySubscriptionEffects } from '../subscriptions/effects';
@@ -79,11 +78,8 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
 
     const { checkout, customer, merchant } = await loadChargeContext(trx, charge, known);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
-    const events: EventRow[] = [];
-    for (const type of types) {
-      const recorded = await recordEvent(trx, merchant, type, data, { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id });
-      if (recorded.enabled) events.push(recorded);
-    }
+    const refs = { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id };
+    const events = (await recordEvents(trx, merchant, types.map((type) => ({ type, data, refs })))).filter((event) => event.enabled);
     return { moved: true, charge: moved, eventIds: [...events.map((e) => e.id), ...sub.eventIds], subscriptionIds: sub.created, recorded: { events, merchant } };
   });
 }

@@ -6,7 +6,7 @@ import { subscriptionEventData, type EventType } from '../domain/event-catalog';
 import { newId } from '../domain/ids';
 import { daysAfter, periodBoundary } from '../domain/subscription-calendar';
 import { DEFAULT_RETRY_DAYS, presentSubscription, subscriptionNow } from '../domain/subscriptions';
-import { recordEvent } from '../events/record';
+import { recordEvents } from '../events/record';
 import { linkChargeToSubscription, type ChargeRow } from '../storage/charges';
 import { findCheckoutByIdUnscoped, type CheckoutRow } from '../storage/checkouts';
 import type { Db } from '../storage/db';
@@ -144,11 +144,8 @@ async function update(trx: Db, sub: SubscriptionRow, charge: ChargeRow, events: 
 
 /** Records subscription.* events (opt-in) in the caller's transaction; answers those to dispatch. */
 export async function recordSubscriptionEvent(trx: Db, merchant: MerchantRow, types: EventType[], row: SubscriptionRow, chargeId: string | null): Promise<string[]> {
-  const ids: string[] = [];
-  for (const type of types) {
-    const data = subscriptionEventData({ checkoutId: row.checkout_id, customerId: row.customer_id, subscription: presentSubscription(row), chargeId });
-    const event = await recordEvent(trx, merchant, type, data, { checkoutId: row.checkout_id, chargeId, customerId: row.customer_id });
-    if (event.enabled) ids.push(event.id);
-  }
-  return ids;
+  const data = subscriptionEventData({ checkoutId: row.checkout_id, customerId: row.customer_id, subscription: presentSubscription(row), chargeId });
+  const refs = { checkoutId: row.checkout_id, chargeId, customerId: row.customer_id };
+  const events = await recordEvents(trx, merchant, types.map((type) => ({ type, data, refs })));
+  return events.filter((event) => event.enabled).map((event) => event.id);
 }
