@@ -195,7 +195,8 @@ export function chargeSteps(deps: ActivityDeps) {
       return_url: checkoutPageUrl(deps.config.walletBaseUrl, charge.checkout_id),
     });
     crashIfAt(deps.config, 'after_processor_call');
-    const result = await afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome), known);
+    // The charge as read before the processor's call: the move is made from it only while it is still so.
+    const result = await afterMove(charge.id, 'created', TO_STATUS[outcome.kind], pm.payment_type, outcomeChanges(outcome), known && { ...known, charge });
     return withNextAction(result, outcome);
   }
 

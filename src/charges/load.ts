@@ -40,6 +40,8 @@ export function chargeNotFound(chargeId: string): NotFoundError {
 export interface KnownChargeRows {
   customer?: CustomerRow;
   checkout?: CheckoutRow;
+  /** The charge as its mover last read or wrote it: a move decided from it is made only while it is still so. */
+  charge?: ChargeRow;
 }
 
 /**

@@ -1,14 +1,15 @@
 import type { Db } from '../storage/db';
 import type { RecordedEvents } from '../events/first-delivery';
-import { ChargeRefundInProgress, IllegalChargeMove, assertMoveFor, eventForMove, type ChargeStatus } from '../domain/charge-states';
+import { ChargeRefundInProgress, IllegalChargeMove, assertMoveFor, eventForMove, findTransition, moveRefusalFor, type ChargeStatus } from '../domain/charge-states';
 import { chargeEventData, type EventType } from '../domain/event-catalog';
 import type { ChargeChanges, ChargeRow } from '../storage/charges';
-import { lockChargeUnscoped, moveChargeStatus } from '../storage/charges';
+import { lockChargeUnscoped, moveChargeRecording, moveChargeStatus } from '../storage/charges';
+import { findMerchant } from '../storage/merchants';
 import { findRefundOfChargeUnscoped } from '../storage/refunds';
-import { recordEvents } from '../events/record';
+import { outboxRows, recordEvents } from '../events/record';
 import { loadChargeContext, type KnownChargeRows } from './load';
 import { updateCheckoutState } from '../storage/checkouts';
-import { applySubscriptionEffects } from '../subscriptions/effects';
+import { applySubscriptionEffects, concernsSubscription } from '../subscriptions/effects';
 
 export interface MoveRequest {
   chargeId: string;
@@ -54,6 +55,48 @@ const HOLD_OUTSTANDING_STATUSES: ReadonlySet<ChargeStatus> = new Set<ChargeStatu
  * committed) finds the charge already in `to` and changes nothing, so every move happens once.
  */
 export async function applyChargeMove(db: Db, request: MoveRequest): Promise<MoveResult> {
+  return (await moveAsRead(db, request)) ?? moveLocked(db, request);
+}
+
+/**
+ * The move of a charge its caller holds as it last read it (`known.charge`, with its customer and
+ * checkout), decided from that row: the merchant read as the events are recorded, then one
+ * statement that moves the charge only while it is still as read, completes the checkout on a
+ * success and records the events (two statements where the locked path makes six or seven). It
+ * applies only where that row decides the move alone: not from `succeeded` (a refund's claim is
+ * read under the lock), not for a move the table refuses, and not where a subscription may be
+ * concerned. Undefined, with nothing written, when it does not apply or the charge changed since
+ * it was read: the locked path then decides as it always does.
+ */
+async function moveAsRead(db: Db, request: MoveRequest): Promise<MoveResult | undefined> {
+  const { known, from, to } = request;
+  const charge = known?.charge;
+  if (!charge || !known.customer || !known.checkout || from === undefined || charge.status !== from) return undefined;
+  if (from === to || from === 'succeeded' || !findTransition(from, to) || moveRefusalFor(from, to, charge.transaction_type) !== null) return undefined;
+  if (concernsSubscription(charge, known.checkout)) return undefined;
+
+  const changes = request.changes ?? {};
+  const types = eventsForMove(charge, request);
+  const releasesHold = types.includes('checkout.release_hold');
+  const merchant = (await findMerchant(db, charge.merchant_id))!;
+  const after = { ...charge, ...definedChanges(changes), status: to };
+  const data = chargeEventData({ checkout: { ...known.checkout, live_subscription: null }, customer: known.customer, charge: after, fromStatus: from });
+  const refs = { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id };
+  const rows = outboxRows(merchant, types.map((type) => ({ type, data, refs })));
+  const completeCheckoutId = to === 'succeeded' ? charge.checkout_id : null;
+  const recorded = await moveChargeRecording(db, { id: charge.id, to, changes, releasesHold, basis: charge, completeCheckoutId }, rows);
+  if (!recorded) return undefined;
+  const events = recorded.events.filter((event) => event.enabled);
+  return { moved: true, charge: recorded.charge, eventIds: events.map((e) => e.id), recorded: { events, merchant } };
+}
+
+/** The columns a move sets: those of `changes` that are defined. */
+function definedChanges(changes: ChargeChanges): ChargeChanges {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+}
+
+/** The move decided under the charge's lock, for every charge and every caller. */
+async function moveLocked(db: Db, request: MoveRequest): Promise<MoveResult> {
   return db.transaction(async (trx) => {
     const charge = await lockChargeUnscoped(trx, request.chargeId);
     if (!charge) throw new Error(`charge ${request.chargeId} does not exist`);

@@ -2,7 +2,7 @@ import type { Db } from '../storage/db';
 import { newId } from '../domain/ids';
 import { buildEnvelope, isDelivered, type EventType } from '../domain/event-catalog';
 import type { MerchantSettings } from '../domain/settings';
-import { insertEvent, insertEvents, type EventRow } from '../storage/events';
+import { insertEvent, insertEvents, type EventInsert, type EventRow } from '../storage/events';
 
 export interface EventRefs {
   checkoutId?: string | null;
@@ -36,7 +36,12 @@ export async function recordEvent(
 
 /** One merchant's several events, as recordEvent records each, in one statement and in this order. */
 export async function recordEvents(trx: Db, merchant: { id: string; settings: MerchantSettings }, events: readonly EventToRecord[]): Promise<EventRow[]> {
-  return insertEvents(trx, events.map((event) => eventRow(merchant, event, 'outbox')));
+  return insertEvents(trx, outboxRows(merchant, events));
+}
+
+/** The outbox rows recordEvents writes, for a statement that inserts them with other work. */
+export function outboxRows(merchant: { id: string; settings: MerchantSettings }, events: readonly EventToRecord[]): EventInsert[] {
+  return events.map((event) => eventRow(merchant, event, 'outbox'));
 }
 
 function eventRow(merchant: { id: string; settings: MerchantSettings }, { type, data, refs }: EventToRecord, channel: EventRow['channel']) {

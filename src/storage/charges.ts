@@ -1,4 +1,5 @@
 import { runPrepared, type Db } from './db';
+import { EVENT_COLUMNS, eventFromJson, type EventInsert, type EventJson, type EventRow } from './events';
 import type { ChargeStatus } from '../domain/charge-states';
 
 export interface ChargeRow {
@@ -138,16 +139,76 @@ export type ChargeChanges = Partial<
  * undefined. `releasesHold` marks the hold released (hold_released_at) in the same write.
  */
 export async function moveChargeStatus(db: Db, id: string, from: ChargeStatus, to: ChargeStatus, changes: ChargeChanges, releasesHold = false): Promise<ChargeRow | undefined> {
-  const columns = (Object.keys(changes) as Array<keyof ChargeChanges>).filter((column) => changes[column] !== undefined);
-  const values = columns.map((column) => (column === 'threeds' && changes.threeds !== null ? JSON.stringify(changes.threeds) : changes[column]));
+  const columns = changedColumns(changes);
+  const values = columns.map((column) => changeValue(changes, column));
   const [row] = await runPrepared<ChargeRow>(db, moveSql(columns, releasesHold), [id, from, to, ...values]);
   return row;
 }
 
 /** moveChargeStatus's statement for these changed columns (the same few sets every time). */
 function moveSql(columns: string[], releasesHold: boolean): string {
-  const sets = [...columns.map((column, i) => `"${column}" = $${i + 4}`), 'status = $3', 'updated_at = now()', ...(releasesHold ? ['hold_released_at = now()'] : [])];
-  return `UPDATE charges SET ${sets.join(', ')} WHERE id = $1 AND status = $2 RETURNING *`;
+  return `UPDATE charges SET ${moveSets(columns, releasesHold)} WHERE id = $1 AND status = $2 RETURNING *`;
+}
+
+/** The SET list of a move: the changed columns from $4 on, the status ($3), the times. */
+function moveSets(columns: string[], releasesHold: boolean): string {
+  return [...columns.map((column, i) => `"${column}" = $${i + 4}`), 'status = $3', 'updated_at = now()', ...(releasesHold ? ['hold_released_at = now()'] : [])].join(', ');
+}
+
+/** The charge's columns a move decides by, as its mover last read them. */
+export type MoveBasis = Pick<ChargeRow, 'status' | 'hold_accepted_at' | 'hold_released_at' | 'failure_code' | 'failure_message'>;
+
+export interface RecordedMove {
+  charge: ChargeRow;
+  /** The events the statement inserted, in the order given. */
+  events: EventRow[];
+}
+
+/**
+ * A whole move in one statement, for a mover that decided it from the charge as it last read it
+ * (`basis`): the compare-and-set moves the charge only while every column the decision went by is
+ * still as read (its status, whether its hold was accepted or released, and the failure the events
+ * repeat unless the move sets it), and only then the checkout is completed (`completeCheckoutId`)
+ * and the events are inserted, in their order. Answers undefined, having written nothing, when the
+ * charge changed meanwhile.
+ */
+export async function moveChargeRecording(
+  db: Db,
+  move: { id: string; to: ChargeStatus; changes: ChargeChanges; releasesHold: boolean; basis: MoveBasis; completeCheckoutId: string | null },
+  events: readonly EventInsert[],
+): Promise<RecordedMove | undefined> {
+  const { id, to, changes, releasesHold, basis, completeCheckoutId } = move;
+  const columns = changedColumns(changes);
+  const values = columns.map((column) => changeValue(changes, column));
+  // The failure the events repeat is the row's unless the move sets it.
+  const kept = (['failure_code', 'failure_message'] as const).filter((column) => !columns.includes(column));
+  const params: unknown[] = [id, basis.status, to, ...values, basis.hold_accepted_at === null, basis.hold_released_at === null, ...kept.map((column) => basis[column])];
+  let n = 3 + values.length;
+  const conditions = [`(hold_accepted_at IS NULL) = $${++n}`, `(hold_released_at IS NULL) = $${++n}`, ...kept.map((column) => `"${column}" IS NOT DISTINCT FROM $${++n}::text`)];
+  const ctes = [`moved AS (UPDATE charges SET ${moveSets(columns, releasesHold)} WHERE id = $1 AND status = $2 AND ${conditions.join(' AND ')} RETURNING *)`];
+  if (completeCheckoutId !== null) {
+    params.push(completeCheckoutId);
+    ctes.push(`completed AS (UPDATE checkouts SET state = 'completed', updated_at = now() WHERE id = $${++n} AND state IN ('open', 'in_review') AND EXISTS (SELECT 1 FROM moved))`);
+  }
+  params.push(JSON.stringify(events.map((event) => Object.fromEntries(EVENT_COLUMNS.map((column) => [column, event[column] ?? null])))));
+  ctes.push(
+    `recorded AS (INSERT INTO events (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')}) ` +
+      `SELECT ${EVENT_COLUMNS.map((column) => `e."${column}"`).join(', ')} FROM json_populate_recordset(NULL::events, $${++n}::json) WITH ORDINALITY AS e ` +
+      `WHERE EXISTS (SELECT 1 FROM moved) ORDER BY e.ordinality RETURNING *)`,
+  );
+  const text = `WITH ${ctes.join(', ')} SELECT moved.*, (SELECT coalesce(json_agg(r ORDER BY r.seq), '[]') FROM recorded r) AS recorded_events FROM moved`;
+  const [row] = await runPrepared<ChargeRow & { recorded_events: EventJson[] }>(db, text, params);
+  if (!row) return undefined;
+  const { recorded_events: recorded, ...charge } = row;
+  return { charge, events: recorded.map(eventFromJson) };
+}
+
+function changedColumns(changes: ChargeChanges): Array<keyof ChargeChanges> {
+  return (Object.keys(changes) as Array<keyof ChargeChanges>).filter((column) => changes[column] !== undefined);
+}
+
+function changeValue(changes: ChargeChanges, column: keyof ChargeChanges): unknown {
+  return column === 'threeds' && changes.threeds !== null ? JSON.stringify(changes.threeds) : changes[column];
 }
 
 /**

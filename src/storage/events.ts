@@ -46,8 +46,17 @@ export async function insertEvent(
 }
 
 /** The columns every row of insertEvents names, in its statement's order. */
-const BATCH_COLUMNS = ['id', 'merchant_id', 'type', 'checkout_id', 'charge_id', 'customer_id', 'body', 'enabled', 'channel', 'delivery_status', 'dispatched_at'] as const;
-type EventInsert = Parameters<typeof insertEvent>[1] & Pick<EventRow, 'delivery_status'>;
+export const EVENT_COLUMNS = ['id', 'merchant_id', 'type', 'checkout_id', 'charge_id', 'customer_id', 'body', 'enabled', 'channel', 'delivery_status', 'dispatched_at'] as const;
+export type EventInsert = Parameters<typeof insertEvent>[1] & Pick<EventRow, 'delivery_status'>;
+
+/** An event row as PostgreSQL's JSON writes it: its times as text. */
+export type EventJson = Omit<EventRow, 'dispatched_at' | 'delivery_lease_until' | 'created_at'> & Record<'dispatched_at' | 'delivery_lease_until' | 'created_at', string | null>;
+
+/** An event row returned as JSON (beside another table's row), with its times as the driver gives them. */
+export function eventFromJson(row: EventJson): EventRow {
+  const time = (value: string | null) => (value === null ? null : new Date(value));
+  return { ...row, dispatched_at: time(row.dispatched_at), delivery_lease_until: time(row.delivery_lease_until), created_at: time(row.created_at)! };
+}
 
 /**
  * Several events in one statement (one round trip), in the order given: their `seq` follows it.
@@ -56,10 +65,10 @@ type EventInsert = Parameters<typeof insertEvent>[1] & Pick<EventRow, 'delivery_
 export async function insertEvents(db: Db, rows: readonly EventInsert[]): Promise<EventRow[]> {
   if (rows.length === 0) return [];
   if (rows.length === 1) return [await insertEvent(db, rows[0])];
-  const tuple = `(${BATCH_COLUMNS.map(() => '?').join(', ')})`;
-  const values = rows.flatMap((row) => BATCH_COLUMNS.map((column) => row[column] ?? null));
+  const tuple = `(${EVENT_COLUMNS.map(() => '?').join(', ')})`;
+  const values = rows.flatMap((row) => EVENT_COLUMNS.map((column) => row[column] ?? null));
   // Unprepared: its text differs with the number of rows.
-  const result = await db.raw(`INSERT INTO events (${BATCH_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')} RETURNING *`, values);
+  const result = await db.raw(`INSERT INTO events (${EVENT_COLUMNS.map((column) => `"${column}"`).join(', ')}) VALUES ${rows.map(() => tuple).join(', ')} RETURNING *`, values);
   const byId = new Map((result.rows as EventRow[]).map((row) => [row.id, row]));
   return rows.map((row) => byId.get(row.id)!);
 }

@@ -34,9 +34,19 @@ const UNPAID_OUTCOMES: ReadonlySet<ChargeStatus> = new Set<ChargeStatus>(['faile
 
 const NONE: SubscriptionEffects = Object.freeze({ eventIds: [], created: [] }) as SubscriptionEffects;
 
+/**
+ * Whether a charge's move may concern a subscription: a renewal's, or a charge of a subscription
+ * checkout. When not, applySubscriptionEffects does nothing and the move's events describe no
+ * subscription, so the move needs no subscription row.
+ */
+export function concernsSubscription(charge: Pick<ChargeRow, 'subscription_period'>, checkout: Pick<CheckoutRow, 'subscription'>): boolean {
+  return (charge.subscription_period ?? 0) > 0 || Boolean(checkout.subscription);
+}
+
 /** Called by applyChargeMove after the compare-and-set, before the charge's own event is built. */
 export async function applySubscriptionEffects(trx: Db, from: ChargeStatus, charge: ChargeRow, knownCheckout?: CheckoutRow): Promise<SubscriptionEffects> {
   if (charge.transaction_type !== 'credit') return NONE;
+  if (knownCheckout && !concernsSubscription(charge, knownCheckout)) return NONE;
   // Only a renewal's first outcome counts; a later reversal (returned, refunded) leaves the period paid.
   const outcome = from === 'created' || from === 'pending';
   if ((charge.subscription_period ?? 0) > 0) {

@@ -60,21 +60,29 @@ export async function recordedEvents(service: Service, checkoutId: string): Prom
 }
 
 /**
- * A card withdrawal's charge at `created`, written directly: no workflow runs it, so a test drives
- * its hold activities itself. `holdSent` marks its hold as already claimed.
+ * A checkout of the shop's customer and its card charge in `status`, written directly (real rows,
+ * no workflow runs them), with `columns` set on the charge. Answers both rows as written.
  */
-export async function createdWithdrawalCharge(service: Service, shop: Shop, options: { amountCents?: number; holdSent?: boolean } = {}) {
-  const amount = options.amountCents ?? 3300;
-  const checkout = await createCheckout(service, shop, { type: 'withdrawal', fixed_amount_cents: amount });
+export async function placedCharge(service: Service, shop: Shop, options: { status?: string; type?: 'deposit' | 'withdrawal'; amountCents?: number; columns?: Record<string, unknown> } = {}) {
+  const { status = 'created', type = 'withdrawal', amountCents = 3300, columns = {} } = options;
+  const checkout = await createCheckout(service, shop, { type, fixed_amount_cents: amountCents });
   const [pm] = await service.deps.db('payment_methods').insert({
     id: `pm_${checkout.id}`, merchant_id: shop.merchant.id, customer_id: shop.customerId, payment_type: 'card',
     details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x',
   }).returning('*');
   const [charge] = await service.deps.db('charges').insert({
     id: `ch_${checkout.id}`, merchant_id: shop.merchant.id, checkout_id: checkout.id, customer_id: shop.customerId, payment_method_id: pm.id, attempt_key: checkout.id,
-    amount_cents: amount, currency: 'USD', transaction_type: 'debit', status: 'created', processor: 'sandbox_alpha', hold_sent_at: options.holdSent ? new Date() : null,
+    amount_cents: amountCents, currency: 'USD', transaction_type: type === 'deposit' ? 'credit' : 'debit', status, processor: 'sandbox_alpha', ...columns,
   }).returning('*');
   return { checkout, charge };
+}
+
+/**
+ * A card withdrawal's charge at `created`, written directly: no workflow runs it, so a test drives
+ * its hold activities itself. `holdSent` marks its hold as already claimed.
+ */
+export async function createdWithdrawalCharge(service: Service, shop: Shop, options: { amountCents?: number; holdSent?: boolean } = {}) {
+  return placedCharge(service, shop, { amountCents: options.amountCents, columns: { hold_sent_at: options.holdSent ? new Date() : null } });
 }
 
 const NYC = { latitude: 40.7128, longitude: -74.006 };

@@ -1,10 +1,9 @@
 import { CHARGE_STATUSES, CHARGE_TRANSITIONS, allowedMoves, allowedMovesFor, moveRefusalFor, type ChargeStatus } from '../../../src/domain/charge-states';
-import { newId } from '../../../src/domain/ids';
 import type { Service } from '../../support/harness';
 import { useServiceWithReceiver } from '../../support/file-environment';
 import { request } from '../../support/http';
 import type { WebhookReceiver } from '../../support/receiver';
-import { createCheckout, openShop, recordedEvents, type Shop } from '../../support/fixtures';
+import { openShop, placedCharge, recordedEvents, type Shop } from '../../support/fixtures';
 
 let service: Service;
 let receiver: WebhookReceiver;
@@ -20,18 +19,8 @@ useServiceWithReceiver((env) => ({ service, receiver } = env), {
 
 /** A charge row placed directly in a given status (a real row in the real database). */
 async function chargeIn(status: ChargeStatus, type: 'deposit' | 'withdrawal' = 'withdrawal', s: Shop = shop): Promise<{ chargeId: string; checkoutId: string }> {
-  const checkout = await createCheckout(service, s, { type, fixed_amount_cents: 4200 });
-  const pmId = newId('paymentMethod');
-  await service.deps.db('payment_methods').insert({
-    id: pmId, merchant_id: s.merchant.id, customer_id: s.customerId, payment_type: 'card',
-    details: JSON.stringify({ card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } }), fingerprint: 'fp', processor_token: 'sbx_approve_x', saved: false,
-  });
-  const chargeId = newId('charge');
-  await service.deps.db('charges').insert({
-    id: chargeId, merchant_id: s.merchant.id, checkout_id: checkout.id, customer_id: s.customerId, payment_method_id: pmId, attempt_key: chargeId,
-    amount_cents: 4200, currency: 'USD', transaction_type: type === 'deposit' ? 'credit' : 'debit', status, processor: 'sandbox_alpha',
-  });
-  return { chargeId, checkoutId: checkout.id };
+  const { checkout, charge } = await placedCharge(service, s, { status, type, amountCents: 4200 });
+  return { chargeId: charge.id, checkoutId: checkout.id };
 }
 
 const transition = (chargeId: string, body: Record<string, unknown>) =>
