@@ -81,9 +81,13 @@ export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<Chec
  * holds that version (CredentialCache.merchantAt), without a round trip of its own.
  */
 export async function findCheckoutWithMerchantVersionUnscoped(db: Db, id: string): Promise<{ checkout: CheckoutRow; merchantVersion: string } | undefined> {
-  const row = await db('checkouts as c').join('merchants as m', 'm.id', 'c.merchant_id').where('c.id', id).first('c.*', db.raw('m.xmin::text as merchant_version'));
+  const [row] = await runPrepared<CheckoutRow & { merchant_version: string }>(
+    db,
+    'SELECT c.*, m.xmin::text AS merchant_version FROM checkouts c JOIN merchants m ON m.id = c.merchant_id WHERE c.id = $1',
+    [id],
+  );
   if (!row) return undefined;
-  const { merchant_version: merchantVersion, ...checkout } = row as CheckoutRow & { merchant_version: string };
+  const { merchant_version: merchantVersion, ...checkout } = row;
   return { checkout, merchantVersion };
 }
 

@@ -8,6 +8,8 @@ import { waitFor } from './fixtures';
 /** One query this process sent to PostgreSQL: its text, and when it was sent and answered (ms). */
 export interface SentQuery {
   sql: string;
+  /** Sent as a named (prepared) statement. */
+  prepared: boolean;
   sentAt: number;
   answeredAt: number;
 }
@@ -33,7 +35,7 @@ export async function queriesDuring<T>(run: () => Promise<T>, settled?: (result:
   const queries: SentQuery[] = [];
   const worker: SentQuery[] = [];
   pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
-    const sent: SentQuery = { sql: textOf(args[0]), sentAt: performance.now(), answeredAt: Number.POSITIVE_INFINITY };
+    const sent: SentQuery = { sql: textOf(args[0]), prepared: typeof (args[0] as { name?: unknown } | undefined)?.name === 'string', sentAt: performance.now(), answeredAt: Number.POSITIVE_INFINITY };
     (activityContext.getStore() ? worker : queries).push(sent);
     const answered = () => void (sent.answeredAt = performance.now());
     const last = args.length - 1;

@@ -94,6 +94,8 @@ describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
       expect.stringContaining('with logged as'),
       expect.stringContaining('insert into payment_methods'),
     ]);
+    // The lookup, the first of every wallet call, is prepared once per connection.
+    expect(paid.queries[0]!.prepared).toBe(true);
     // The plan's four reads go together; then the charge's INSERT, the processor's call, the merchant
     // as the events are recorded, and the move in one statement (no transaction around it).
     expect([paid.worker.length, inSeries(paid.worker), allOverlap(paid.worker.slice(0, 4))]).toEqual([8, 5, true]);
