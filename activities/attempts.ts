@@ -5,8 +5,8 @@ import { insertAttemptCharge, type AttemptCharge } from './attempt-charge';
 import { chargeSteps, snapshot, type ChargeSnapshot } from './charges';
 import { crashIfAt } from '../src/crash-points';
 import { findChargeByAttemptKeyUnscoped } from '../src/storage/charges';
-import { findCheckoutByIdUnscoped, type CheckoutRow } from '../src/storage/checkouts';
-import { findCustomer } from '../src/storage/customers';
+import { findCheckoutByIdUnscoped, findCheckoutWithAttemptRows, type CheckoutRow } from '../src/storage/checkouts';
+import { findCustomer, type CustomerRow } from '../src/storage/customers';
 import type { Db } from '../src/storage/db';
 import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
@@ -53,26 +53,39 @@ export function createAttemptActivities(deps: ActivityDeps) {
 }
 
 /**
- * Every row an attempt reads, each once, and at once when the workflow names the checkout's
- * merchant and customer (createCharge does not: the checkout is read first, then the rest). The
- * KYC record and the geo check follow the merchant and the checkout, whose settings and type say
- * whether the gates need them.
+ * Every row an attempt reads, each once, and in one statement when the workflow names the
+ * checkout's merchant and customer (createCharge does not: the checkout is read first, then the
+ * rest). The KYC record and the geo check follow the merchant and the checkout, whose settings and
+ * type say whether the gates need them.
  */
 async function loadAttempt(db: Db, checkoutId: string, paymentMethodId: string, owner: CheckoutOwner = {}): Promise<AttemptRows> {
-  const load = (merchantId: string, customerId: string) =>
-    Promise.all([findMerchant(db, merchantId), findPaymentMethod(db, merchantId, paymentMethodId), findCustomer(db, merchantId, customerId)]);
-  const early = owner.merchantId && owner.customerId ? load(owner.merchantId, owner.customerId) : undefined;
-  // Settled at once, so a failed early read is never an unhandled rejection while the checkout loads.
-  early?.catch(() => undefined);
-  const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
-  if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
-  if (early && (checkout.merchant_id !== owner.merchantId || checkout.customer_id !== owner.customerId)) {
-    throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
-  }
-  const [merchant, pm, customer] = await (early ?? load(checkout.merchant_id, checkout.customer_id));
+  const read = owner.merchantId && owner.customerId ? await readTogether(db, checkoutId, paymentMethodId, owner.merchantId, owner.customerId) : await readInTurn(db, checkoutId, paymentMethodId);
+  const { checkout, merchant, paymentMethod: pm, customer } = read;
   if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
   const gateRows = await loadGateRows(db, merchant!, checkout, customer!);
   return { checkout, merchant: merchant!, pm, gateRows };
+}
+
+type ReadRows = { checkout: CheckoutRow; merchant?: MerchantRow; paymentMethod?: PaymentMethodRow; customer?: CustomerRow };
+
+async function readTogether(db: Db, checkoutId: string, paymentMethodId: string, merchantId: string, customerId: string): Promise<ReadRows> {
+  const read = await findCheckoutWithAttemptRows(db, { checkoutId, merchantId, customerId, paymentMethodId });
+  if (!read) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
+  if (read.checkout.merchant_id !== merchantId || read.checkout.customer_id !== customerId) {
+    throw ApplicationFailure.nonRetryable(`checkout ${checkoutId} belongs to another merchant or customer than its workflow says`);
+  }
+  return read;
+}
+
+async function readInTurn(db: Db, checkoutId: string, paymentMethodId: string): Promise<ReadRows> {
+  const checkout = await findCheckoutByIdUnscoped(db, checkoutId);
+  if (!checkout) throw ApplicationFailure.nonRetryable('checkout not recorded', FAILURE_TYPES.checkoutNotOpen);
+  const [merchant, paymentMethod, customer] = await Promise.all([
+    findMerchant(db, checkout.merchant_id),
+    findPaymentMethod(db, checkout.merchant_id, paymentMethodId),
+    findCustomer(db, checkout.merchant_id, checkout.customer_id),
+  ]);
+  return { checkout, merchant, paymentMethod, customer };
 }
 
 /**

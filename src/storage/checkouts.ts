@@ -1,4 +1,7 @@
-import { runPrepared, type Db } from './db';
+import { runPrepared, runPreparedSideBySide, type Db } from './db';
+import type { CustomerRow } from './customers';
+import { withDefaults, type MerchantRow } from './merchants';
+import type { PaymentMethodRow } from './payment-methods';
 import { DEFAULT_ATTEMPT_SLOT_SECONDS } from '../config';
 import type { AttemptLogEntry } from './attempt-log';
 import type { WebhookLineItem } from '../domain/event-catalog';
@@ -73,6 +76,31 @@ export async function findCheckout(db: Db, merchantId: string, id: string): Prom
  */
 export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<CheckoutRow | undefined> {
   return (await runPrepared<CheckoutRow>(db, 'SELECT * FROM checkouts WHERE id = $1', [id]))[0];
+}
+
+/**
+ * A checkout by id with the rows an attempt on it reads beside it: its merchant, the payment method
+ * and the customer, each as findMerchant, findPaymentMethod and findCustomer read it (the method
+ * and the customer within that merchant), in one statement. The merchant and customer ids are
+ * those the caller expects the checkout to have; it compares them with the checkout's. Undefined
+ * when the checkout does not exist; a missing row of the others is undefined in its place.
+ */
+export async function findCheckoutWithAttemptRows(
+  db: Db,
+  ids: { checkoutId: string; merchantId: string; customerId: string; paymentMethodId: string },
+): Promise<{ checkout: CheckoutRow; merchant?: MerchantRow; paymentMethod?: PaymentMethodRow; customer?: CustomerRow } | undefined> {
+  const [row] = await runPreparedSideBySide(
+    db,
+    'SELECT ch.*, m.*, p.*, c.* FROM checkouts ch ' +
+      'LEFT JOIN merchants m ON m.id = $2 ' +
+      'LEFT JOIN payment_methods p ON p.merchant_id = $2 AND p.id = $3 ' +
+      'LEFT JOIN customers c ON c.merchant_id = $2 AND c.id = $4 ' +
+      'WHERE ch.id = $1',
+    [ids.checkoutId, ids.merchantId, ids.paymentMethodId, ids.customerId],
+  );
+  if (!row) return undefined;
+  const [checkout, merchant, paymentMethod, customer] = row;
+  return { checkout: checkout as unknown as CheckoutRow, merchant: withDefaults(merchant as unknown as MerchantRow | undefined), paymentMethod: paymentMethod as unknown as PaymentMethodRow | undefined, customer: customer as unknown as CustomerRow | undefined };
 }
 
 /**

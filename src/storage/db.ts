@@ -60,13 +60,41 @@ export async function queryPrepared<Row>(db: Db, query: Knex.QueryBuilder | Knex
  * event see it as they see knex's own queries.
  */
 export async function runPrepared<Row>(db: Db, text: string, values: readonly unknown[]): Promise<Row[]> {
+  return (await sendPrepared<Row & pg.QueryResultRow>(db, text, values)).rows;
+}
+
+/**
+ * Runs a prepared statement (as runPrepared) that selects several tables' rows side by side
+ * (`SELECT a.*, b.*, … FROM … LEFT JOIN …`) and answers, for each result row, each table's row
+ * apart: its columns are those the table contributed (told apart by each field's table), parsed
+ * as the driver parses any row, or undefined where a LEFT JOIN found none (every column null).
+ * One statement instead of one per table, with each row as its own SELECT * would give it.
+ */
+export async function runPreparedSideBySide(db: Db, text: string, values: readonly unknown[]): Promise<Array<Array<Record<string, unknown> | undefined>>> {
+  const result = await sendPrepared<unknown[]>(db, text, values, 'array');
+  const groups: Array<{ start: number; end: number }> = [];
+  result.fields.forEach((field, i) => {
+    const last = groups[groups.length - 1];
+    if (last && result.fields[last.start]!.tableID === field.tableID) last.end = i + 1;
+    else groups.push({ start: i, end: i + 1 });
+  });
+  return (result.rows as unknown[][]).map((row) =>
+    groups.map(({ start, end }) => {
+      const values = row.slice(start, end);
+      if (values.every((value) => value === null)) return undefined;
+      return Object.fromEntries(result.fields.slice(start, end).map((field, i) => [field.name, values[i]]));
+    }),
+  );
+}
+
+async function sendPrepared<Row>(db: Db, text: string, values: readonly unknown[], rowMode?: 'array'): Promise<pg.QueryResult<Row & pg.QueryResultRow>> {
   const name = preparedNames.get(text) ?? (preparedNames.size < MAX_PREPARED_TEXTS ? nameFor(text) : undefined);
   // A transaction's client hands out the transaction's own connection, and releasing it is a no-op.
   const connection = (await db.client.acquireConnection()) as pg.Client;
+  const mode = rowMode ? { rowMode } : {};
   try {
     db.client.emit('query', { sql: text, bindings: values, method: 'raw' });
-    const result = await connection.query<Row & pg.QueryResultRow>(name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] });
-    return result.rows;
+    return await connection.query<Row & pg.QueryResultRow>(name === undefined ? { text, values: values as unknown[], ...mode } : { name, text, values: values as unknown[], ...mode });
   } catch (error) {
     if (name === undefined || (error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
     // "cached plan must not change result type": a migration changed the table since this
@@ -76,8 +104,7 @@ export async function runPrepared<Row>(db: Db, text: string, values: readonly un
     preparedGeneration += 1;
     preparedNames.clear();
     if (db.isTransaction) throw error;
-    const result = await connection.query<Row & pg.QueryResultRow>({ text, values: values as unknown[] });
-    return result.rows;
+    return await connection.query<Row & pg.QueryResultRow>({ text, values: values as unknown[], ...mode });
   } finally {
     await db.client.releaseConnection(connection);
   }

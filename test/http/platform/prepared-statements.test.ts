@@ -1,5 +1,6 @@
-import { createDb, queryPrepared, type Db } from '../../../src/storage/db';
+import { createDb, queryPrepared, runPreparedSideBySide, type Db } from '../../../src/storage/db';
 import { startService, type Service } from '../../support/harness';
+import { openShop } from '../../support/fixtures';
 
 /**
  * queryPrepared (src/storage/db.ts) runs the checkout's INSERT as a named prepared statement. Here
@@ -64,5 +65,19 @@ describe('queryPrepared', () => {
     const statements = (await prepared()).filter((s) => s.statement.includes('prepared_probe'));
     // The stale statement and the one prepared under the next generation's name.
     expect(new Set(statements.map((s) => s.name)).size).toBe(2);
+  });
+});
+
+describe('runPreparedSideBySide', () => {
+  it("answers each table's row apart, as a SELECT * of that table gives it, and undefined for a LEFT JOIN that found none", async () => {
+    const shop = await openShop(service);
+    const merchant = await service.deps.db('merchants').where({ id: shop.merchant.id }).first();
+    const customer = await service.deps.db('customers').where({ id: shop.customerId }).first();
+    const text = 'SELECT m.*, c.*, p.* FROM merchants m LEFT JOIN customers c ON c.id = $2 LEFT JOIN prepared_probe p ON p.id = -1 WHERE m.id = $1';
+    const rows = await runPreparedSideBySide(db, text, [merchant.id, customer.id]);
+    expect(rows).toEqual([[merchant, customer, undefined]]);
+    // The times come back as the driver parses them, Dates.
+    expect(rows[0]![0]!.created_at).toBeInstanceOf(Date);
+    expect(await runPreparedSideBySide(db, text, ['mer_none', 'cus_none'])).toEqual([]);
   });
 });

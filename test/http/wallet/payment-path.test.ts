@@ -15,10 +15,10 @@ afterAll(async () => service.stop());
 const COUNTED_TABLES = ['checkouts', 'customers', 'payment_methods', 'kyc_records', 'geo_checks'] as const;
 type Reads = Record<(typeof COUNTED_TABLES)[number], number>;
 
-/** The table a SELECT reads first (a locking read counts as a read); null for any other statement. */
-function tableRead(sql: string): string | null {
-  const match = /^\s*select\b[\s\S]*?\bfrom\s+"?(\w+)"?/i.exec(sql);
-  return match ? match[1]! : null;
+/** The tables a SELECT reads, each once (those it names after FROM or JOIN; a locking read counts as a read); none for any other statement. */
+function tablesRead(sql: string): string[] {
+  if (!/^\s*select\b/i.test(sql)) return [];
+  return [...new Set([...sql.matchAll(/\b(?:from|join)\s+"?(\w+)"?/gi)].map((match) => match[1]!))];
 }
 
 /** Pays the checkout by card and counts the SELECTs that name its merchant, customer or checkout until its workflow ends. */
@@ -26,8 +26,8 @@ async function readsOfOneAttempt(shop: Shop, checkout: CreatedCheckout): Promise
   const ours = new Set([shop.merchant.id, shop.customerId, checkout.id]);
   const reads = Object.fromEntries(COUNTED_TABLES.map((table) => [table, 0])) as Reads;
   const onQuery = (query: { sql: string; bindings?: unknown[] }) => {
-    const table = tableRead(query.sql);
-    if (table && table in reads && (query.bindings ?? []).some((value) => ours.has(value as string))) reads[table as keyof Reads] += 1;
+    if (!(query.bindings ?? []).some((value) => ours.has(value as string))) return;
+    for (const table of tablesRead(query.sql)) if (table in reads) reads[table as keyof Reads] += 1;
   };
   service.deps.db.on('query', onQuery);
   try {
