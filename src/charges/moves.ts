@@ -3,10 +3,10 @@ import type { RecordedEvents } from '../events/first-delivery';
 import { ChargeRefundInProgress, IllegalChargeMove, assertMoveFor, eventForMove, findTransition, moveRefusalFor, type ChargeStatus } from '../domain/charge-states';
 import { chargeEventData, type EventType } from '../domain/event-catalog';
 import type { ChargeChanges, ChargeRow } from '../storage/charges';
-import { lockChargeUnscoped, moveChargeRecording, moveChargeStatus } from '../storage/charges';
+import { definedChanges, lockChargeUnscoped, moveChargeRecording, moveChargeStatus } from '../storage/charges';
 import { findMerchant } from '../storage/merchants';
 import { findRefundOfChargeUnscoped } from '../storage/refunds';
-import { outboxRows, recordEvents } from '../events/record';
+import { outboxRows, recordEvents, type EventToRecord } from '../events/record';
 import { loadChargeContext, type KnownChargeRows } from './load';
 import { updateCheckoutState } from '../storage/checkouts';
 import { applySubscriptionEffects, concernsSubscription } from '../subscriptions/effects';
@@ -80,19 +80,12 @@ async function moveAsRead(db: Db, request: MoveRequest): Promise<MoveResult | un
   const releasesHold = types.includes('checkout.release_hold');
   const merchant = (await findMerchant(db, charge.merchant_id))!;
   const after = { ...charge, ...definedChanges(changes), status: to };
-  const data = chargeEventData({ checkout: { ...known.checkout, live_subscription: null }, customer: known.customer, charge: after, fromStatus: from });
-  const refs = { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id };
-  const rows = outboxRows(merchant, types.map((type) => ({ type, data, refs })));
+  const rows = outboxRows(merchant, moveEvents(types, charge, chargeEventData({ checkout: { ...known.checkout, live_subscription: null }, customer: known.customer, charge: after, fromStatus: from })));
   const completeCheckoutId = to === 'succeeded' ? charge.checkout_id : null;
   const recorded = await moveChargeRecording(db, { id: charge.id, to, changes, releasesHold, basis: charge, completeCheckoutId }, rows);
   if (!recorded) return undefined;
   const events = recorded.events.filter((event) => event.enabled);
   return { moved: true, charge: recorded.charge, eventIds: events.map((e) => e.id), recorded: { events, merchant } };
-}
-
-/** The columns a move sets: those of `changes` that are defined. */
-function definedChanges(changes: ChargeChanges): ChargeChanges {
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
 }
 
 /** The move decided under the charge's lock, for every charge and every caller. */
@@ -121,10 +114,15 @@ async function moveLocked(db: Db, request: MoveRequest): Promise<MoveResult> {
 
     const { checkout, customer, merchant } = await loadChargeContext(trx, charge, known);
     const data = chargeEventData({ checkout, customer, charge: moved, fromStatus: charge.status });
-    const refs = { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id };
-    const events = (await recordEvents(trx, merchant, types.map((type) => ({ type, data, refs })))).filter((event) => event.enabled);
+    const events = (await recordEvents(trx, merchant, moveEvents(types, charge, data))).filter((event) => event.enabled);
     return { moved: true, charge: moved, eventIds: [...events.map((e) => e.id), ...sub.eventIds], subscriptionIds: sub.created, recorded: { events, merchant } };
   });
+}
+
+/** The move's events of these types: each describes the move (`data`) and refers to the charge's rows. */
+function moveEvents(types: readonly EventType[], charge: ChargeRow, data: object): EventToRecord[] {
+  const refs = { checkoutId: charge.checkout_id, chargeId: charge.id, customerId: charge.customer_id };
+  return types.map((type) => ({ type, data, refs }));
 }
 
 /**

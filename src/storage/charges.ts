@@ -203,8 +203,13 @@ export async function moveChargeRecording(
   return { charge, events: recorded.map(eventFromJson) };
 }
 
+/** The columns a move sets: those of `changes` that are defined. */
+export function definedChanges(changes: ChargeChanges): ChargeChanges {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+}
+
 function changedColumns(changes: ChargeChanges): Array<keyof ChargeChanges> {
-  return (Object.keys(changes) as Array<keyof ChargeChanges>).filter((column) => changes[column] !== undefined);
+  return Object.keys(definedChanges(changes)) as Array<keyof ChargeChanges>;
 }
 
 function changeValue(changes: ChargeChanges, column: keyof ChargeChanges): unknown {
