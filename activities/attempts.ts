@@ -3,6 +3,7 @@ import type { ActivityDeps } from './deps';
 import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows } from './attempt-plan';
 import { insertAttemptCharge, type AttemptCharge } from './attempt-charge';
 import { chargeSteps, snapshot, type ChargeSnapshot } from './charges';
+import type { KnownChargeRows } from '../src/charges/load';
 import { crashIfAt } from '../src/crash-points';
 import { findChargeByAttemptKeyUnscoped } from '../src/storage/charges';
 import { findCheckoutByIdUnscoped, findCheckoutWithAttemptRows, type CheckoutRow } from '../src/storage/checkouts';
@@ -12,7 +13,8 @@ import { findMerchant, type MerchantRow } from '../src/storage/merchants';
 import { findPaymentMethod, type PaymentMethodRow } from '../src/storage/payment-methods';
 import { FAILURE_TYPES } from '../workflows/contract';
 
-type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; pm: PaymentMethodRow; gateRows: GateRows };
+/** `merchantVersion`: the merchant row's version, when it was read with the rest. */
+type AttemptRows = { checkout: CheckoutRow; merchant: MerchantRow; merchantVersion?: string; pm: PaymentMethodRow; gateRows: GateRows };
 /** The checkout's merchant and customer, as its workflow knows them. */
 type CheckoutOwner = { merchantId?: string; customerId?: string };
 type AttemptRequest = AttemptCharge & { checkoutId: string; paymentMethodId: string };
@@ -42,7 +44,7 @@ export function createAttemptActivities(deps: ActivityDeps) {
       const made = await insertAttemptCharge(db, rows, input);
       crashIfAt(deps.config, 'after_charge_insert');
       let charge: ChargeSnapshot;
-      if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, { customer: rows.gateRows.customer, checkout: rows.checkout });
+      if (rows.checkout.type === 'deposit') charge = await chargeAtProcessor(made, rows.pm, attemptKnownRows(rows));
       else charge = snapshot(await goOnWith(made), rows.pm.payment_type);
       crashIfAt(deps.config, 'after_charge_move');
       // Dies once the answer is on its way to the workflow, before its task completes.
@@ -60,13 +62,18 @@ export function createAttemptActivities(deps: ActivityDeps) {
  */
 async function loadAttempt(db: Db, checkoutId: string, paymentMethodId: string, owner: CheckoutOwner = {}): Promise<AttemptRows> {
   const read = owner.merchantId && owner.customerId ? await readTogether(db, checkoutId, paymentMethodId, owner.merchantId, owner.customerId) : await readInTurn(db, checkoutId, paymentMethodId);
-  const { checkout, merchant, paymentMethod: pm, customer } = read;
+  const { checkout, merchant, merchantVersion, paymentMethod: pm, customer } = read;
   if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
   const gateRows = await loadGateRows(db, merchant!, checkout, customer!);
-  return { checkout, merchant: merchant!, pm, gateRows };
+  return { checkout, merchant: merchant!, merchantVersion, pm, gateRows };
 }
 
-type ReadRows = { checkout: CheckoutRow; merchant?: MerchantRow; paymentMethod?: PaymentMethodRow; customer?: CustomerRow };
+/** The rows the attempt read that its charge's move goes by: the move reads none of them again. */
+function attemptKnownRows({ checkout, merchant, merchantVersion, gateRows }: AttemptRows): KnownChargeRows {
+  return { customer: gateRows.customer, checkout, ...(merchantVersion !== undefined ? { merchant: { merchant, version: merchantVersion } } : {}) };
+}
+
+type ReadRows = { checkout: CheckoutRow; merchant?: MerchantRow; merchantVersion?: string; paymentMethod?: PaymentMethodRow; customer?: CustomerRow };
 
 async function readTogether(db: Db, checkoutId: string, paymentMethodId: string, merchantId: string, customerId: string): Promise<ReadRows> {
   const read = await findCheckoutWithAttemptRows(db, { checkoutId, merchantId, customerId, paymentMethodId });

@@ -2,7 +2,7 @@ import type { Db } from '../storage/db';
 import { findCharge, type ChargeRow } from '../storage/charges';
 import { findCustomer, type CustomerRow } from '../storage/customers';
 import { findCheckoutByIdUnscoped, type CheckoutRow } from '../storage/checkouts';
-import { findMerchant, type MerchantRow } from '../storage/merchants';
+import { findMerchant, type MerchantAtVersion, type MerchantRow } from '../storage/merchants';
 import { findPaymentMethod } from '../storage/payment-methods';
 import { NotFoundError } from '../http/errors';
 import { presentCharge, type PresentedCharge } from './present';
@@ -42,6 +42,11 @@ export interface KnownChargeRows {
   checkout?: CheckoutRow;
   /** The charge as its mover last read or wrote it: a move decided from it is made only while it is still so. */
   charge?: ChargeRow;
+  /**
+   * The merchant as its mover read it, with its row's version: a move decided from the charge as
+   * read records its events by these settings only while the row is still at that version.
+   */
+  merchant?: MerchantAtVersion;
 }
 
 /**

@@ -60,9 +60,10 @@ export async function applyChargeMove(db: Db, request: MoveRequest): Promise<Mov
 
 /**
  * The move of a charge its caller holds as it last read it (`known.charge`, with its customer and
- * checkout), decided from that row: the merchant read as the events are recorded, then one
- * statement that moves the charge only while it is still as read, completes the checkout on a
- * success and records the events (two statements where the locked path makes six or seven). It
+ * checkout), decided from that row: the merchant read as the events are recorded (or as the caller
+ * read it, with its row's version), then one statement that moves the charge only while it, and the
+ * merchant row the events were made from, are still as read, completes the checkout on a success
+ * and records the events (one or two statements where the locked path makes six or seven). It
  * applies only where that row decides the move alone: not from `succeeded` (a refund's claim is
  * read under the lock), not for a move the table refuses, and not where a subscription may be
  * concerned. Undefined, with nothing written, when it does not apply or the charge changed since
@@ -78,11 +79,12 @@ async function moveAsRead(db: Db, request: MoveRequest): Promise<MoveResult | un
   const changes = request.changes ?? {};
   const types = eventsForMove(charge, request);
   const releasesHold = types.includes('checkout.release_hold');
-  const merchant = (await findMerchant(db, charge.merchant_id))!;
+  // The merchant as the mover read it serves while its row is unchanged (the statement checks it).
+  const merchant = known.merchant?.merchant ?? (await findMerchant(db, charge.merchant_id))!;
   const after = { ...charge, ...definedChanges(changes), status: to };
   const rows = outboxRows(merchant, moveEvents(types, charge, chargeEventData({ checkout: { ...known.checkout, live_subscription: null }, customer: known.customer, charge: after, fromStatus: from })));
   const completeCheckoutId = to === 'succeeded' ? charge.checkout_id : null;
-  const recorded = await moveChargeRecording(db, { id: charge.id, to, changes, releasesHold, basis: charge, completeCheckoutId }, rows);
+  const recorded = await moveChargeRecording(db, { id: charge.id, to, changes, releasesHold, basis: charge, completeCheckoutId, merchantVersion: known.merchant?.version }, rows);
   if (!recorded) return undefined;
   const events = recorded.events.filter((event) => event.enabled);
   return { moved: true, charge: recorded.charge, eventIds: events.map((e) => e.id), recorded: { events, merchant } };

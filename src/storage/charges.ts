@@ -169,15 +169,16 @@ export interface RecordedMove {
  * (`basis`): the compare-and-set moves the charge only while every column the decision went by is
  * still as read (its status, whether its hold was accepted or released, and the failure the events
  * repeat unless the move sets it), and only then the checkout is completed (`completeCheckoutId`)
- * and the events are inserted, in their order. Answers undefined, having written nothing, when the
- * charge changed meanwhile.
+ * and the events are inserted, in their order. With `merchantVersion`, the events were made from
+ * the merchant row at that version, and the move is made only while the row is still at it.
+ * Answers undefined, having written nothing, when the charge (or that merchant row) changed meanwhile.
  */
 export async function moveChargeRecording(
   db: Db,
-  move: { id: string; to: ChargeStatus; changes: ChargeChanges; releasesHold: boolean; basis: MoveBasis; completeCheckoutId: string | null },
+  move: { id: string; to: ChargeStatus; changes: ChargeChanges; releasesHold: boolean; basis: MoveBasis; completeCheckoutId: string | null; merchantVersion?: string },
   events: readonly EventInsert[],
 ): Promise<RecordedMove | undefined> {
-  const { id, to, changes, releasesHold, basis, completeCheckoutId } = move;
+  const { id, to, changes, releasesHold, basis, completeCheckoutId, merchantVersion } = move;
   const columns = changedColumns(changes);
   const values = columns.map((column) => changeValue(changes, column));
   // The failure the events repeat is the row's unless the move sets it.
@@ -185,6 +186,10 @@ export async function moveChargeRecording(
   const params: unknown[] = [id, basis.status, to, ...values, basis.hold_accepted_at === null, basis.hold_released_at === null, ...kept.map((column) => basis[column])];
   let n = 3 + values.length;
   const conditions = [`(hold_accepted_at IS NULL) = $${++n}`, `(hold_released_at IS NULL) = $${++n}`, ...kept.map((column) => `"${column}" IS NOT DISTINCT FROM $${++n}::text`)];
+  if (merchantVersion !== undefined) {
+    params.push(merchantVersion);
+    conditions.push(`EXISTS (SELECT 1 FROM merchants m WHERE m.id = charges.merchant_id AND m.xmin::text = $${++n})`);
+  }
   const ctes = [`moved AS (UPDATE charges SET ${moveSets(columns, releasesHold)} WHERE id = $1 AND status = $2 AND ${conditions.join(' AND ')} RETURNING *)`];
   if (completeCheckoutId !== null) {
     params.push(completeCheckoutId);

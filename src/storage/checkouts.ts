@@ -81,17 +81,18 @@ export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<Chec
 /**
  * A checkout by id with the rows an attempt on it reads beside it: its merchant, the payment method
  * and the customer, each as findMerchant, findPaymentMethod and findCustomer read it (the method
- * and the customer within that merchant), in one statement. The merchant and customer ids are
+ * and the customer within that merchant), in one statement, with the merchant row's version (xmin,
+ * as findMerchantWithVersion reads it). The merchant and customer ids are
  * those the caller expects the checkout to have; it compares them with the checkout's. Undefined
  * when the checkout does not exist; a missing row of the others is undefined in its place.
  */
 export async function findCheckoutWithAttemptRows(
   db: Db,
   ids: { checkoutId: string; merchantId: string; customerId: string; paymentMethodId: string },
-): Promise<{ checkout: CheckoutRow; merchant?: MerchantRow; paymentMethod?: PaymentMethodRow; customer?: CustomerRow } | undefined> {
+): Promise<{ checkout: CheckoutRow; merchant?: MerchantRow; merchantVersion?: string; paymentMethod?: PaymentMethodRow; customer?: CustomerRow } | undefined> {
   const [row] = await runPreparedSideBySide(
     db,
-    'SELECT ch.*, m.*, p.*, c.* FROM checkouts ch ' +
+    'SELECT ch.*, m.*, p.*, c.*, m.xmin::text AS merchant_version FROM checkouts ch ' +
       'LEFT JOIN merchants m ON m.id = $2 ' +
       'LEFT JOIN payment_methods p ON p.merchant_id = $2 AND p.id = $3 ' +
       'LEFT JOIN customers c ON c.merchant_id = $2 AND c.id = $4 ' +
@@ -99,8 +100,14 @@ export async function findCheckoutWithAttemptRows(
     [ids.checkoutId, ids.merchantId, ids.paymentMethodId, ids.customerId],
   );
   if (!row) return undefined;
-  const [checkout, merchant, paymentMethod, customer] = row;
-  return { checkout: checkout as unknown as CheckoutRow, merchant: withDefaults(merchant as unknown as MerchantRow | undefined), paymentMethod: paymentMethod as unknown as PaymentMethodRow | undefined, customer: customer as unknown as CustomerRow | undefined };
+  const [checkout, merchant, paymentMethod, customer, version] = row;
+  return {
+    checkout: checkout as unknown as CheckoutRow,
+    merchant: withDefaults(merchant as unknown as MerchantRow | undefined),
+    merchantVersion: version?.merchant_version as string | undefined,
+    paymentMethod: paymentMethod as unknown as PaymentMethodRow | undefined,
+    customer: customer as unknown as CustomerRow | undefined,
+  };
 }
 
 /**

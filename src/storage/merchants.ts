@@ -41,8 +41,14 @@ export async function findMerchant(db: Db, id: string, lock = false): Promise<Me
   return withDefaults((await runPrepared<MerchantRow>(db, 'SELECT * FROM merchants WHERE id = $1', [id]))[0]);
 }
 
-/** The merchant and its row's version (xmin: any change to the row gives it another), read together. */
-export async function findMerchantWithVersion(db: Db, id: string): Promise<{ merchant: MerchantRow; version: string } | undefined> {
+/** A merchant row and its version (xmin: any change to the row gives it another), read together. */
+export interface MerchantAtVersion {
+  merchant: MerchantRow;
+  version: string;
+}
+
+/** The merchant and its row's version, read together. */
+export async function findMerchantWithVersion(db: Db, id: string): Promise<MerchantAtVersion | undefined> {
   const row = await db('merchants').where({ id }).first('*', db.raw('xmin::text as row_version'));
   if (!row) return undefined;
   const { row_version: version, ...merchant } = row as MerchantRow & { row_version: string };

@@ -8,11 +8,13 @@ import { useServiceWithReceiver } from '../../support/file-environment';
 import type { WebhookReceiver } from '../../support/receiver';
 import { openShop, placedCharge, recordedEvents, type Shop } from '../../support/fixtures';
 import { queriesDuring } from '../../support/round-trips';
+import { findMerchantWithVersion } from '../../../src/storage/merchants';
 
 /**
  * A move its caller decides from the charge as it last read it (an attempt, after the processor's
- * answer) is one statement after the merchant's read; it is made only while the charge is still as
- * read, and otherwise left, with nothing written, to the move under the charge's lock.
+ * answer) is one statement after the merchant's read, or one statement alone when the caller read
+ * the merchant too; it is made only while the charge (and that merchant row) are still as read, and
+ * otherwise left, with nothing written, to the move under the charge's lock.
  */
 let service: Service;
 let receiver: WebhookReceiver;
@@ -85,6 +87,35 @@ describe('a move decided from the charge as read', () => {
     const { result } = await move({ chargeId: placed.charge.id, from: 'created', to: 'failed', changes: {}, known: known(placed, { failure_code: null, failure_message: null }) });
     expect([result.moved, result.charge.failure_code]).toEqual([true, 'processing_error']);
     expect((await bodies(placed.checkout.id)).map((event) => event.data.charge.failure_code)).toEqual(['processing_error']);
+  });
+
+  it('makes one statement with the merchant as the mover read it, and records what the move under the lock records', async () => {
+    const asRead = await chargeIn('created', 'deposit');
+    const locked = await chargeIn('created', 'deposit');
+    const merchant = (await findMerchantWithVersion(service.deps.db, shop.merchant.id))!;
+    const fast = await move({ chargeId: asRead.charge.id, from: 'created', to: 'failed', changes: { failure_code: 'card_declined', failure_message: 'Declined.' }, known: { ...known(asRead), merchant } });
+    const slow = await move({ chargeId: locked.charge.id, from: 'created', to: 'failed', changes: { failure_code: 'card_declined', failure_message: 'Declined.' }, known: { customer: locked.customer, checkout: locked.checkout } });
+    expect(fast.queries.map((q) => q.sql.trim().split(/\s/)[0])).toEqual(['WITH']);
+    expect([fast.result.moved, fast.result.charge.status, fast.result.recorded!.merchant]).toEqual([true, 'failed', merchant.merchant]);
+    expect([slow.result.moved, slow.queries.length]).toEqual([true, 6]);
+    expect((await bodies(asRead.checkout.id)).map(withoutIds)).toEqual((await bodies(locked.checkout.id)).map(withoutIds));
+  });
+
+  it('records by the settings as they are now when the merchant row changed since the mover read it', async () => {
+    const placed = await chargeIn('created', 'deposit');
+    const merchant = (await findMerchantWithVersion(service.deps.db, shop.merchant.id))!;
+    const { settings } = await service.deps.db('merchants').where({ id: shop.merchant.id }).first();
+    await service.deps.db('merchants').where({ id: shop.merchant.id }).update({ settings: JSON.stringify({ ...settings, webhook_url: null }) });
+    try {
+      const { result, queries } = await move({ chargeId: placed.charge.id, from: 'created', to: 'succeeded', changes: {}, known: { ...known(placed), merchant } });
+      // Nothing written by the statement made from the old row: the move under the lock read the merchant again.
+      expect(queries.map((q) => q.sql.trim().split(/\s/)[0]!.toUpperCase())).toEqual(['WITH', 'BEGIN;', 'SELECT', 'UPDATE', 'UPDATE', 'SELECT', 'INSERT', 'COMMIT;']);
+      expect([result.moved, result.eventIds.length, result.recorded!.merchant.settings.webhook_url]).toEqual([true, 1, null]);
+      const events = await service.deps.db('events').where({ checkout_id: placed.checkout.id });
+      expect(events.map((event) => [event.type, event.enabled, event.delivery_status])).toEqual([['checkout.succeeded', true, 'no_webhook_url']]);
+    } finally {
+      await service.deps.db('merchants').where({ id: shop.merchant.id }).update({ settings: JSON.stringify(settings) });
+    }
   });
 
   it("records the merchant's settings as they are when the move is made, not as the mover read them", async () => {

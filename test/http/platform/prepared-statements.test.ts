@@ -1,6 +1,7 @@
 import { createDb, queryPrepared, runPreparedSideBySide, type Db } from '../../../src/storage/db';
 import { startService, type Service } from '../../support/harness';
 import { openShop } from '../../support/fixtures';
+import { findMerchantWithVersion } from '../../../src/storage/merchants';
 
 /**
  * queryPrepared (src/storage/db.ts) runs the checkout's INSERT as a named prepared statement. Here
@@ -79,5 +80,12 @@ describe('runPreparedSideBySide', () => {
     // The times come back as the driver parses them, Dates.
     expect(rows[0]![0]!.created_at).toBeInstanceOf(Date);
     expect(await runPreparedSideBySide(db, text, ['mer_none', 'cus_none'])).toEqual([]);
+  });
+
+  it('answers a computed column after the rows as a row of its own', async () => {
+    const shop = await openShop(service);
+    const { version } = (await findMerchantWithVersion(service.deps.db, shop.merchant.id))!;
+    const rows = await runPreparedSideBySide(db, 'SELECT m.*, m.xmin::text AS merchant_version FROM merchants m WHERE m.id = $1', [shop.merchant.id]);
+    expect(rows.map(([merchant, computed]) => [merchant!.id, computed])).toEqual([[shop.merchant.id, { merchant_version: version }]]);
   });
 });

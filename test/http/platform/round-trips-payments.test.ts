@@ -77,7 +77,7 @@ describe('GET /wallet/v1/checkouts/{id}', () => {
 });
 
 describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
-  it("makes three round trips in series in the API (lookup, admission, the method's INSERT; the customer read beside the admission) and five statements in the worker, one after the other", async () => {
+  it("makes three round trips in series in the API (lookup, admission, the method's INSERT; the customer read beside the admission) and four statements in the worker, one after the other", async () => {
     const { checkout } = await shopWithCheckout();
     const paid = await queriesDuring(
       () => attempt(service, checkout, { payment_method: CARD() }),
@@ -96,12 +96,13 @@ describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
     ]);
     // The lookup, the first of every wallet call, is prepared once per connection.
     expect(paid.queries[0]!.prepared).toBe(true);
-    // The plan's four rows in one statement; then the charge's INSERT, the processor's call, the
-    // merchant as the events are recorded, and the move in one statement (no transaction around it).
-    expect([paid.worker.length, inSeries(paid.worker)]).toEqual([5, 5]);
-    expect(paid.worker[0]!.sql).toMatch(/^SELECT ch\.\*, m\.\*, p\.\*, c\.\* FROM checkouts ch/);
-    const [merchant, move] = paid.worker.slice(-2).map((q) => q.sql.replaceAll('"', '').toLowerCase());
-    expect([merchant, move]).toEqual([expect.stringMatching(/^select \* from merchants/), expect.stringMatching(/^with moved as \(update charges .* completed as \(update checkouts .* recorded as \(insert into events/)]);
+    // The plan's four rows (and the merchant row's version) in one statement; then the charge's
+    // INSERT, the processor's call, and the move in one statement (no transaction around it), its
+    // events made from the merchant as the plan read it while that row is unchanged.
+    expect([paid.worker.length, inSeries(paid.worker)]).toEqual([4, 4]);
+    expect(paid.worker[0]!.sql).toMatch(/^SELECT ch\.\*, m\.\*, p\.\*, c\.\*, m\.xmin::text AS merchant_version FROM checkouts ch/);
+    const move = paid.worker[3]!.sql.replaceAll('"', '').toLowerCase();
+    expect(move).toMatch(/^with moved as \(update charges .* from merchants m where .* m\.xmin::text = .* completed as \(update checkouts .* recorded as \(insert into events/);
     expect(paid.worker.map((q) => q.sql.trim().split(/\s/)[0]!.toUpperCase())).not.toContain('BEGIN;');
   });
 
