@@ -218,6 +218,8 @@ describe('wallet reads of finished checkouts', () => {
     expect(declined.body.charge.status).toBe('failed');
     const customer = declined.body.charge.customer;
     expect(customer.email).toContain('@');
+    // Carried by the attempt's answer, as the attempt read it: the customer as the charge shows it.
+    expect(customer).toEqual((await getCharge(service, shop, declined.body.charge.id)).body.customer);
 
     const open = await walletView(service, checkout);
     expect(open.body.state).toBe('open');
