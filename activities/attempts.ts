@@ -4,7 +4,6 @@ import { attemptTimings, loadGateRows, planFor, type AttemptPlan, type GateRows 
 import { insertAttemptCharge, type AttemptCharge } from './attempt-charge';
 import { chargeSteps, snapshot, type ChargeSnapshot } from './charges';
 import type { KnownChargeRows } from '../src/charges/load';
-import { presentChargeCustomer } from '../src/charges/present';
 import { crashIfAt } from '../src/crash-points';
 import { findChargeByAttemptKeyUnscoped } from '../src/storage/charges';
 import { findCheckoutByIdUnscoped, findCheckoutWithAttemptRows, type CheckoutRow } from '../src/storage/checkouts';
@@ -50,7 +49,7 @@ export function createAttemptActivities(deps: ActivityDeps) {
       crashIfAt(deps.config, 'after_charge_move');
       // Dies once the answer is on its way to the workflow, before its task completes.
       if (deps.config.testCrashAt === 'before_task_completes') setImmediate(() => crashIfAt(deps.config, 'before_task_completes'));
-      return { plan, charge: withCustomer(charge, rows.gateRows.customer) };
+      return { plan, charge };
     },
   };
 }
@@ -67,11 +66,6 @@ async function loadAttempt(db: Db, checkoutId: string, paymentMethodId: string, 
   if (!pm) throw ApplicationFailure.nonRetryable('payment method not found');
   const gateRows = await loadGateRows(db, merchant!, checkout, customer!);
   return { checkout, merchant: merchant!, merchantVersion, pm, gateRows };
-}
-
-/** The answer with the customer's fields the charge shows, as the attempt read them: the wallet reads no customer for it. */
-function withCustomer(charge: ChargeSnapshot, customer: CustomerRow): ChargeSnapshot {
-  return charge.answer ? { ...charge, answer: { ...charge.answer, customer: presentChargeCustomer(customer) } } : charge;
 }
 
 /** The rows the attempt read that its charge's move goes by: the move reads none of them again. */

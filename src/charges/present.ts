@@ -26,10 +26,7 @@ export function presentPaymentMethod(pm: PaymentMethodRow) {
   };
 }
 
-/** The customer's fields a charge shows. */
-export type ChargeCustomerFields = Pick<CustomerRow, 'id' | 'internal_id' | 'email' | 'first_name' | 'last_name' | 'phone_number'>;
-
-export function presentChargeCustomer(c: ChargeCustomerFields): ChargeCustomerFields {
+export function presentChargeCustomer(c: CustomerRow) {
   return {
     id: c.id,
     internal_id: c.internal_id,
@@ -52,10 +49,9 @@ const iso = (date: Date | string): string => (typeof date === 'string' ? date : 
 
 /**
  * A charge's presentable fields as a workflow carries them (JSON: dates as ISO strings), with what
- * the customer must do next for a pending one (the wallet's answer only: never stored), and the
- * customer's fields when the activity that answers had read the customer (the wallet then need not).
+ * the customer must do next for a pending one (the wallet's answer only: never stored).
  */
-export type ChargeAnswer = PresentableCharge & { created_at: string; updated_at: string; next_action?: NextAction; customer?: ChargeCustomerFields };
+export type ChargeAnswer = PresentableCharge & { created_at: string; updated_at: string; next_action?: NextAction };
 
 /** The charge's presentable fields, for an activity's answer to its workflow (and on to the wallet). */
 export function chargeAnswer(charge: ChargeRow): ChargeAnswer {
@@ -68,7 +64,7 @@ export function chargeAnswer(charge: ChargeRow): ChargeAnswer {
  * on card charges; on bank and crypto charges the `threeds` key is omitted entirely and the
  * other card-only fields are null.
  */
-export function presentCharge(charge: PresentableCharge, customer: ChargeCustomerFields, paymentMethod: PaymentMethodRow) {
+export function presentCharge(charge: PresentableCharge, customer: CustomerRow, paymentMethod: PaymentMethodRow) {
   const cardLike = isCardLike(paymentMethod.payment_type);
   return {
     id: charge.id,

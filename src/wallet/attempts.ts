@@ -87,6 +87,9 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
   }
   const stateError = refusedState(checkout);
   if (stateError) throw stateError;
+  // Each row once per attempt. The customer is only shown in the answer: read while the attempt runs.
+  const customerRead = findCustomer(db, checkout.merchant_id, checkout.customer_id);
+  customerRead.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
   // From the credential cache when it holds the version the checkout's lookup read: no round trip.
   const merchant = await merchantOfCheckout(db, found);
   const amountCents = attemptAmount(checkout, body.amount_cents);
@@ -138,8 +141,7 @@ export async function submitAttempt(deps: AppDeps, found: SecretCheckout, body: 
   const charge = result.charge ?? (await findChargeByIdUnscoped(db, result.chargeId))!;
   // A subscription's first success kept its method for renewals (marked it saved) in the charge's commit.
   const chargedMethod = checkout.subscription && charge.status === 'succeeded' ? ((await findPaymentMethod(db, merchant.id, stored.method.id)) ?? stored.method) : stored.method;
-  // Each row once per attempt: the customer as the attempt's activity read it, when its answer carries it.
-  const customer = ('customer' in charge ? charge.customer : undefined) ?? (await findCustomer(db, checkout.merchant_id, checkout.customer_id));
+  const customer = await customerRead;
   if (!customer) throw new Error(`checkout ${checkout.id} references a missing customer`);
   const presented = presentCharge(charge, customer, chargedMethod);
   // 3D Secure: the page sends the customer to the issuer's challenge, which brings them back to it.

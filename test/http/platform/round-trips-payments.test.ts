@@ -77,7 +77,7 @@ describe('GET /wallet/v1/checkouts/{id}', () => {
 });
 
 describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
-  it("makes three round trips in series in the API (lookup, admission, the method's INSERT) and four statements in the worker, one after the other", async () => {
+  it("makes three round trips in series in the API (lookup, admission, the method's INSERT; the customer read beside the admission) and four statements in the worker, one after the other", async () => {
     const { checkout } = await shopWithCheckout();
     const paid = await queriesDuring(
       () => attempt(service, checkout, { payment_method: CARD() }),
@@ -86,10 +86,11 @@ describe('POST /wallet/v1/checkouts/{id}/attempts (a card)', () => {
         await new Promise((resolve) => setTimeout(resolve, 500)); // anything the worker still does for it
       },
     );
-    expect([paid.result.status, paid.queries.length, inSeries(paid.queries)]).toEqual([201, 3, 3]);
+    expect([paid.result.status, paid.queries.length, inSeries(paid.queries)]).toEqual([201, 4, 3]);
     // Knex's texts quote names and prepared ones do not: compare without quotes, in one case.
     expect(paid.queries.map((q) => q.sql.slice(0, 60).replaceAll('"', '').toLowerCase())).toEqual([
       expect.stringContaining('merchant_version'),
+      expect.stringContaining('from customers'),
       expect.stringContaining('with logged as'),
       expect.stringContaining('insert into payment_methods'),
     ]);

@@ -211,6 +211,27 @@ describe('GET /api/v1/charges/{id} scoping', () => {
   });
 });
 
+/** Every text a workflow's history holds: its payloads decoded, beside everything else. */
+function historyText(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+  if (Array.isArray(value)) return value.map(historyText).join('\n');
+  if (value !== null && typeof value === 'object') return Object.values(value).map(historyText).join('\n');
+  return String(value);
+}
+
+describe("what reaches Temporal's history", () => {
+  it("holds neither the card number nor any of the customer's personal data", async () => {
+    const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1700 });
+    expect((await attempt(service, checkout, { payment_method: CARD('4000000000000002') })).body.charge.status).toBe('failed');
+    expect((await attempt(service, checkout, { payment_method: CARD(), save_payment_method: true })).body.charge.status).toBe('succeeded');
+    const customer = await service.deps.db('customers').where({ id: shop.customerId }).first();
+    const text = historyText(await service.deps.temporal.workflow.getHandle(checkout.id).fetchHistory());
+    // The history is read: it names the checkout and the charges' ids.
+    expect(text).toContain(checkout.id);
+    for (const secret of ['4000000000000002', '4242424242424242', customer.email, customer.phone_number, customer.last_name]) expect(text).not.toContain(secret);
+  });
+});
+
 describe('wallet reads of finished checkouts', () => {
   it('an open checkout shows its charges in full; once completed, no customer email, phone or name and no saved methods', async () => {
     const checkout = await createCheckout(service, shop, { type: 'deposit', fixed_amount_cents: 1800 });
@@ -218,7 +239,7 @@ describe('wallet reads of finished checkouts', () => {
     expect(declined.body.charge.status).toBe('failed');
     const customer = declined.body.charge.customer;
     expect(customer.email).toContain('@');
-    // Carried by the attempt's answer, as the attempt read it: the customer as the charge shows it.
+    // The customer as the charge shows it.
     expect(customer).toEqual((await getCharge(service, shop, declined.body.charge.id)).body.customer);
 
     const open = await walletView(service, checkout);

@@ -30,7 +30,7 @@ describe('the hold handshake', () => {
       return c.body.status === 'succeeded' && c.body;
     });
     expect(done.amount_cents).toBe(20_000);
-    // Answered after the hold, by an activity that read no customer: the wallet read it.
+    // The customer as the charge shows it.
     expect(res.body.charge.customer).toEqual(done.customer);
 
     const holds = receiver.forCheckout(checkout.id).filter((r) => r.body.type === 'checkout.hold');
