@@ -82,9 +82,9 @@ export async function findCheckoutByIdUnscoped(db: Db, id: string): Promise<Chec
  * A checkout by id with the rows an attempt on it reads beside it: its merchant, the payment method
  * and the customer, each as findMerchant, findPaymentMethod and findCustomer read it (the method
  * and the customer within that merchant), in one statement, with the merchant row's version (xmin,
- * as findMerchantWithVersion reads it). The merchant and customer ids are
- * those the caller expects the checkout to have; it compares them with the checkout's. Undefined
- * when the checkout does not exist; a missing row of the others is undefined in its place.
+ * as findMerchantWithVersion reads it). The merchant and customer ids are those the caller expects
+ * the checkout to have; it compares them with the checkout's. Undefined when the checkout does not
+ * exist; a missing row of the others is undefined in its place.
  */
 export async function findCheckoutWithAttemptRows(
   db: Db,
